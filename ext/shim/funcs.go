@@ -1,0 +1,203 @@
+package shim
+
+import (
+	"runtime/cgo"
+
+	"github.com/memdecay/memdecay/sqlfuncs"
+)
+
+// The argument decoding of each SQL function; the maths is in sqlfuncs.
+
+func (c *call) decayTier() (result, error) {
+	tags, err := c.text(0, "tags")
+	if err != nil {
+		return null, err
+	}
+	category, err := c.text(1, "category")
+	if err != nil {
+		return null, err
+	}
+	tier, err := sqlfuncs.DecayTier(tags, category)
+	if err != nil {
+		return null, err
+	}
+	return text(tier), nil
+}
+
+func (c *call) lambdaEdge() (result, error) {
+	a, err := c.text(0, "tier_a")
+	if err != nil {
+		return null, err
+	}
+	b, err := c.text(1, "tier_b")
+	if err != nil {
+		return null, err
+	}
+	count, err := c.optNum(2, "reinforcement_count", 0)
+	if err != nil {
+		return null, err
+	}
+	threshold, err := c.optNum(3, "established_threshold", sqlfuncs.EstablishedEdgeThreshold)
+	if err != nil {
+		return null, err
+	}
+	return c.number(sqlfuncs.LambdaEdge(a, b, count, threshold))
+}
+
+func (c *call) linearWeight() (result, error) {
+	hold, err := c.optNum(3, "hold", 0)
+	if err != nil {
+		return null, err
+	}
+	return c.numbers3(func(w, r, e float64) (float64, error) {
+		return sqlfuncs.LinearWeight(w, r, e, hold)
+	}, "weight", "rate", "elapsed")
+}
+
+func (c *call) powerLawWeight() (result, error) {
+	scale, err := c.optNum(3, "scale", 1)
+	if err != nil {
+		return null, err
+	}
+	return c.numbers3(func(w, a, e float64) (float64, error) {
+		return sqlfuncs.PowerLawWeight(w, a, e, scale)
+	}, "weight", "alpha", "elapsed")
+}
+
+func (c *call) decayHorizon() (result, error) {
+	var h sqlfuncs.Horizon
+	r, err := c.numbers3(func(w, l, t float64) (float64, error) {
+		var err error
+		h, err = sqlfuncs.DecayHorizon(w, l, t)
+		return 0, err
+	}, "weight", "lambda", "threshold")
+	if err != nil {
+		return r, err
+	}
+	return horizon(h), nil
+}
+
+// parsed returns argument 0 parsed by parse, from the statement's cache when
+// SQLite kept it (a constant argument), else parsed now and handed back for
+// caching.
+func parsed[T any](c *call, r *result, parse func(fn, arg, text string) (T, error)) (T, error) {
+	if c.aux != 0 {
+		return cgo.Handle(c.aux).Value().(T), nil
+	}
+	var zero T
+	arg := "curve_json"
+	if c.fn == "multi_linear_weight" {
+		arg = "tiers_json"
+	}
+	s, err := c.text(0, arg)
+	if err != nil {
+		return zero, err
+	}
+	v, err := parse(c.fn, arg, s)
+	if err != nil {
+		return zero, err
+	}
+	r.handle = cgo.NewHandle(v)
+	return v, nil
+}
+
+func (c *call) multiLinearWeight() (result, error) {
+	var r result
+	tiers, err := parsed(c, &r, sqlfuncs.ParseTiers)
+	if err != nil {
+		return r, err
+	}
+	e, err := c.num(1, "elapsed")
+	if err != nil {
+		return r, err
+	}
+	w, err := sqlfuncs.MultiLinearWeight(tiers, e)
+	r.num, r.kind = w, number(0).kind
+	return r, err
+}
+
+func (c *call) curve(id int) (result, error) {
+	var r result
+	curve, err := parsed(c, &r, sqlfuncs.ParseCurve)
+	if err != nil {
+		return r, err
+	}
+	w, err := c.num(1, "weight")
+	if err != nil {
+		return r, err
+	}
+	if id == funcCurveWeight {
+		e, err := c.num(2, "elapsed")
+		if err != nil {
+			return r, err
+		}
+		v, err := curve.Weight(w, e)
+		r.num, r.kind = v, number(0).kind
+		return r, err
+	}
+	threshold, err := c.optNum(2, "threshold", 0)
+	if err != nil {
+		return r, err
+	}
+	h, err := curve.Horizon(w, threshold)
+	hr := horizon(h)
+	hr.handle = r.handle
+	return hr, err
+}
+
+func (c *call) tidelineScore() (result, error) {
+	var v [4]float64
+	for i, name := range [4]string{"importance", "decay_rate", "days_since_access", "access_count"} {
+		x, err := c.num(i, name)
+		if err != nil {
+			return null, err
+		}
+		v[i] = x
+	}
+	tier := ""
+	if len(c.args) > 4 {
+		var err error
+		if tier, err = c.text(4, "tier"); err != nil {
+			return null, err
+		}
+	}
+	return c.number(sqlfuncs.TidelineScore(v[0], v[1], v[2], v[3], tier))
+}
+
+func (c *call) segment(id int) (result, error) {
+	name, err := c.text(0, "segment")
+	if err != nil {
+		return null, err
+	}
+	s, err := sqlfuncs.SegmentDefaults(c.fn, name)
+	if err != nil {
+		return null, err
+	}
+	switch id {
+	case funcSegmentTier:
+		return text(s.Tier), nil
+	case funcSegmentImportance:
+		return number(s.Importance), nil
+	}
+	return number(s.DecayRate), nil
+}
+
+func (c *call) lifecycleAction() (result, error) {
+	score, err := c.num(0, "score")
+	if err != nil {
+		return null, err
+	}
+	tier, err := c.text(1, "tier")
+	if err != nil {
+		return null, err
+	}
+	confirmed, err := c.num(2, "confirmed")
+	if err != nil {
+		return null, err
+	}
+	action, err := sqlfuncs.LifecycleAction(score, tier, confirmed != 0)
+	if err != nil {
+		return null, err
+	}
+	return text(action), nil
+}

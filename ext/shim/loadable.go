@@ -1,0 +1,5 @@
+//go:build memdecay_loadable
+
+package shim
+
+const buildMode = "loadable extension"

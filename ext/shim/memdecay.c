@@ -1,0 +1,128 @@
+/* Registration and argument decoding for the memdecay SQL functions. Built
+ * two ways from this one file: as a loadable extension (sqlite3ext.h routes
+ * every call through the sqlite3_api table) and, with -DSQLITE_CORE, linked
+ * into a Go program against mattn/go-sqlite3's SQLite. */
+#include <stdlib.h>
+#include <sqlite3ext.h>
+#include "memdecay.h"
+#include "_cgo_export.h"
+
+SQLITE_EXTENSION_INIT1
+
+typedef struct {
+	const char *name;
+	int id;
+	int min_args, max_args;
+	unsigned numeric;   /* bit i: argument i is a number (numeric text accepted) */
+	unsigned null_null; /* bit i: a NULL argument i makes the result NULL */
+	int aux_arg;        /* a JSON argument parsed once per statement, or -1 */
+} md_func;
+
+#define B(i) (1u << (i))
+#define ALL3 (B(0) | B(1) | B(2))
+#define ALL4 (ALL3 | B(3))
+
+static const md_func md_funcs[] = {
+	{"memdecay_version", MD_VERSION, 0, 0, 0, 0, -1},
+	{"memdecay_debug", MD_DEBUG, 0, 0, 0, 0, -1},
+	{"decay_tier", MD_DECAY_TIER, 2, 2, 0, 0, -1},
+	{"tier_lambda", MD_TIER_LAMBDA, 1, 1, 0, B(0), -1},
+	{"lambda_edge", MD_LAMBDA_EDGE, 2, 4, B(2) | B(3), ALL4, -1},
+	{"effective_weight", MD_EFFECTIVE_WEIGHT, 3, 3, ALL3, ALL3, -1},
+	{"half_life_weight", MD_HALF_LIFE_WEIGHT, 3, 3, ALL3, ALL3, -1},
+	{"linear_weight", MD_LINEAR_WEIGHT, 3, 4, ALL4, ALL4, -1},
+	{"multi_linear_weight", MD_MULTI_LINEAR_WEIGHT, 2, 2, B(1), B(0) | B(1), 0},
+	{"power_law_weight", MD_POWER_LAW_WEIGHT, 3, 4, ALL4, ALL4, -1},
+	{"curve_weight", MD_CURVE_WEIGHT, 3, 3, B(1) | B(2), ALL3, 0},
+	{"decay_horizon", MD_DECAY_HORIZON, 3, 3, ALL3, ALL3, -1},
+	{"curve_horizon", MD_CURVE_HORIZON, 2, 3, B(1) | B(2), ALL3, 0},
+	{"tideline_score", MD_TIDELINE_SCORE, 4, 5, ALL4, ALL4, -1},
+	{"segment_tier", MD_SEGMENT_TIER, 1, 1, 0, B(0), -1},
+	{"segment_importance", MD_SEGMENT_IMPORTANCE, 1, 1, 0, B(0), -1},
+	{"segment_decay_rate", MD_SEGMENT_DECAY_RATE, 1, 1, 0, B(0), -1},
+	{"lifecycle_action", MD_LIFECYCLE_ACTION, 3, 3, B(0) | B(2), ALL3, -1},
+};
+
+static void md_release(void *handle) { memdecayRelease((uintptr_t)handle); }
+
+static void md_xfunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+	const md_func *f = sqlite3_user_data(ctx);
+	md_arg args[MD_MAX_ARGS];
+	md_result res = {MD_RESULT_NULL, 0, NULL, 0};
+	int i;
+
+	for (i = 0; i < argc && i < MD_MAX_ARGS; i++) {
+		sqlite3_value *v = argv[i];
+		int type = sqlite3_value_type(v);
+		if (type == SQLITE_NULL && (f->null_null & B(i))) {
+			sqlite3_result_null(ctx);
+			return;
+		}
+		if (type == SQLITE_TEXT && (f->numeric & B(i))) {
+			type = sqlite3_value_numeric_type(v);
+		}
+		args[i].sqltype = type;
+		args[i].num = 0;
+		args[i].text = NULL;
+		args[i].len = 0;
+		if (type == SQLITE_INTEGER || type == SQLITE_FLOAT) {
+			args[i].num = sqlite3_value_double(v);
+		} else if (type == SQLITE_TEXT) {
+			args[i].text = (const char *)sqlite3_value_text(v);
+			args[i].len = sqlite3_value_bytes(v);
+		}
+	}
+
+	uintptr_t aux = f->aux_arg >= 0 ? (uintptr_t)sqlite3_get_auxdata(ctx, f->aux_arg) : 0;
+	memdecayCall(f->id, argc, args, aux, &res);
+
+	switch (res.kind) {
+	case MD_RESULT_DOUBLE:
+		sqlite3_result_double(ctx, res.num);
+		break;
+	case MD_RESULT_STATIC_TEXT:
+		sqlite3_result_text(ctx, res.text, -1, SQLITE_STATIC);
+		break;
+	case MD_RESULT_TEXT:
+		sqlite3_result_text(ctx, res.text, -1, free);
+		break;
+	case MD_RESULT_ERROR:
+		sqlite3_result_error(ctx, res.text, -1);
+		free(res.text);
+		break;
+	default:
+		sqlite3_result_null(ctx);
+	}
+	/* Last: SQLite may release the handle inside sqlite3_set_auxdata. */
+	if (res.handle) {
+		sqlite3_set_auxdata(ctx, f->aux_arg, (void *)res.handle, md_release);
+	}
+}
+
+const char *md_sqlite_version(void) { return sqlite3_libversion(); }
+
+#ifdef _WIN32
+__declspec(dllexport)
+#endif
+int sqlite3_memdecay_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi) {
+	const int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
+	size_t i;
+	int n, rc;
+
+	SQLITE_EXTENSION_INIT2(pApi);
+	if (sqlite3_libversion_number() < 3031000) {
+		*pzErrMsg = sqlite3_mprintf("memdecay: needs SQLite 3.31 or newer (this is %s)", sqlite3_libversion());
+		return SQLITE_ERROR;
+	}
+	for (i = 0; i < sizeof(md_funcs) / sizeof(md_funcs[0]); i++) {
+		const md_func *f = &md_funcs[i];
+		for (n = f->min_args; n <= f->max_args; n++) {
+			rc = sqlite3_create_function_v2(db, f->name, n, flags, (void *)f, md_xfunc, NULL, NULL, NULL);
+			if (rc != SQLITE_OK) {
+				*pzErrMsg = sqlite3_mprintf("memdecay: registering %s: %s", f->name, sqlite3_errmsg(db));
+				return rc;
+			}
+		}
+	}
+	return SQLITE_OK;
+}

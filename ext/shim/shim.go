@@ -1,0 +1,275 @@
+// Package shim exposes the sqlfuncs formulas as SQLite functions through a
+// small C layer (memdecay.c) that decodes arguments and calls one exported Go
+// dispatcher per row.
+//
+// The package is built two ways. With the build tag memdecay_loadable it is
+// the body of the loadable extension memdecay.so (see ext/). Without it, it
+// links against mattn/go-sqlite3's SQLite and registers the functions in
+// every connection a Go program opens: import it for its side effect,
+//
+//	import _ "github.com/memdecay/memdecay/ext/shim"
+package shim
+
+/*
+#include <stdlib.h>
+#include <sqlite3.h>
+#include "memdecay.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"runtime/cgo"
+	"strconv"
+	"unsafe"
+
+	"github.com/memdecay/memdecay/sqlfuncs"
+)
+
+// funcNames names each function id in error messages; it mirrors the table
+// in memdecay.c.
+var funcNames = [C.MD_FUNC_COUNT]string{
+	C.MD_VERSION:             "memdecay_version",
+	C.MD_DEBUG:               "memdecay_debug",
+	C.MD_DECAY_TIER:          "decay_tier",
+	C.MD_TIER_LAMBDA:         "tier_lambda",
+	C.MD_LAMBDA_EDGE:         "lambda_edge",
+	C.MD_EFFECTIVE_WEIGHT:    "effective_weight",
+	C.MD_HALF_LIFE_WEIGHT:    "half_life_weight",
+	C.MD_LINEAR_WEIGHT:       "linear_weight",
+	C.MD_MULTI_LINEAR_WEIGHT: "multi_linear_weight",
+	C.MD_POWER_LAW_WEIGHT:    "power_law_weight",
+	C.MD_CURVE_WEIGHT:        "curve_weight",
+	C.MD_DECAY_HORIZON:       "decay_horizon",
+	C.MD_CURVE_HORIZON:       "curve_horizon",
+	C.MD_TIDELINE_SCORE:      "tideline_score",
+	C.MD_SEGMENT_TIER:        "segment_tier",
+	C.MD_SEGMENT_IMPORTANCE:  "segment_importance",
+	C.MD_SEGMENT_DECAY_RATE:  "segment_decay_rate",
+	C.MD_LIFECYCLE_ACTION:    "lifecycle_action",
+}
+
+// call is one invocation: the function's name and its decoded arguments.
+// Text arguments point into SQLite's memory and are valid only during it.
+type call struct {
+	fn   string
+	args []C.md_arg
+	aux  uintptr
+}
+
+// result is what a function returns: a number, a text, NULL, and a parsed
+// constant argument to cache for the rest of the statement.
+type result struct {
+	num    float64
+	text   string
+	kind   int
+	handle cgo.Handle
+}
+
+func number(v float64) result { return result{num: v, kind: C.MD_RESULT_DOUBLE} }
+func text(s string) result    { return result{text: s, kind: C.MD_RESULT_TEXT} }
+
+var null = result{kind: C.MD_RESULT_NULL}
+
+func horizon(h sqlfuncs.Horizon) result {
+	if h.Never {
+		return null
+	}
+	return number(h.At)
+}
+
+//export memdecayCall
+func memdecayCall(id C.int, argc C.int, argv *C.md_arg, aux C.uintptr_t, res *C.md_result) {
+	c := &call{args: unsafe.Slice(argv, int(argc)), aux: uintptr(aux)}
+	if id >= 0 && id < C.MD_FUNC_COUNT {
+		c.fn = funcNames[id]
+	}
+	defer func() {
+		// A Go panic must never unwind into SQLite's C frames.
+		if p := recover(); p != nil {
+			setError(res, fmt.Sprintf("memdecay: %s: internal error: %v", c.fn, p))
+		}
+	}()
+	r, err := dispatch(int(id), c)
+	if err != nil {
+		if r.handle != 0 {
+			r.handle.Delete()
+		}
+		setError(res, err.Error())
+		return
+	}
+	res.kind = C.int(r.kind)
+	switch r.kind {
+	case C.MD_RESULT_DOUBLE:
+		if math.IsNaN(r.num) || math.IsInf(r.num, 0) {
+			setError(res, fmt.Sprintf("memdecay: %s: result is not finite (%v)", c.fn, r.num))
+			return
+		}
+		res.num = C.double(r.num)
+	case C.MD_RESULT_TEXT:
+		if s, ok := staticTexts[r.text]; ok {
+			res.kind = C.MD_RESULT_STATIC_TEXT
+			res.text = s
+		} else {
+			res.text = C.CString(r.text)
+		}
+	}
+	res.handle = C.uintptr_t(r.handle)
+}
+
+//export memdecayRelease
+func memdecayRelease(h C.uintptr_t) {
+	cgo.Handle(h).Delete()
+}
+
+func setError(res *C.md_result, msg string) {
+	res.kind = C.MD_RESULT_ERROR
+	res.text = C.CString(msg)
+	res.handle = 0
+}
+
+// staticTexts holds every fixed text result in C memory, allocated once,
+// so returning a tier or an action costs no allocation per row.
+var staticTexts = func() map[string]*C.char {
+	m := map[string]*C.char{}
+	for _, s := range []string{
+		sqlfuncs.Version,
+		sqlfuncs.TierPermanent, sqlfuncs.TierDurable, sqlfuncs.TierStandard, sqlfuncs.TierEphemeral,
+		sqlfuncs.FactLong, sqlfuncs.FactShort,
+		sqlfuncs.ActionKeep, sqlfuncs.ActionArchive, sqlfuncs.ActionPrune,
+	} {
+		m[s] = C.CString(s)
+	}
+	return m
+}()
+
+func dispatch(id int, c *call) (result, error) {
+	switch id {
+	case C.MD_VERSION:
+		return text(sqlfuncs.Version), nil
+	case C.MD_DEBUG:
+		return text(debugInfo()), nil
+	case C.MD_DECAY_TIER:
+		return c.decayTier()
+	case C.MD_TIER_LAMBDA:
+		tier, err := c.text(0, "tier")
+		if err != nil {
+			return null, err
+		}
+		return c.number(sqlfuncs.TierLambda(tier))
+	case C.MD_LAMBDA_EDGE:
+		return c.lambdaEdge()
+	case C.MD_EFFECTIVE_WEIGHT:
+		return c.numbers3(sqlfuncs.EffectiveWeight, "weight", "lambda", "elapsed")
+	case C.MD_HALF_LIFE_WEIGHT:
+		return c.numbers3(sqlfuncs.HalfLifeWeight, "weight", "half_life", "elapsed")
+	case C.MD_LINEAR_WEIGHT:
+		return c.linearWeight()
+	case C.MD_MULTI_LINEAR_WEIGHT:
+		return c.multiLinearWeight()
+	case C.MD_POWER_LAW_WEIGHT:
+		return c.powerLawWeight()
+	case C.MD_CURVE_WEIGHT, C.MD_CURVE_HORIZON:
+		return c.curve(id)
+	case C.MD_DECAY_HORIZON:
+		return c.decayHorizon()
+	case C.MD_TIDELINE_SCORE:
+		return c.tidelineScore()
+	case C.MD_SEGMENT_TIER, C.MD_SEGMENT_IMPORTANCE, C.MD_SEGMENT_DECAY_RATE:
+		return c.segment(id)
+	case C.MD_LIFECYCLE_ACTION:
+		return c.lifecycleAction()
+	}
+	return null, fmt.Errorf("memdecay: unknown function id %d", id)
+}
+
+func debugInfo() string {
+	return fmt.Sprintf("memdecay %s; %s %s/%s; SQLite %s; %s build",
+		sqlfuncs.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH,
+		C.GoString(C.md_sqlite_version()), buildMode)
+}
+
+// number turns a formula's (value, error) into a result.
+func (c *call) number(v float64, err error) (result, error) {
+	if err != nil {
+		return null, err
+	}
+	return number(v), nil
+}
+
+// num reads argument i as a number; C has already turned numeric text into
+// a number and answered NULL for a NULL number.
+func (c *call) num(i int, name string) (float64, error) {
+	a := c.args[i]
+	switch a.sqltype {
+	case C.SQLITE_INTEGER, C.SQLITE_FLOAT:
+		return float64(a.num), nil
+	case C.SQLITE_TEXT:
+		return 0, c.argError(name, "is not a number: %s", quote(c.str(i)))
+	case C.SQLITE_BLOB:
+		return 0, c.argError(name, "is a blob, not a number")
+	}
+	return 0, c.argError(name, "is NULL")
+}
+
+// optNum reads an optional numeric argument, def when it is absent.
+func (c *call) optNum(i int, name string, def float64) (float64, error) {
+	if i >= len(c.args) {
+		return def, nil
+	}
+	return c.num(i, name)
+}
+
+// text reads argument i as text; NULL reads as "".
+func (c *call) text(i int, name string) (string, error) {
+	a := c.args[i]
+	switch a.sqltype {
+	case C.SQLITE_TEXT:
+		return c.str(i), nil
+	case C.SQLITE_NULL:
+		return "", nil
+	case C.SQLITE_BLOB:
+		return "", c.argError(name, "is a blob, not text")
+	}
+	return "", c.argError(name, "must be text, not a number (%s)", strconv.FormatFloat(float64(a.num), 'g', -1, 64))
+}
+
+func (c *call) str(i int) string {
+	a := c.args[i]
+	if a.len == 0 {
+		return ""
+	}
+	return unsafe.String((*byte)(unsafe.Pointer(a.text)), int(a.len))
+}
+
+func (c *call) argError(arg, format string, a ...any) error {
+	return &sqlfuncs.ArgError{Func: c.fn, Arg: arg, Problem: fmt.Sprintf(format, a...)}
+}
+
+func quote(s string) string {
+	if len(s) > 40 {
+		s = s[:40] + "…"
+	}
+	return strconv.Quote(s)
+}
+
+func (c *call) numbers3(f func(a, b, c float64) (float64, error), n0, n1, n2 string) (result, error) {
+	var v [3]float64
+	for i, name := range []string{n0, n1, n2} {
+		x, err := c.num(i, name)
+		if err != nil {
+			return null, err
+		}
+		v[i] = x
+	}
+	return c.number(f(v[0], v[1], v[2]))
+}
+
+// Function ids used by funcs.go, which has no cgo preamble.
+const (
+	funcCurveWeight       = C.MD_CURVE_WEIGHT
+	funcSegmentTier       = C.MD_SEGMENT_TIER
+	funcSegmentImportance = C.MD_SEGMENT_IMPORTANCE
+)

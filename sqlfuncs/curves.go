@@ -1,0 +1,162 @@
+package sqlfuncs
+
+import "math"
+
+// EffectiveWeight is exponential decay: weight × exp(−lambda × elapsed).
+func EffectiveWeight(weight, lambda, elapsed float64) (float64, error) {
+	return effectiveWeight("effective_weight", weight, lambda, elapsed)
+}
+
+func effectiveWeight(fn string, weight, lambda, elapsed float64) (float64, error) {
+	if err := nonNegative(fn, "weight", weight); err != nil {
+		return 0, err
+	}
+	if err := nonNegative(fn, "lambda", lambda); err != nil {
+		return 0, err
+	}
+	e, err := elapsedOf(fn, elapsed)
+	if err != nil {
+		return 0, err
+	}
+	return weight * math.Exp(-lambda*e), nil
+}
+
+// HalfLifeWeight halves the weight every halfLife: weight × 0.5^(elapsed/halfLife).
+func HalfLifeWeight(weight, halfLife, elapsed float64) (float64, error) {
+	return halfLifeWeight("half_life_weight", weight, halfLife, elapsed)
+}
+
+func halfLifeWeight(fn string, weight, halfLife, elapsed float64) (float64, error) {
+	if err := nonNegative(fn, "weight", weight); err != nil {
+		return 0, err
+	}
+	if err := positive(fn, "half_life", halfLife); err != nil {
+		return 0, err
+	}
+	e, err := elapsedOf(fn, elapsed)
+	if err != nil {
+		return 0, err
+	}
+	return weight * math.Exp2(-e/halfLife), nil
+}
+
+// LinearWeight holds the weight for hold, then loses rate per unit of time
+// down to zero: a deterministic death time at hold + weight/rate.
+func LinearWeight(weight, rate, elapsed, hold float64) (float64, error) {
+	return linearWeight("linear_weight", weight, rate, elapsed, hold)
+}
+
+func linearWeight(fn string, weight, rate, elapsed, hold float64) (float64, error) {
+	if err := nonNegative(fn, "weight", weight); err != nil {
+		return 0, err
+	}
+	if err := nonNegative(fn, "rate", rate); err != nil {
+		return 0, err
+	}
+	if err := nonNegative(fn, "hold", hold); err != nil {
+		return 0, err
+	}
+	e, err := elapsedOf(fn, elapsed)
+	if err != nil {
+		return 0, err
+	}
+	return linearAt(weight, rate, hold, e), nil
+}
+
+func linearAt(weight, rate, hold, elapsed float64) float64 {
+	if elapsed < hold {
+		return weight
+	}
+	return math.Max(0, weight-rate*(elapsed-hold))
+}
+
+// LinearTier is one parallel component of a multi-linear curve.
+type LinearTier struct {
+	Weight float64 `json:"weight"`
+	Hold   float64 `json:"hold"`
+	Rate   float64 `json:"rate"`
+}
+
+// MultiLinearWeight sums parallel linear tiers, each with its own weight,
+// hold and rate: several timescales with a deterministic death time.
+func MultiLinearWeight(tiers []LinearTier, elapsed float64) (float64, error) {
+	e, err := elapsedOf("multi_linear_weight", elapsed)
+	if err != nil {
+		return 0, err
+	}
+	return multiLinearAt(tiers, e), nil
+}
+
+func multiLinearAt(tiers []LinearTier, elapsed float64) float64 {
+	sum := 0.0
+	for _, t := range tiers {
+		sum += linearAt(t.Weight, t.Rate, t.Hold, elapsed)
+	}
+	return sum
+}
+
+// PowerLawWeight is the ACT-R style long tail: weight × (1 + elapsed/scale)^(−alpha).
+func PowerLawWeight(weight, alpha, elapsed, scale float64) (float64, error) {
+	return powerLawWeight("power_law_weight", weight, alpha, elapsed, scale)
+}
+
+func powerLawWeight(fn string, weight, alpha, elapsed, scale float64) (float64, error) {
+	if err := nonNegative(fn, "weight", weight); err != nil {
+		return 0, err
+	}
+	if err := nonNegative(fn, "alpha", alpha); err != nil {
+		return 0, err
+	}
+	if err := positive(fn, "scale", scale); err != nil {
+		return 0, err
+	}
+	e, err := elapsedOf(fn, elapsed)
+	if err != nil {
+		return 0, err
+	}
+	return weight * math.Pow(1+e/scale, -alpha), nil
+}
+
+// Horizon is the elapsed time at which a weight first falls below a
+// threshold. Never is true when that never happens.
+type Horizon struct {
+	At    float64
+	Never bool
+}
+
+var never = Horizon{Never: true}
+
+// DecayHorizon is when effective_weight(weight, lambda, t) first falls below
+// threshold: 0 if it already is, never when lambda or threshold is 0.
+func DecayHorizon(weight, lambda, threshold float64) (Horizon, error) {
+	const fn = "decay_horizon"
+	if err := nonNegative(fn, "weight", weight); err != nil {
+		return never, err
+	}
+	if err := nonNegative(fn, "lambda", lambda); err != nil {
+		return never, err
+	}
+	if err := nonNegative(fn, "threshold", threshold); err != nil {
+		return never, err
+	}
+	return exponentialHorizon(weight, lambda, threshold), nil
+}
+
+// exponentialHorizon solves weight × exp(−rate × t) = threshold for t.
+func exponentialHorizon(weight, rate, threshold float64) Horizon {
+	switch {
+	case weight < threshold:
+		return Horizon{}
+	case rate == 0 || threshold == 0:
+		return never
+	}
+	return finiteHorizon(math.Log(weight/threshold) / rate)
+}
+
+// finiteHorizon treats a time too large to represent as never.
+func finiteHorizon(t float64) Horizon {
+	if math.IsInf(t, 0) || math.IsNaN(t) {
+		return never
+	}
+	return Horizon{At: t}
+}

@@ -1,0 +1,129 @@
+package sqlfuncs
+
+import (
+	"math"
+	"slices"
+)
+
+// Fact tiers: permanent facts never decay, long facts are only ever
+// archived, short facts can be pruned.
+const (
+	FactPermanent = "permanent"
+	FactLong      = "long"
+	FactShort     = "short"
+)
+
+// Fact lifecycle actions and their score thresholds.
+const (
+	ActionKeep    = "keep"
+	ActionArchive = "archive"
+	ActionPrune   = "prune"
+
+	PruneScore   = 0.05
+	ArchiveScore = 0.15
+)
+
+// Segment is the default tier, importance and decay rate of a fact segment.
+type Segment struct {
+	Tier       string
+	Importance float64
+	DecayRate  float64
+}
+
+var segments = map[string]Segment{
+	"identity":     {FactPermanent, 0.85, 0.01},
+	"correction":   {FactLong, 0.80, 0.015},
+	"relationship": {FactLong, 0.75, 0.02},
+	"preference":   {FactLong, 0.70, 0.02},
+	"project":      {FactLong, 0.65, 0.025},
+	"knowledge":    {FactLong, 0.60, 0.03},
+	"context":      {FactShort, 0.40, 0.08},
+}
+
+// SegmentNames lists the known segments in a stable order.
+func SegmentNames() []string {
+	names := make([]string, 0, len(segments))
+	for n := range segments {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// SegmentDefaults looks up a segment; fn names the SQL function in errors.
+func SegmentDefaults(fn, segment string) (Segment, error) {
+	s, ok := segments[segment]
+	if !ok {
+		return Segment{}, argErr(fn, "segment", "%q is not a segment (want one of %v)", segment, SegmentNames())
+	}
+	return s, nil
+}
+
+// TidelineScore is a fact's effective score in [0, 1]: importance decaying
+// with an importance-scaled half-life, nudged up by how often it was
+// recalled. Permanent facts score 1.
+func TidelineScore(importance, decayRate, daysSinceAccess, accessCount float64, tier string) (float64, error) {
+	const fn = "tideline_score"
+	if err := checkTier(fn, tier); err != nil {
+		return 0, err
+	}
+	if err := nonNegative(fn, "importance", importance); err != nil {
+		return 0, err
+	}
+	if importance > 1 {
+		return 0, argErr(fn, "importance", "must be between 0 and 1 (got %g)", importance)
+	}
+	if err := nonNegative(fn, "decay_rate", decayRate); err != nil {
+		return 0, err
+	}
+	if err := nonNegative(fn, "access_count", accessCount); err != nil {
+		return 0, err
+	}
+	if err := finite(fn, "days_since_access", daysSinceAccess); err != nil {
+		return 0, err
+	}
+	if tier == FactPermanent {
+		return 1, nil
+	}
+	halfLife := 11.25 * (1 + importance)
+	lambda := math.Ln2 / halfLife * 0.8 * (1 + decayRate)
+	decayed := importance * math.Exp(-lambda*math.Max(0, daysSinceAccess))
+	reinforcement := 1 + math.Log1p(accessCount)*0.1
+	return min(1, max(0, decayed*reinforcement)), nil
+}
+
+// checkTier accepts the three fact tiers and "" (not given).
+func checkTier(fn, tier string) error {
+	switch tier {
+	case "", FactPermanent, FactLong, FactShort:
+		return nil
+	}
+	return argErr(fn, "tier", "%q is not a fact tier (want permanent, long or short)", tier)
+}
+
+// LifecycleAction is what a sweep does with a fact: permanent and confirmed
+// facts are kept; a long fact is archived below 0.05 and never pruned; a
+// short fact is pruned below 0.05 and archived below 0.15.
+func LifecycleAction(score float64, tier string, confirmed bool) (string, error) {
+	const fn = "lifecycle_action"
+	if err := finite(fn, "score", score); err != nil {
+		return "", err
+	}
+	if tier == "" {
+		return "", argErr(fn, "tier", "is required (want permanent, long or short)")
+	}
+	if err := checkTier(fn, tier); err != nil {
+		return "", err
+	}
+	switch {
+	case tier == FactPermanent || confirmed:
+		return ActionKeep, nil
+	case tier == FactLong && score < PruneScore:
+		return ActionArchive, nil
+	case tier == FactShort && score < PruneScore:
+		return ActionPrune, nil
+	case tier == FactShort && score < ArchiveScore:
+		return ActionArchive, nil
+	}
+	return ActionKeep, nil
+}

@@ -1,0 +1,117 @@
+package sqlfuncs
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Block decay tiers, from most to least durable.
+const (
+	TierPermanent = "permanent"
+	TierDurable   = "durable"
+	TierStandard  = "standard"
+	TierEphemeral = "ephemeral"
+)
+
+// EstablishedEdgeThreshold is the reinforcement count from which an edge
+// counts as established and decays at half its base rate.
+const EstablishedEdgeThreshold = 10
+
+// tierLambdas is the decay rate per active hour of each block tier.
+var tierLambdas = map[string]float64{
+	TierPermanent: 0.00001,
+	TierDurable:   0.001,
+	TierStandard:  0.010,
+	TierEphemeral: 0.050,
+}
+
+// DecayTier classifies a block from its tags and category. tags is a JSON
+// array of strings (as json_group_array builds it), a comma-separated list,
+// or empty. The first matching rule wins: the constitutional tag, then the
+// durable self tags, then the category.
+func DecayTier(tags, category string) (string, error) {
+	list, err := parseTags(tags)
+	if err != nil {
+		return "", err
+	}
+	durable := false
+	for _, t := range list {
+		switch t {
+		case "self/constitutional":
+			return TierPermanent, nil
+		case "self/value", "self/constraint", "self/goal":
+			durable = true
+		}
+	}
+	switch {
+	case durable, category == "mind":
+		return TierDurable, nil
+	case category == "observation":
+		return TierEphemeral, nil
+	}
+	return TierStandard, nil
+}
+
+func parseTags(tags string) ([]string, error) {
+	s := strings.TrimSpace(tags)
+	if s == "" {
+		return nil, nil
+	}
+	if s[0] != '[' {
+		parts := strings.Split(s, ",")
+		for i, p := range parts {
+			parts[i] = strings.TrimSpace(p)
+		}
+		return parts, nil
+	}
+	var raw []*string
+	if err := json.Unmarshal([]byte(s), &raw); err != nil {
+		return nil, argErr("decay_tier", "tags", "is not a JSON array of strings: %v", err)
+	}
+	list := make([]string, 0, len(raw))
+	for _, t := range raw {
+		if t != nil { // json_group_array over a NULL tag gives null
+			list = append(list, *t)
+		}
+	}
+	return list, nil
+}
+
+// TierLambda is the decay rate per active hour of a block tier.
+func TierLambda(tier string) (float64, error) {
+	return tierLambda("tier_lambda", "tier", tier)
+}
+
+func tierLambda(fn, arg, tier string) (float64, error) {
+	l, ok := tierLambdas[tier]
+	if !ok {
+		return 0, argErr(fn, arg, "%q is not a tier (want permanent, durable, standard or ephemeral)", tier)
+	}
+	return l, nil
+}
+
+// LambdaEdge is an edge's decay rate: half the rate of its more durable end,
+// halved again once the edge is established (reinforcementCount ≥
+// establishedThreshold), so proven relationships outlast their blocks.
+func LambdaEdge(tierA, tierB string, reinforcementCount, establishedThreshold float64) (float64, error) {
+	const fn = "lambda_edge"
+	la, err := tierLambda(fn, "tier_a", tierA)
+	if err != nil {
+		return 0, err
+	}
+	lb, err := tierLambda(fn, "tier_b", tierB)
+	if err != nil {
+		return 0, err
+	}
+	if err := nonNegative(fn, "reinforcement_count", reinforcementCount); err != nil {
+		return 0, err
+	}
+	if err := nonNegative(fn, "established_threshold", establishedThreshold); err != nil {
+		return 0, err
+	}
+	l := min(la, lb) * 0.5
+	if reinforcementCount >= establishedThreshold {
+		l *= 0.5
+	}
+	return l, nil
+}
