@@ -20,6 +20,9 @@
 //	tideline_score(importance, decay_rate, days_since_access, access_count [, tier])
 //	segment_tier(segment), segment_importance(segment), segment_decay_rate(segment)
 //	lifecycle_action(score, tier, confirmed)
+//	edge_strength(weight, reinforcement_count)
+//	log_normalise(count, max_count)
+//	composite_score(confidence, recency, centrality, reinforcement)
 package sqlfuncs
 
 // Version is the memdecay release, returned by memdecay_version().

@@ -201,3 +201,15 @@ func (c *call) lifecycleAction() (result, error) {
 	}
 	return text(action), nil
 }
+
+func (c *call) compositeScore() (result, error) {
+	var v [4]float64
+	for i, name := range [4]string{"confidence", "recency", "centrality", "reinforcement"} {
+		x, err := c.num(i, name)
+		if err != nil {
+			return null, err
+		}
+		v[i] = x
+	}
+	return c.number(sqlfuncs.CompositeScore(v[0], v[1], v[2], v[3]))
+}

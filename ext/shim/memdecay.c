@@ -41,6 +41,9 @@ static const md_func md_funcs[] = {
 	{"segment_importance", MD_SEGMENT_IMPORTANCE, 1, 1, 0, B(0), -1},
 	{"segment_decay_rate", MD_SEGMENT_DECAY_RATE, 1, 1, 0, B(0), -1},
 	{"lifecycle_action", MD_LIFECYCLE_ACTION, 3, 3, B(0) | B(2), ALL3, -1},
+	{"edge_strength", MD_EDGE_STRENGTH, 2, 2, B(0) | B(1), B(0) | B(1), -1},
+	{"log_normalise", MD_LOG_NORMALISE, 2, 2, B(0) | B(1), B(0) | B(1), -1},
+	{"composite_score", MD_COMPOSITE_SCORE, 4, 4, ALL4, ALL4, -1},
 };
 
 static void md_release(void *handle) { memdecayRelease((uintptr_t)handle); }

@@ -49,6 +49,9 @@ var funcNames = [C.MD_FUNC_COUNT]string{
 	C.MD_SEGMENT_IMPORTANCE:  "segment_importance",
 	C.MD_SEGMENT_DECAY_RATE:  "segment_decay_rate",
 	C.MD_LIFECYCLE_ACTION:    "lifecycle_action",
+	C.MD_EDGE_STRENGTH:       "edge_strength",
+	C.MD_LOG_NORMALISE:       "log_normalise",
+	C.MD_COMPOSITE_SCORE:     "composite_score",
 }
 
 // call is one invocation: the function's name and its decoded arguments.
@@ -181,6 +184,12 @@ func dispatch(id int, c *call) (result, error) {
 		return c.segment(id)
 	case C.MD_LIFECYCLE_ACTION:
 		return c.lifecycleAction()
+	case C.MD_EDGE_STRENGTH:
+		return c.numbers2(sqlfuncs.EdgeStrength, "weight", "reinforcement_count")
+	case C.MD_LOG_NORMALISE:
+		return c.numbers2(sqlfuncs.LogNormalise, "count", "max_count")
+	case C.MD_COMPOSITE_SCORE:
+		return c.compositeScore()
 	}
 	return null, fmt.Errorf("memdecay: unknown function id %d", id)
 }
@@ -253,6 +262,18 @@ func quote(s string) string {
 		s = s[:40] + "…"
 	}
 	return strconv.Quote(s)
+}
+
+func (c *call) numbers2(f func(a, b float64) (float64, error), n0, n1 string) (result, error) {
+	a, err := c.num(0, n0)
+	if err != nil {
+		return null, err
+	}
+	b, err := c.num(1, n1)
+	if err != nil {
+		return null, err
+	}
+	return c.number(f(a, b))
 }
 
 func (c *call) numbers3(f func(a, b, c float64) (float64, error), n0, n1, n2 string) (result, error) {

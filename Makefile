@@ -1,0 +1,54 @@
+# memdecay: the SQLite extension (build/memdecay.so) and the worker (build/memworker).
+
+GO       ?= go
+BUILD    := build
+SO       := $(BUILD)/memdecay.so
+WORKER   := $(BUILD)/memworker
+# mattn/go-sqlite3 leaves out SQLite's math functions (exp, ln) unless asked;
+# the plain-SQL benchmark peer needs them.
+TAGS     := sqlite_math_functions
+FUZZTIME ?= 10s
+SOURCES  := $(shell find . -name '*.go' -o -name '*.c' -o -name '*.h' -o -name '*.sql' | grep -v _test.go) go.mod go.sum
+
+export CGO_ENABLED := 1
+
+.DEFAULT_GOAL := help
+.PHONY: help build demo test lint unit fuzz bench clean
+
+help: ## List the targets
+	@grep -hE '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+
+build: $(SO) $(WORKER) ## Build build/memdecay.so and build/memworker
+
+$(SO): $(SOURCES)
+	$(GO) build -buildmode=c-shared -tags memdecay_loadable,$(TAGS) -o $@ ./ext
+	@rm -f $(BUILD)/memdecay.h
+
+$(WORKER): $(SOURCES)
+	$(GO) build -tags $(TAGS) -o $@ ./cmd/memworker
+
+demo: build ## Run the main job on the embedded sample memory graph
+	$(WORKER) demo
+
+lint: ## gofmt, go vet and go mod tidy must be clean
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
+	$(GO) vet -tags $(TAGS) ./...
+	$(GO) mod tidy -diff
+
+unit: $(SO) ## Every Go, integration and sweep test (with -race)
+	MEMDECAY_SO=$(abspath $(SO)) $(GO) test -race -tags $(TAGS) -count=1 ./...
+
+test: lint unit ## Everything CI runs: lint, then every test
+
+fuzz: ## Run each fuzz target for FUZZTIME (default 10s)
+	@for pkg in ./sqlfuncs ./ext/shim; do \
+	  for f in $$($(GO) test -tags $(TAGS) -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    $(GO) test -tags $(TAGS) -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+bench: build ## Benchmarks against the peers (not part of make test)
+	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchtime 5x -count 5 ./ext/shim
+
+clean: ## Remove build outputs
+	rm -rf $(BUILD)

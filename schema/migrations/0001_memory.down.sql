@@ -1,0 +1,12 @@
+DROP VIEW IF EXISTS mem_edges_effective;
+DROP VIEW IF EXISTS mem_block_tiers;
+DROP TABLE IF EXISTS mem_sweeps;
+DROP TABLE IF EXISTS mem_events;
+DROP TABLE IF EXISTS mem_edge_policies;
+DROP TRIGGER IF EXISTS mem_facts_segment_defaults;
+DROP TABLE IF EXISTS mem_segments;
+DROP TABLE IF EXISTS mem_facts;
+DROP TABLE IF EXISTS mem_edges;
+DROP TABLE IF EXISTS mem_block_tags;
+DROP TABLE IF EXISTS mem_blocks;
+DROP TABLE IF EXISTS mem_config;

@@ -1,0 +1,122 @@
+// Package worker runs memdecay's sweeps against a SQLite file: set-based
+// SQL, planned in temporary tables at one snapshot, then applied in short
+// transactions, each removal written to mem_events with it.
+package worker
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+
+	_ "github.com/memdecay/memdecay/ext/shim" // memdecay SQL functions in every connection
+	"github.com/memdecay/memdecay/schema"
+)
+
+// Sentinel errors callers branch on.
+var (
+	ErrNotSQLite    = errors.New("not a SQLite database")
+	ErrNoDatabase   = errors.New("no such database file")
+	ErrSweepRunning = errors.New("a sweep is already running on this database")
+)
+
+// BusyTimeoutMS is how long a statement waits for another writer's lock.
+const BusyTimeoutMS = 5000
+
+// DB is a memory database opened by the worker.
+type DB struct {
+	SQL      *sql.DB
+	Path     string
+	ReadOnly bool
+}
+
+// OpenOptions says how to open a database file.
+type OpenOptions struct {
+	ReadOnly bool // no byte of the file changes (dry runs, reports)
+	Create   bool // create the file when missing (migrate up, demo)
+}
+
+// Open checks that path is a SQLite file (refusing anything else without
+// touching it) and opens it with a busy timeout; writable opens use WAL.
+func Open(path string, opt OpenOptions) (*DB, error) {
+	if err := checkFile(path, opt.Create); err != nil {
+		return nil, err
+	}
+	q := url.Values{}
+	q.Set("_busy_timeout", fmt.Sprint(BusyTimeoutMS))
+	switch {
+	case opt.ReadOnly:
+		q.Set("mode", "ro")
+	case opt.Create:
+		q.Set("mode", "rwc")
+	default:
+		q.Set("mode", "rw")
+	}
+	if !opt.ReadOnly {
+		q.Set("_journal_mode", "WAL")
+		q.Set("_synchronous", "NORMAL")
+	}
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+	db, err := sql.Open("sqlite3", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	if err := db.Ping(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return &DB{SQL: db, Path: path, ReadOnly: opt.ReadOnly}, nil
+}
+
+// OpenMemory opens an existing, migrated memory database for sweeps and
+// reports, failing with a clear message when the schema is missing or newer.
+func OpenMemory(path string, readOnly bool) (*DB, error) {
+	db, err := Open(path, OpenOptions{ReadOnly: readOnly})
+	if err != nil {
+		return nil, err
+	}
+	if err := schema.Check(db.SQL); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return db, nil
+}
+
+// Close closes the database.
+func (db *DB) Close() error { return db.SQL.Close() }
+
+var sqliteMagic = []byte("SQLite format 3\x00")
+
+func checkFile(path string, create bool) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		if create {
+			return nil
+		}
+		return fmt.Errorf("%s: %w", path, ErrNoDatabase)
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	head := make([]byte, len(sqliteMagic))
+	n, err := io.ReadFull(f, head)
+	if n == 0 && (err == io.EOF) {
+		return nil // an empty file is an empty SQLite database
+	}
+	if err != nil || !bytes.Equal(head, sqliteMagic) {
+		return fmt.Errorf("%s: %w (refusing to touch it)", path, ErrNotSQLite)
+	}
+	return nil
+}
+
+// querier is what both *sql.DB and *sql.Conn offer.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}

@@ -1,0 +1,123 @@
+package worker
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Report is the result of one sweep (SPEC §4.5), printed by sweep --json
+// and stored in mem_sweeps.result.
+type Report struct {
+	SweepID                  int64         `json:"sweep_id"`
+	DryRun                   bool          `json:"dry_run"`
+	ClockHours               float64       `json:"clock_hours"`
+	WallTime                 int64         `json:"wall_time"`
+	Archived                 int64         `json:"archived"`
+	EdgesRemovedWithBlocks   int64         `json:"edges_removed_with_blocks"`
+	EdgesPruned              int64         `json:"edges_pruned"`
+	EdgesDecayed             int64         `json:"edges_decayed"`
+	EdgesDeferred            int64         `json:"edges_deferred"`
+	EdgesBefore              int64         `json:"edges_before"`
+	TotalEdgesAfter          int64         `json:"total_edges_after"`
+	Reinforced               int64         `json:"reinforced"`
+	ConstitutionalReinforced int64         `json:"constitutional_reinforced"`
+	BridgeThreshold          *float64      `json:"bridge_threshold"`
+	Skipped                  int64         `json:"skipped_concurrent_changes"`
+	Policies                 []PolicyCount `json:"policies"`
+	Facts                    FactCounts    `json:"facts"`
+	InvalidRows              InvalidRows   `json:"invalid_rows"`
+	DecayedSample            []EdgeSample  `json:"decayed_sample"`
+	DurationMS               int64         `json:"duration_ms"`
+	Summary                  string        `json:"summary"`
+}
+
+// PolicyCount is the per-relation-policy tally.
+type PolicyCount struct {
+	RelationType string `json:"relation_type"`
+	Processed    int64  `json:"processed"`
+	Decayed      int64  `json:"decayed"`
+	BelowMinimum int64  `json:"below_minimum"`
+	Pinned       int64  `json:"pinned"`
+}
+
+// FactCounts is the fact lifecycle tally.
+type FactCounts struct {
+	Processed int64 `json:"processed"`
+	Archived  int64 `json:"archived"`
+	Pruned    int64 `json:"pruned"`
+	Kept      int64 `json:"kept"`
+	Immune    int64 `json:"immune"`
+}
+
+// InvalidRows counts rows the sweep skipped because a value the formulas
+// need is missing or not a number; they are never deleted.
+type InvalidRows struct {
+	Count  int64        `json:"count"`
+	Sample []InvalidRow `json:"sample"`
+}
+
+// InvalidRow names one skipped row.
+type InvalidRow struct {
+	Kind    string `json:"kind"`
+	ID      string `json:"id"`
+	Problem string `json:"problem"`
+}
+
+// EdgeSample is one decayed edge in the report.
+type EdgeSample struct {
+	From            string  `json:"from"`
+	To              string  `json:"to"`
+	Weight          float64 `json:"weight"`
+	EffectiveWeight float64 `json:"effective_weight"`
+}
+
+// Escalation is the share of the graph removed in one sweep above which the
+// summary warns instead of tipping (reference 002, scenario 16).
+const Escalation = 0.25
+
+// BuildSummary is the one-line human summary of reference 000 §6 step 5:
+// the counts, a tip when edges decayed, an escalation when more than a
+// quarter of the edges went in one sweep.
+func (r *Report) BuildSummary() string {
+	var parts []string
+	add := func(n int64, label string) {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, label))
+		}
+	}
+	add(r.Archived, "archived")
+	add(r.EdgesPruned, "edges pruned")
+	if r.EdgesDecayed > 0 {
+		s := fmt.Sprintf("%d edges decayed", r.EdgesDecayed)
+		if r.TotalEdgesAfter > 0 {
+			s += fmt.Sprintf(" (%d remain)", r.TotalEdgesAfter)
+		}
+		parts = append(parts, s)
+	}
+	add(r.EdgesDeferred, "deferred")
+	for _, p := range r.Policies {
+		if n := p.Decayed + p.BelowMinimum; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s edges decayed", n, p.RelationType))
+		}
+	}
+	add(r.Facts.Archived, "facts archived")
+	add(r.Facts.Pruned, "facts pruned")
+	add(r.Reinforced, "reinforced")
+	add(r.ConstitutionalReinforced, "constitutional reinforced")
+	if len(parts) == 0 {
+		return "Curated: nothing required."
+	}
+	s := "Curated: " + strings.Join(parts, ", ") + "."
+	removed := r.EdgesDecayed + r.EdgesPruned
+	switch {
+	case r.EdgesBefore > 0 && float64(removed)/float64(r.EdgesBefore) > Escalation:
+		s += fmt.Sprintf(" Graph connections reduced significantly (%.0f%% of edges removed) — rebuild links for recently active blocks.",
+			100*float64(removed)/float64(r.EdgesBefore))
+	case r.EdgesDecayed > 0:
+		s += " Tip: rebuild links for recently active blocks (re-run your consolidation) to restore connections."
+	}
+	if r.InvalidRows.Count > 0 {
+		s += fmt.Sprintf(" %d invalid rows skipped.", r.InvalidRows.Count)
+	}
+	return s
+}

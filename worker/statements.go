@@ -1,0 +1,60 @@
+package worker
+
+import (
+	_ "embed"
+	"fmt"
+	"strings"
+)
+
+//go:embed sweep.sql
+var sweepSQL string
+
+// edgeSnapshot is the JSON snapshot of an edge row e kept in mem_events, so
+// restore can bring the row back exactly.
+const edgeSnapshot = `json_object('from_id', e.from_id, 'to_id', e.to_id, 'weight', e.weight,
+	'reinforcement_count', e.reinforcement_count, 'relation_type', e.relation_type, 'origin', e.origin,
+	'last_active_hours', e.last_active_hours, 'last_observed_at', e.last_observed_at, 'pinned', e.pinned,
+	'note', e.note, 'created_at', e.created_at)`
+
+// statements holds the named statement lists of sweep.sql.
+var statements = parseNamed(sweepSQL)
+
+// parseNamed splits "-- name: x" sections into their statements (split at a
+// ';' that ends a line; no statement here has a trigger body).
+func parseNamed(text string) map[string][]string {
+	out := map[string][]string{}
+	name := ""
+	var cur strings.Builder
+	flush := func() {
+		if s := strings.TrimSpace(cur.String()); s != "" && name != "" {
+			out[name] = append(out[name], strings.ReplaceAll(s, "EDGE_SNAPSHOT", edgeSnapshot))
+		}
+		cur.Reset()
+	}
+	for _, line := range strings.Split(text, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if n, ok := strings.CutPrefix(trimmed, "-- name:"); ok {
+			flush()
+			name = strings.TrimSpace(n)
+			continue
+		}
+		if strings.HasPrefix(trimmed, "--") {
+			continue
+		}
+		cur.WriteString(line)
+		cur.WriteByte('\n')
+		if strings.HasSuffix(trimmed, ";") {
+			flush()
+		}
+	}
+	flush()
+	return out
+}
+
+func stmts(name string) []string {
+	s, ok := statements[name]
+	if !ok {
+		panic(fmt.Sprintf("worker: no statement %q in sweep.sql", name))
+	}
+	return s
+}

@@ -1,0 +1,222 @@
+-- The edge curate sweep (SPEC §4.1). Statements are named by a "-- name:"
+-- line. The plan_* statements read main.* at one snapshot and write only to
+-- temp tables (so a dry run can use a read-only connection); the apply_*
+-- statements run in short transactions, one chunk of seq numbers at a time,
+-- and re-check that each row is unchanged since it was planned.
+-- Parameters: :now (active hours), :wall (unix seconds), :sweep (sweep id).
+
+-- name: plan_reset
+DROP TABLE IF EXISTS temp.sweep_tier;
+DROP TABLE IF EXISTS temp.sweep_degree;
+DROP TABLE IF EXISTS temp.sweep_invalid;
+DROP TABLE IF EXISTS temp.plan_blocks;
+DROP TABLE IF EXISTS temp.plan_edges;
+DROP TABLE IF EXISTS temp.plan_decay;
+DROP TABLE IF EXISTS temp.plan_reinforce;
+DROP TABLE IF EXISTS temp.apply_rows;
+DROP VIEW IF EXISTS temp.sweep_edges;
+CREATE TEMP VIEW sweep_edges AS
+SELECT e.*,
+       e.relation_type IN (SELECT relation_type FROM main.mem_edge_policies) AS has_policy
+FROM main.mem_edges e
+WHERE typeof(e.weight) IN ('integer', 'real') AND e.weight >= 0
+  AND typeof(e.reinforcement_count) IN ('integer', 'real') AND e.reinforcement_count >= 0
+  AND (e.last_active_hours IS NULL OR typeof(e.last_active_hours) IN ('integer', 'real'));
+CREATE TEMP TABLE sweep_invalid (kind TEXT, id TEXT, problem TEXT);
+CREATE TEMP TABLE plan_blocks (seq INTEGER PRIMARY KEY, id TEXT UNIQUE, last_reinforced_hours, recency REAL, tier TEXT);
+CREATE TEMP TABLE plan_edges (
+    seq INTEGER PRIMARY KEY, from_id TEXT, to_id TEXT, phase TEXT,
+    weight, reinforcement_count, last_active_hours, effective REAL, lambda REAL, elapsed REAL,
+    UNIQUE (from_id, to_id));
+CREATE TEMP TABLE plan_reinforce (id TEXT, kind TEXT, PRIMARY KEY (id, kind));
+CREATE TEMP TABLE apply_rows (seq INTEGER PRIMARY KEY);
+
+-- name: plan_invalid
+INSERT INTO sweep_invalid (kind, id, problem)
+SELECT 'edge', json_array(from_id, to_id), problem FROM (
+    SELECT from_id, to_id, CASE
+        WHEN typeof(weight) NOT IN ('integer', 'real') THEN 'weight is ' || typeof(weight)
+        WHEN weight < 0 THEN 'weight is negative'
+        WHEN typeof(reinforcement_count) NOT IN ('integer', 'real') THEN 'reinforcement_count is ' || typeof(reinforcement_count)
+        WHEN reinforcement_count < 0 THEN 'reinforcement_count is negative'
+        WHEN last_active_hours IS NOT NULL AND typeof(last_active_hours) NOT IN ('integer', 'real')
+            THEN 'last_active_hours is ' || typeof(last_active_hours)
+    END AS problem
+    FROM main.mem_edges)
+WHERE problem IS NOT NULL;
+INSERT INTO sweep_invalid (kind, id, problem)
+SELECT 'block', id, problem FROM (
+    SELECT id, CASE
+        WHEN last_reinforced_hours IS NOT NULL AND typeof(last_reinforced_hours) NOT IN ('integer', 'real')
+            THEN 'last_reinforced_hours is ' || typeof(last_reinforced_hours)
+        WHEN confidence IS NOT NULL AND typeof(confidence) NOT IN ('integer', 'real') THEN 'confidence is ' || typeof(confidence)
+        WHEN typeof(reinforcement_count) NOT IN ('integer', 'real') OR reinforcement_count < 0
+            THEN 'reinforcement_count is ' || typeof(reinforcement_count)
+    END AS problem
+    FROM main.mem_blocks WHERE status = 'active')
+WHERE problem IS NOT NULL;
+
+-- name: plan_tiers
+CREATE TEMP TABLE sweep_tier AS
+SELECT id, status, tier, tier_lambda(tier) AS lambda, constitutional FROM (
+    SELECT b.id, b.status,
+           decay_tier((SELECT json_group_array(CAST(t.tag AS TEXT)) FROM main.mem_block_tags t WHERE t.block_id = b.id),
+                      CAST(b.category AS TEXT)) AS tier,
+           EXISTS (SELECT 1 FROM main.mem_block_tags t WHERE t.block_id = b.id AND t.tag = 'self/constitutional') AS constitutional
+    FROM main.mem_blocks b);
+CREATE UNIQUE INDEX temp.sweep_tier_id ON sweep_tier (id);
+
+-- name: plan_degree
+-- Weighted degree of every block on the graph as it stands before the sweep.
+CREATE TEMP TABLE sweep_degree AS
+SELECT id, sum(strength) AS degree FROM (
+    SELECT from_id AS id, edge_strength(weight, reinforcement_count) AS strength FROM sweep_edges
+    UNION ALL
+    SELECT to_id, edge_strength(weight, reinforcement_count) FROM sweep_edges)
+GROUP BY id;
+CREATE UNIQUE INDEX temp.sweep_degree_id ON sweep_degree (id);
+
+-- name: bridge_threshold
+-- d[min(floor(0.8 n), n - 1)] over the n non-zero degrees sorted ascending.
+SELECT degree FROM sweep_degree WHERE degree > 0 ORDER BY degree
+LIMIT 1 OFFSET (SELECT max(0, min(CAST(0.8 * count(*) AS INTEGER), count(*) - 1)) FROM sweep_degree WHERE degree > 0);
+
+-- name: plan_archive
+INSERT INTO plan_blocks (id, last_reinforced_hours, recency, tier)
+SELECT c.id, c.last_reinforced_hours, c.recency, c.tier FROM (
+    SELECT b.id, b.last_reinforced_hours, t.tier,
+           effective_weight(1.0, t.lambda, :now - b.last_reinforced_hours) AS recency
+    FROM main.mem_blocks b JOIN sweep_tier t ON t.id = b.id
+    WHERE b.status = 'active' AND typeof(b.last_reinforced_hours) IN ('integer', 'real')
+      AND b.id NOT IN (SELECT id FROM sweep_invalid WHERE kind = 'block')) AS c
+WHERE c.recency < :block_threshold
+  AND NOT coalesce((SELECT d.degree >= :bridge FROM sweep_degree d WHERE d.id = c.id), 0)
+  AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.from_id = c.id AND e.pinned)
+  AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.to_id = c.id AND e.pinned)
+ORDER BY c.id;
+-- Every valid edge touching an archived block goes with it.
+INSERT OR IGNORE INTO plan_edges (from_id, to_id, phase, weight, reinforcement_count, last_active_hours)
+SELECT e.from_id, e.to_id, 'block_archived', e.weight, e.reinforcement_count, e.last_active_hours
+FROM sweep_edges e
+WHERE e.from_id IN (SELECT id FROM plan_blocks) OR e.to_id IN (SELECT id FROM plan_blocks)
+ORDER BY e.from_id, e.to_id;
+
+-- name: plan_static
+INSERT OR IGNORE INTO plan_edges (from_id, to_id, phase, weight, reinforcement_count, last_active_hours)
+SELECT from_id, to_id, 'static', weight, reinforcement_count, last_active_hours
+FROM sweep_edges
+WHERE weight < :prune_threshold AND reinforcement_count = 0 AND NOT pinned AND NOT has_policy
+ORDER BY from_id, to_id;
+
+-- name: plan_decay_candidates
+CREATE TEMP TABLE plan_decay AS
+SELECT * FROM (
+    SELECT from_id, to_id, weight, reinforcement_count, last_active_hours, lambda,
+           :now - last_active_hours AS elapsed,
+           effective_weight(weight, lambda, :now - last_active_hours) AS effective
+    FROM (
+        SELECT e.from_id, e.to_id, e.weight, e.reinforcement_count, e.last_active_hours,
+               lambda_edge(coalesce(ta.tier, 'standard'), coalesce(tb.tier, 'standard'),
+                           e.reinforcement_count, :established) AS lambda
+        FROM sweep_edges e
+        LEFT JOIN sweep_tier ta ON ta.id = e.from_id
+        LEFT JOIN sweep_tier tb ON tb.id = e.to_id
+        WHERE e.origin IS NOT 'agent' AND e.last_active_hours IS NOT NULL AND NOT e.pinned AND NOT e.has_policy
+          AND NOT EXISTS (SELECT 1 FROM plan_edges p WHERE p.from_id = e.from_id AND p.to_id = e.to_id)))
+WHERE effective < :decay_threshold;
+
+-- name: plan_decay
+-- The decay cap: the lowest effective weights first, ties by edge.
+INSERT INTO plan_edges (from_id, to_id, phase, weight, reinforcement_count, last_active_hours, effective, lambda, elapsed)
+SELECT from_id, to_id, 'temporal', weight, reinforcement_count, last_active_hours, effective, lambda, elapsed
+FROM plan_decay ORDER BY effective, from_id, to_id LIMIT :budget;
+
+-- name: plan_reinforce
+INSERT INTO plan_reinforce (id, kind)
+SELECT id, 'constitutional' FROM sweep_tier
+WHERE status = 'active' AND constitutional AND id NOT IN (SELECT id FROM plan_blocks);
+-- Top N by composite over the active blocks and edges left after the
+-- removals and the constitutional reinforcement; ties to the smaller id.
+INSERT INTO plan_reinforce (id, kind)
+WITH kept_edges AS (
+    SELECT from_id, to_id, edge_strength(weight, reinforcement_count) AS strength FROM sweep_edges e
+    WHERE NOT EXISTS (SELECT 1 FROM plan_edges p WHERE p.from_id = e.from_id AND p.to_id = e.to_id)),
+degree AS (
+    SELECT id, sum(strength) AS degree FROM (
+        SELECT from_id AS id, strength FROM kept_edges UNION ALL SELECT to_id, strength FROM kept_edges)
+    GROUP BY id),
+candidates AS (
+    SELECT b.id, coalesce(b.confidence, 0.5) AS confidence,
+           coalesce(d.degree, 0) AS degree,
+           b.reinforcement_count + (t.constitutional) AS reinforcement_count,
+           CASE WHEN t.constitutional THEN :now ELSE b.last_reinforced_hours END AS anchor,
+           t.lambda
+    FROM main.mem_blocks b
+    JOIN sweep_tier t ON t.id = b.id
+    LEFT JOIN degree d ON d.id = b.id
+    WHERE b.status = 'active'
+      AND b.id NOT IN (SELECT id FROM plan_blocks)
+      AND b.id NOT IN (SELECT id FROM sweep_invalid WHERE kind = 'block')),
+scale AS (SELECT max(degree) AS max_degree, max(reinforcement_count) AS max_count FROM candidates)
+SELECT id, 'top' FROM candidates, scale
+ORDER BY composite_score(
+             confidence,
+             CASE WHEN anchor IS NULL THEN 0 ELSE effective_weight(1.0, lambda, :now - anchor) END,
+             CASE WHEN max_degree > 0 THEN degree / max_degree ELSE 0 END,
+             log_normalise(reinforcement_count, max_count)) DESC,
+         id
+LIMIT :top_n;
+
+-- name: apply_blocks
+-- One chunk of archivals: the blocks still as planned, their events (with
+-- tags), their edges' events, then the removals and the status change.
+DELETE FROM apply_rows;
+INSERT INTO apply_rows (seq)
+SELECT p.seq FROM plan_blocks p JOIN main.mem_blocks b ON b.id = p.id
+WHERE p.seq BETWEEN :lo AND :hi AND b.status = 'active' AND b.last_reinforced_hours IS p.last_reinforced_hours;
+INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
+SELECT :sweep, :wall, :now, 'block', b.id, 'archive', 'decayed',
+       json_object('block', json_object('id', b.id, 'category', b.category, 'status', b.status,
+                                        'archive_reason', b.archive_reason, 'confidence', b.confidence,
+                                        'reinforcement_count', b.reinforcement_count,
+                                        'last_reinforced_hours', b.last_reinforced_hours,
+                                        'content', b.content, 'created_at', b.created_at),
+                   'tags', (SELECT json_group_array(t.tag) FROM main.mem_block_tags t WHERE t.block_id = b.id),
+                   'tier', p.tier, 'recency', p.recency)
+FROM apply_rows a JOIN plan_blocks p ON p.seq = a.seq JOIN main.mem_blocks b ON b.id = p.id;
+INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
+SELECT :sweep, :wall, :now, 'edge', json_array(e.from_id, e.to_id), 'delete', 'block_archived',
+       json_object('edge', EDGE_SNAPSHOT, 'archived_block', p.id)
+FROM apply_rows a JOIN plan_blocks p ON p.seq = a.seq
+JOIN sweep_edges e ON e.from_id = p.id OR e.to_id = p.id;
+DELETE FROM main.mem_edges WHERE rowid IN (
+    SELECT e.rowid FROM apply_rows a JOIN plan_blocks p ON p.seq = a.seq
+    JOIN sweep_edges e ON e.from_id = p.id OR e.to_id = p.id);
+DELETE FROM main.mem_block_tags WHERE block_id IN (SELECT p.id FROM apply_rows a JOIN plan_blocks p ON p.seq = a.seq);
+UPDATE main.mem_blocks SET status = 'archived', archive_reason = 'decayed'
+WHERE id IN (SELECT p.id FROM apply_rows a JOIN plan_blocks p ON p.seq = a.seq);
+
+-- name: apply_edges
+-- One chunk of static prunes and temporal decays, each edge only if it is
+-- unchanged since it was planned (an app's refresh in between wins).
+DELETE FROM apply_rows;
+INSERT INTO apply_rows (seq)
+SELECT p.seq FROM plan_edges p JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id
+WHERE p.seq BETWEEN :lo AND :hi AND p.phase IN ('static', 'temporal')
+  AND e.weight IS p.weight AND e.reinforcement_count IS p.reinforcement_count
+  AND e.last_active_hours IS p.last_active_hours AND NOT e.pinned;
+INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
+SELECT :sweep, :wall, :now, 'edge', json_array(e.from_id, e.to_id),
+       CASE p.phase WHEN 'static' THEN 'prune' ELSE 'decay' END, p.phase,
+       json_object('edge', EDGE_SNAPSHOT, 'effective_weight', p.effective, 'lambda', p.lambda, 'elapsed_hours', p.elapsed)
+FROM apply_rows a JOIN plan_edges p ON p.seq = a.seq
+JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id;
+DELETE FROM main.mem_edges WHERE rowid IN (
+    SELECT e.rowid FROM apply_rows a JOIN plan_edges p ON p.seq = a.seq
+    JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id);
+
+-- name: apply_reinforce
+UPDATE main.mem_blocks
+SET reinforcement_count = reinforcement_count + (SELECT count(*) FROM plan_reinforce r WHERE r.id = mem_blocks.id),
+    last_reinforced_hours = :now
+WHERE id IN (SELECT id FROM plan_reinforce) AND status = 'active';
