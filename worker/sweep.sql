@@ -16,7 +16,7 @@ DROP TABLE IF EXISTS temp.plan_reinforce;
 DROP TABLE IF EXISTS temp.apply_rows;
 DROP VIEW IF EXISTS temp.sweep_edges;
 CREATE TEMP VIEW sweep_edges AS
-SELECT e.*,
+SELECT e.rowid AS edge_rowid, e.*,
        e.relation_type IN (SELECT relation_type FROM main.mem_edge_policies) AS has_policy
 FROM main.mem_edges e
 WHERE typeof(e.weight) IN ('integer', 'real') AND e.weight >= 0
@@ -190,7 +190,7 @@ SELECT :sweep, :wall, :now, 'edge', json_array(e.from_id, e.to_id), 'delete', 'b
 FROM apply_rows a JOIN plan_blocks p ON p.seq = a.seq
 JOIN sweep_edges e ON e.from_id = p.id OR e.to_id = p.id;
 DELETE FROM main.mem_edges WHERE rowid IN (
-    SELECT e.rowid FROM apply_rows a JOIN plan_blocks p ON p.seq = a.seq
+    SELECT e.edge_rowid FROM apply_rows a JOIN plan_blocks p ON p.seq = a.seq
     JOIN sweep_edges e ON e.from_id = p.id OR e.to_id = p.id);
 DELETE FROM main.mem_block_tags WHERE block_id IN (SELECT p.id FROM apply_rows a JOIN plan_blocks p ON p.seq = a.seq);
 UPDATE main.mem_blocks SET status = 'archived', archive_reason = 'decayed'

@@ -1,0 +1,526 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/memdecay/memdecay/schema"
+	"github.com/memdecay/memdecay/sqlfuncs"
+	"github.com/memdecay/memdecay/worker"
+)
+
+// Exit statuses.
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+// usageError is a mistake in how memworker was called; it exits 2 with a hint.
+type usageError struct {
+	msg, hint string
+}
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(cmd, format string, a ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, a...), hint: "Try: memworker " + cmd + " --help"}
+}
+
+// run executes memworker with args, writing to the given streams, and
+// returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	app := newApp(stdout, stderr)
+	err := app.RunContext(context.Background(), args)
+	if err == nil {
+		return exitOK
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(stderr, "memworker: %s\n%s\n", ue.msg, ue.hint)
+		return exitUsage
+	}
+	fmt.Fprintf(stderr, "memworker: %v\n", err)
+	return exitFailure
+}
+
+var dbFlag = &cli.StringFlag{
+	Name:    "db",
+	Usage:   "SQLite `PATH` of the memory database",
+	EnvVars: []string{"MEMWORKER_DB"},
+}
+
+var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print JSON"}
+
+func newApp(stdout, stderr io.Writer) *cli.App {
+	return &cli.App{
+		Name:           "memworker",
+		Usage:          "memory decay for SQLite: migrate, sweep, inspect",
+		Version:        sqlfuncs.Version,
+		Writer:         stdout,
+		ErrWriter:      stderr,
+		Flags:          []cli.Flag{dbFlag},
+		ExitErrHandler: func(*cli.Context, error) {},
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return &usageError{msg: err.Error(), hint: "Try: memworker --help"}
+		},
+		CommandNotFound: func(c *cli.Context, name string) {
+			fmt.Fprintf(stderr, "memworker: unknown command %q\nTry: memworker --help\n", name)
+			os.Exit(exitUsage)
+		},
+		Commands: []*cli.Command{
+			migrateCommand(), sweepCommand(), statusCommand(), clockCommand(), configCommand(),
+			decayedCommand(), explainCommand(), demoCommand(),
+		},
+	}
+}
+
+// withFlags adds the flags every command takes.
+func withFlags(c *cli.Command) *cli.Command {
+	c.Flags = append([]cli.Flag{dbFlag}, c.Flags...)
+	c.OnUsageError = func(ctx *cli.Context, err error, _ bool) error {
+		return &usageError{msg: err.Error(), hint: "Try: " + ctx.Command.HelpName + " --help"}
+	}
+	for _, sub := range c.Subcommands {
+		withFlags(sub)
+	}
+	return c
+}
+
+func dbPath(c *cli.Context) (string, error) {
+	p := c.String("db")
+	if p == "" {
+		return "", usagef(c.Command.FullName(), "no database: pass --db PATH or set MEMWORKER_DB")
+	}
+	return p, nil
+}
+
+// openMemory opens the migrated database named by --db.
+func openMemory(c *cli.Context, readOnly bool) (*worker.DB, error) {
+	p, err := dbPath(c)
+	if err != nil {
+		return nil, err
+	}
+	return worker.OpenMemory(p, readOnly)
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func migrateCommand() *cli.Command {
+	open := func(c *cli.Context) (*worker.DB, error) {
+		p, err := dbPath(c)
+		if err != nil {
+			return nil, err
+		}
+		return worker.Open(p, worker.OpenOptions{Create: c.Command.Name == "up"})
+	}
+	return withFlags(&cli.Command{
+		Name:  "migrate",
+		Usage: "install, revert or show the memory schema",
+		Subcommands: []*cli.Command{
+			{Name: "up", Usage: "apply every pending migration (creates the file if missing)",
+				Action: func(c *cli.Context) error {
+					db, err := open(c)
+					if err != nil {
+						return err
+					}
+					defer db.Close()
+					v, err := schema.Up(db.SQL)
+					if err != nil {
+						return err
+					}
+					fmt.Fprintf(c.App.Writer, "schema at version %d\n", v)
+					return nil
+				}},
+			{Name: "down", Usage: "revert the newest migration (--all: every migration)",
+				Flags: []cli.Flag{&cli.BoolFlag{Name: "all", Usage: "revert every migration, dropping the mem_ tables"}},
+				Action: func(c *cli.Context) error {
+					db, err := open(c)
+					if err != nil {
+						return err
+					}
+					defer db.Close()
+					v, err := schema.Down(db.SQL, c.Bool("all"))
+					if err != nil {
+						return err
+					}
+					fmt.Fprintf(c.App.Writer, "schema at version %d\n", v)
+					return nil
+				}},
+			{Name: "version", Usage: "print the installed schema version",
+				Action: func(c *cli.Context) error {
+					db, err := open(c)
+					if err != nil {
+						return err
+					}
+					defer db.Close()
+					v, dirty, err := schema.Version(db.SQL)
+					if err != nil {
+						return err
+					}
+					latest, _ := schema.Latest()
+					fmt.Fprintf(c.App.Writer, "version %d (this memworker knows up to %d)", v, latest)
+					if dirty {
+						fmt.Fprint(c.App.Writer, ", dirty")
+					}
+					fmt.Fprintln(c.App.Writer)
+					return nil
+				}},
+		},
+	})
+}
+
+func sweepCommand() *cli.Command {
+	return withFlags(&cli.Command{
+		Name:  "sweep",
+		Usage: "archive faded blocks, prune and decay edges, reinforce, report",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "dry-run", Usage: "compute and report; change no byte of the file"},
+			&cli.StringFlag{Name: "now", Usage: "sweep at active hour `H` instead of mem_config active_hours"},
+			&cli.StringFlag{Name: "wall-now", Usage: "wall clock `T` (unix seconds or RFC 3339) for events"},
+			&cli.IntFlag{Name: "chunk", Value: worker.DefaultChunkSize, Usage: "rows per transaction"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			opt := worker.SweepOptions{DryRun: c.Bool("dry-run"), ChunkSize: c.Int("chunk")}
+			if c.Args().Present() {
+				return usagef("sweep", "unexpected argument %q", c.Args().First())
+			}
+			if s := c.String("now"); s != "" {
+				h, err := strconv.ParseFloat(s, 64)
+				if err != nil || math.IsNaN(h) || math.IsInf(h, 0) || h < 0 {
+					return usagef("sweep", "--now %q is not a non-negative number of active hours", s)
+				}
+				opt.Now = &h
+			}
+			if s := c.String("wall-now"); s != "" {
+				t, err := parseWallTime(s)
+				if err != nil {
+					return usagef("sweep", "--wall-now: %v", err)
+				}
+				opt.WallNow = &t
+			}
+			if opt.ChunkSize <= 0 {
+				return usagef("sweep", "--chunk must be positive")
+			}
+			db, err := openMemory(c, opt.DryRun)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			r, err := worker.Sweep(c.Context, db, opt)
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return printJSON(c.App.Writer, r)
+			}
+			prefix := ""
+			if r.DryRun {
+				prefix = "[dry run] "
+			}
+			fmt.Fprintln(c.App.Writer, prefix+r.Summary)
+			return nil
+		},
+	})
+}
+
+// parseWallTime reads unix seconds or an RFC 3339 time.
+func parseWallTime(s string) (time.Time, error) {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return time.Unix(n, 0).UTC(), nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is neither unix seconds nor RFC 3339 (2026-01-02T15:04:05Z)", s)
+	}
+	return t, nil
+}
+
+func statusCommand() *cli.Command {
+	return withFlags(&cli.Command{
+		Name:  "status",
+		Usage: "counts, the clock, hours since the last sweep",
+		Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			db, err := openMemory(c, true)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			st, err := worker.GetStatus(c.Context, db)
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return printJSON(c.App.Writer, st)
+			}
+			w := c.App.Writer
+			fmt.Fprintf(w, "database      %s (schema %d)\n", st.Path, st.SchemaVersion)
+			fmt.Fprintf(w, "clock         %.2f active hours\n", st.ActiveHours)
+			if st.HoursSinceCurate != nil {
+				fmt.Fprintf(w, "last sweep at %.2f h (%.2f h ago)", *st.LastCurateAt, *st.HoursSinceCurate)
+			} else {
+				fmt.Fprint(w, "last sweep at never")
+			}
+			if st.CurateDue {
+				fmt.Fprint(w, ", a sweep is due")
+			}
+			fmt.Fprintln(w)
+			fmt.Fprintf(w, "blocks        %s\n", counts(st.Blocks))
+			fmt.Fprintf(w, "edges         %d (%d decayed in all)\n", st.Edges, st.EdgesDecayed)
+			fmt.Fprintf(w, "facts         %s\n", counts(st.Facts))
+			fmt.Fprintf(w, "events        %d\n", st.Events)
+			if ls := st.LastSweep; ls != nil {
+				fmt.Fprintf(w, "sweep %d       %s at %.2f h: %s\n", ls.ID, ls.Status, ls.ClockHours, ls.Summary)
+			}
+			return nil
+		},
+	})
+}
+
+func counts(m map[string]int) string {
+	if len(m) == 0 {
+		return "0"
+	}
+	var parts []string
+	for _, k := range []string{"active", "inbox", "confirmed", "archived"} {
+		if n, ok := m[k]; ok {
+			parts = append(parts, fmt.Sprintf("%d %s", n, k))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func clockCommand() *cli.Command {
+	return withFlags(&cli.Command{
+		Name:  "clock",
+		Usage: "show or advance the active-hours clock",
+		Subcommands: []*cli.Command{
+			{Name: "show", Usage: "print active hours",
+				Action: func(c *cli.Context) error {
+					db, err := openMemory(c, true)
+					if err != nil {
+						return err
+					}
+					defer db.Close()
+					cfg, err := worker.LoadConfig(c.Context, db.SQL)
+					if err != nil {
+						return err
+					}
+					fmt.Fprintf(c.App.Writer, "%g\n", cfg.ActiveHours)
+					return nil
+				}},
+			{Name: "advance", Usage: "add H active hours", ArgsUsage: "H",
+				Action: func(c *cli.Context) error {
+					if c.NArg() != 1 {
+						return usagef("clock advance", "want exactly one argument: the hours to add")
+					}
+					h, err := strconv.ParseFloat(c.Args().First(), 64)
+					if err != nil || h < 0 || math.IsInf(h, 0) || math.IsNaN(h) {
+						return usagef("clock advance", "%q is not a non-negative number of hours", c.Args().First())
+					}
+					db, err := openMemory(c, false)
+					if err != nil {
+						return err
+					}
+					defer db.Close()
+					now, err := worker.AdvanceClock(c.Context, db, h)
+					if err != nil {
+						return err
+					}
+					fmt.Fprintf(c.App.Writer, "%g\n", now)
+					return nil
+				}},
+		},
+	})
+}
+
+func configCommand() *cli.Command {
+	return withFlags(&cli.Command{
+		Name:  "config",
+		Usage: "read or change settings in mem_config",
+		Subcommands: []*cli.Command{
+			{Name: "get", Usage: "print one setting, or all", ArgsUsage: "[KEY]", Flags: []cli.Flag{jsonFlag},
+				Action: func(c *cli.Context) error {
+					db, err := openMemory(c, true)
+					if err != nil {
+						return err
+					}
+					defer db.Close()
+					values, err := worker.ConfigValues(c.Context, db.SQL)
+					if err != nil {
+						return err
+					}
+					if key := c.Args().First(); key != "" {
+						if _, ok := worker.LookupConfigKey(key); !ok {
+							return usagef("config get", "unknown key %q", key)
+						}
+						fmt.Fprintln(c.App.Writer, values[key])
+						return nil
+					}
+					if c.Bool("json") {
+						return printJSON(c.App.Writer, values)
+					}
+					for _, k := range worker.ConfigKeys {
+						fmt.Fprintf(c.App.Writer, "%-28s %-10s %s\n", k.Name(), values[k.Name()], k.Doc())
+					}
+					return nil
+				}},
+			{Name: "set", Usage: "change one setting (validated)", ArgsUsage: "KEY VALUE",
+				Action: func(c *cli.Context) error {
+					if c.NArg() != 2 {
+						return usagef("config set", "want KEY VALUE")
+					}
+					db, err := openMemory(c, false)
+					if err != nil {
+						return err
+					}
+					defer db.Close()
+					if err := worker.SetConfig(c.Context, db.SQL, c.Args().Get(0), c.Args().Get(1)); err != nil {
+						return &usageError{msg: err.Error(), hint: "Try: memworker config get (lists every key)"}
+					}
+					fmt.Fprintf(c.App.Writer, "%s = %s\n", c.Args().Get(0), c.Args().Get(1))
+					return nil
+				}},
+		},
+	})
+}
+
+func decayedCommand() *cli.Command {
+	return withFlags(&cli.Command{
+		Name:  "decayed",
+		Usage: "recent removals, and the edges closest to decaying",
+		Flags: []cli.Flag{&cli.IntFlag{Name: "limit", Value: 10, Usage: "rows per list"}, jsonFlag},
+		Action: func(c *cli.Context) error {
+			db, err := openMemory(c, true)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			events, soon, err := worker.Decayed(c.Context, db, c.Int("limit"))
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return printJSON(c.App.Writer, map[string]any{"events": events, "closest_to_decay": soon})
+			}
+			w := c.App.Writer
+			fmt.Fprintln(w, "recent removals:")
+			for _, e := range events {
+				fmt.Fprintf(w, "  #%d at %.2f h  %s %s %s (%s)\n", e.ID, e.ClockHours, e.Action, e.Kind, e.Subject, e.Reason)
+			}
+			fmt.Fprintln(w, "closest to decay:")
+			for _, o := range soon {
+				fmt.Fprintf(w, "  %s — %s  weight %.3f, effective %.3f, %.1f h left\n", o.From, o.To, o.Weight, o.EffectiveWeight, o.HoursLeft)
+			}
+			return nil
+		},
+	})
+}
+
+func explainCommand() *cli.Command {
+	return withFlags(&cli.Command{
+		Name:      "explain",
+		Usage:     "why an edge will or will not decay, and when",
+		ArgsUsage: "--edge A B",
+		Flags:     []cli.Flag{&cli.BoolFlag{Name: "edge", Usage: "explain the edge between blocks A and B"}, jsonFlag},
+		Action: func(c *cli.Context) error {
+			if !c.Bool("edge") || c.NArg() != 2 {
+				return usagef("explain", "want --edge A B")
+			}
+			db, err := openMemory(c, true)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			x, err := worker.ExplainEdge(c.Context, db, c.Args().Get(0), c.Args().Get(1))
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return printJSON(c.App.Writer, x)
+			}
+			w := c.App.Writer
+			fmt.Fprintf(w, "edge %s — %s (%s, origin %s)\n", x.From, x.To, x.RelationType, x.Origin)
+			fmt.Fprintf(w, "  tiers      %s / %s\n", x.TierFrom, x.TierTo)
+			fmt.Fprintf(w, "  weight     %.4f, reinforced %g times (established: %v)\n", x.Weight, x.ReinforcementCount, x.Established)
+			fmt.Fprintf(w, "  lambda     %g per active hour\n", x.Lambda)
+			if x.ElapsedHours != nil {
+				fmt.Fprintf(w, "  elapsed    %.2f active hours since %.2f\n", *x.ElapsedHours, *x.LastActiveHours)
+			}
+			fmt.Fprintf(w, "  effective  %.4f (threshold %.4f)\n", x.EffectiveWeight, x.Threshold)
+			fmt.Fprintf(w, "  verdict    %s\n", x.Verdict)
+			return nil
+		},
+	})
+}
+
+func demoCommand() *cli.Command {
+	return withFlags(&cli.Command{
+		Name:  "demo",
+		Usage: "migrate a fresh file, load a sample memory graph, advance the clock, sweep, report",
+		Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			path := c.String("db")
+			if path == "" {
+				dir, err := os.MkdirTemp("", "memworker-demo-")
+				if err != nil {
+					return err
+				}
+				path = filepath.Join(dir, "memory.db")
+			}
+			db, err := worker.Open(path, worker.OpenOptions{Create: true})
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			if err := worker.LoadDemo(c.Context, db); err != nil {
+				return err
+			}
+			w := c.App.Writer
+			fmt.Fprintf(w, "sample memory graph loaded into %s\n", path)
+			now, err := worker.AdvanceClock(c.Context, db, worker.DemoSweepAt-480)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "clock advanced to %g active hours\n", now)
+			r, err := worker.Sweep(c.Context, db, worker.SweepOptions{})
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return printJSON(w, r)
+			}
+			fmt.Fprintf(w, "\n%s\n\n", r.Summary)
+			fmt.Fprintf(w, "  archived blocks            %d (and %d of their edges)\n", r.Archived, r.EdgesRemovedWithBlocks)
+			fmt.Fprintf(w, "  edges pruned (static)      %d\n", r.EdgesPruned)
+			fmt.Fprintf(w, "  edges decayed (temporal)   %d\n", r.EdgesDecayed)
+			fmt.Fprintf(w, "  edges left                 %d of %d\n", r.TotalEdgesAfter, r.EdgesBefore)
+			fmt.Fprintf(w, "  reinforced                 %d top, %d constitutional\n", r.Reinforced, r.ConstitutionalReinforced)
+			for _, s := range r.InvalidRows.Sample {
+				fmt.Fprintf(w, "  skipped invalid %s %s: %s\n", s.Kind, s.ID, s.Problem)
+			}
+			for _, e := range r.DecayedSample {
+				fmt.Fprintf(w, "  decayed %s — %s: weight %.2f, effective %.3f\n", e.From, e.To, e.Weight, e.EffectiveWeight)
+			}
+			fmt.Fprintf(w, "\nExplore: memworker status --db %s; memworker decayed --db %s\n", path, path)
+			return nil
+		},
+	})
+}
