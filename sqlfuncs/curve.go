@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 )
@@ -70,8 +71,8 @@ func strictUnmarshal(text string, v any) error {
 	if err := dec.Decode(v); err != nil {
 		return err
 	}
-	if dec.More() {
-		return fmt.Errorf("trailing data after JSON value")
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("trailing data after the JSON value")
 	}
 	return nil
 }
@@ -81,8 +82,11 @@ func validateTiers(fn, arg string, tiers []LinearTier) error {
 		return argErr(fn, arg, "has no tiers")
 	}
 	for i, t := range tiers {
-		for name, v := range map[string]float64{"weight": t.Weight, "hold": t.Hold, "rate": t.Rate} {
-			if err := nonNegative(fn, fmt.Sprintf("%s tier %d %s", arg, i, name), v); err != nil {
+		for _, f := range []struct {
+			name string
+			v    float64
+		}{{"weight", t.Weight}, {"hold", t.Hold}, {"rate", t.Rate}} {
+			if err := nonNegative(fn, fmt.Sprintf("%s tier %d %s", arg, i, f.name), f.v); err != nil {
 				return err
 			}
 		}
@@ -135,9 +139,9 @@ func (c *Curve) Weight(weight, elapsed float64) (float64, error) {
 	case ModelLinear, ModelDelayedLinear:
 		return linearAt(weight, c.Rate, c.Hold, e), nil
 	case ModelMultiLinear:
-		return weight * multiLinearAt(c.Tiers, e), nil
+		return notOverflowing(fn, "curve_json", weight*multiLinearAt(c.Tiers, e))
 	default: // power law
-		return weight * math.Pow(1+e/c.Scale, -c.Alpha), nil
+		return powerLawAt(weight, c.Alpha, c.Scale, e), nil
 	}
 }
 
@@ -156,15 +160,16 @@ func (c *Curve) Horizon(weight, threshold float64) (Horizon, error) {
 	case ModelExponential:
 		return exponentialHorizon(weight, c.Lambda, threshold), nil
 	case ModelHalfLife:
-		return exponentialHorizon(weight, math.Ln2/c.HalfLife, threshold), nil
+		return halfLifeHorizon(weight, c.HalfLife, threshold), nil
 	case ModelLinear, ModelDelayedLinear:
 		return linearHorizon(weight, c.Rate, c.Hold, threshold), nil
 	case ModelMultiLinear:
-		scaled := make([]LinearTier, len(c.Tiers))
-		for i, t := range c.Tiers {
-			scaled[i] = LinearTier{Weight: t.Weight * weight, Hold: t.Hold, Rate: t.Rate * weight}
+		// weight × Σ tiers < threshold ⇔ Σ tiers < threshold / weight: no
+		// scaled copy of the tiers, which could overflow.
+		if weight == 0 {
+			return Horizon{}, nil
 		}
-		return multiLinearHorizon(scaled, threshold), nil
+		return multiLinearHorizon(c.Tiers, threshold/weight), nil
 	default:
 		return powerLawHorizon(weight, c.Alpha, c.Scale, threshold), nil
 	}
@@ -216,7 +221,24 @@ func multiLinearHorizon(tiers []LinearTier, threshold float64) Horizon {
 			return finiteHorizon(a + (fa-threshold)*(b-a)/(fa-fb))
 		}
 	}
+	// At huge times a tier's death can round onto its hold, making the drop
+	// a step just after a breakpoint rather than a segment.
+	for _, p := range points {
+		if next := math.Nextafter(p, math.Inf(1)); multiLinearAt(tiers, next) < threshold {
+			return finiteHorizon(next)
+		}
+	}
 	return never
+}
+
+func halfLifeHorizon(weight, halfLife, threshold float64) Horizon {
+	switch {
+	case weight < threshold:
+		return Horizon{}
+	case threshold == 0:
+		return never
+	}
+	return finiteHorizon(halfLife * (math.Log2(weight) - math.Log2(threshold)))
 }
 
 func powerLawHorizon(weight, alpha, scale, threshold float64) Horizon {
@@ -226,5 +248,6 @@ func powerLawHorizon(weight, alpha, scale, threshold float64) Horizon {
 	case alpha == 0 || threshold == 0:
 		return never
 	}
-	return finiteHorizon(scale * (math.Pow(weight/threshold, 1/alpha) - 1))
+	// expm1 keeps precision when alpha is large and the exponent tiny.
+	return finiteHorizon(scale * math.Expm1((math.Log(weight)-math.Log(threshold))/alpha))
 }

@@ -80,11 +80,20 @@ type LinearTier struct {
 // MultiLinearWeight sums parallel linear tiers, each with its own weight,
 // hold and rate: several timescales with a deterministic death time.
 func MultiLinearWeight(tiers []LinearTier, elapsed float64) (float64, error) {
-	e, err := elapsedOf("multi_linear_weight", elapsed)
+	const fn = "multi_linear_weight"
+	e, err := elapsedOf(fn, elapsed)
 	if err != nil {
 		return 0, err
 	}
-	return multiLinearAt(tiers, e), nil
+	return notOverflowing(fn, "tiers_json", multiLinearAt(tiers, e))
+}
+
+// notOverflowing rejects a sum too large to represent.
+func notOverflowing(fn, arg string, v float64) (float64, error) {
+	if math.IsInf(v, 0) {
+		return 0, argErr(fn, arg, "sums to more than a float can hold")
+	}
+	return v, nil
 }
 
 func multiLinearAt(tiers []LinearTier, elapsed float64) float64 {
@@ -114,7 +123,13 @@ func powerLawWeight(fn string, weight, alpha, elapsed, scale float64) (float64, 
 	if err != nil {
 		return 0, err
 	}
-	return weight * math.Pow(1+e/scale, -alpha), nil
+	return powerLawAt(weight, alpha, scale, e), nil
+}
+
+// powerLawAt is weight × (1 + elapsed/scale)^(−alpha), through log1p so a
+// tiny elapsed/scale is not lost when added to 1.
+func powerLawAt(weight, alpha, scale, elapsed float64) float64 {
+	return weight * math.Exp(-alpha*math.Log1p(elapsed/scale))
 }
 
 // Horizon is the elapsed time at which a weight first falls below a
@@ -150,7 +165,8 @@ func exponentialHorizon(weight, rate, threshold float64) Horizon {
 	case rate == 0 || threshold == 0:
 		return never
 	}
-	return finiteHorizon(math.Log(weight/threshold) / rate)
+	// Two logs, not log(weight/threshold): the ratio can overflow.
+	return finiteHorizon((math.Log(weight) - math.Log(threshold)) / rate)
 }
 
 // finiteHorizon treats a time too large to represent as never.

@@ -28,6 +28,9 @@ func LogNormalise(count, maxCount float64) (float64, error) {
 	if err := nonNegative(fn, "max_count", maxCount); err != nil {
 		return 0, err
 	}
+	if count > maxCount {
+		return 0, argErr(fn, "count", "must not exceed max_count (%g > %g)", count, maxCount)
+	}
 	if maxCount == 0 {
 		return 0, nil
 	}

@@ -1,6 +1,7 @@
 package shim
 
 import (
+	"math"
 	"runtime/cgo"
 
 	"github.com/memdecay/memdecay/sqlfuncs"
@@ -42,39 +43,6 @@ func (c *call) lambdaEdge() (result, error) {
 		return null, err
 	}
 	return c.number(sqlfuncs.LambdaEdge(a, b, count, threshold))
-}
-
-func (c *call) linearWeight() (result, error) {
-	hold, err := c.optNum(3, "hold", 0)
-	if err != nil {
-		return null, err
-	}
-	return c.numbers3(func(w, r, e float64) (float64, error) {
-		return sqlfuncs.LinearWeight(w, r, e, hold)
-	}, "weight", "rate", "elapsed")
-}
-
-func (c *call) powerLawWeight() (result, error) {
-	scale, err := c.optNum(3, "scale", 1)
-	if err != nil {
-		return null, err
-	}
-	return c.numbers3(func(w, a, e float64) (float64, error) {
-		return sqlfuncs.PowerLawWeight(w, a, e, scale)
-	}, "weight", "alpha", "elapsed")
-}
-
-func (c *call) decayHorizon() (result, error) {
-	var h sqlfuncs.Horizon
-	r, err := c.numbers3(func(w, l, t float64) (float64, error) {
-		var err error
-		h, err = sqlfuncs.DecayHorizon(w, l, t)
-		return 0, err
-	}, "weight", "lambda", "threshold")
-	if err != nil {
-		return r, err
-	}
-	return horizon(h), nil
 }
 
 // parsed returns argument 0 parsed by parse, from the statement's cache when
@@ -195,21 +163,12 @@ func (c *call) lifecycleAction() (result, error) {
 	if err != nil {
 		return null, err
 	}
+	if math.IsInf(confirmed, 0) {
+		return null, c.argError("confirmed", "must be finite (got %v)", confirmed)
+	}
 	action, err := sqlfuncs.LifecycleAction(score, tier, confirmed != 0)
 	if err != nil {
 		return null, err
 	}
 	return text(action), nil
-}
-
-func (c *call) compositeScore() (result, error) {
-	var v [4]float64
-	for i, name := range [4]string{"confidence", "recency", "centrality", "reinforcement"} {
-		x, err := c.num(i, name)
-		if err != nil {
-			return null, err
-		}
-		v[i] = x
-	}
-	return c.number(sqlfuncs.CompositeScore(v[0], v[1], v[2], v[3]))
 }

@@ -16,6 +16,7 @@ typedef struct {
 	unsigned numeric;   /* bit i: argument i is a number (numeric text accepted) */
 	unsigned null_null; /* bit i: a NULL argument i makes the result NULL */
 	int aux_arg;        /* a JSON argument parsed once per statement, or -1 */
+	int numeric_only;   /* every argument is a number and the result too */
 } md_func;
 
 #define B(i) (1u << (i))
@@ -23,28 +24,36 @@ typedef struct {
 #define ALL4 (ALL3 | B(3))
 
 static const md_func md_funcs[] = {
-	{"memdecay_version", MD_VERSION, 0, 0, 0, 0, -1},
-	{"memdecay_debug", MD_DEBUG, 0, 0, 0, 0, -1},
-	{"decay_tier", MD_DECAY_TIER, 2, 2, 0, 0, -1},
-	{"tier_lambda", MD_TIER_LAMBDA, 1, 1, 0, B(0), -1},
-	{"lambda_edge", MD_LAMBDA_EDGE, 2, 4, B(2) | B(3), ALL4, -1},
-	{"effective_weight", MD_EFFECTIVE_WEIGHT, 3, 3, ALL3, ALL3, -1},
-	{"half_life_weight", MD_HALF_LIFE_WEIGHT, 3, 3, ALL3, ALL3, -1},
-	{"linear_weight", MD_LINEAR_WEIGHT, 3, 4, ALL4, ALL4, -1},
-	{"multi_linear_weight", MD_MULTI_LINEAR_WEIGHT, 2, 2, B(1), B(0) | B(1), 0},
-	{"power_law_weight", MD_POWER_LAW_WEIGHT, 3, 4, ALL4, ALL4, -1},
-	{"curve_weight", MD_CURVE_WEIGHT, 3, 3, B(1) | B(2), ALL3, 0},
-	{"decay_horizon", MD_DECAY_HORIZON, 3, 3, ALL3, ALL3, -1},
-	{"curve_horizon", MD_CURVE_HORIZON, 2, 3, B(1) | B(2), ALL3, 0},
-	{"tideline_score", MD_TIDELINE_SCORE, 4, 5, ALL4, ALL4, -1},
-	{"segment_tier", MD_SEGMENT_TIER, 1, 1, 0, B(0), -1},
-	{"segment_importance", MD_SEGMENT_IMPORTANCE, 1, 1, 0, B(0), -1},
-	{"segment_decay_rate", MD_SEGMENT_DECAY_RATE, 1, 1, 0, B(0), -1},
-	{"lifecycle_action", MD_LIFECYCLE_ACTION, 3, 3, B(0) | B(2), ALL3, -1},
-	{"edge_strength", MD_EDGE_STRENGTH, 2, 2, B(0) | B(1), B(0) | B(1), -1},
-	{"log_normalise", MD_LOG_NORMALISE, 2, 2, B(0) | B(1), B(0) | B(1), -1},
-	{"composite_score", MD_COMPOSITE_SCORE, 4, 4, ALL4, ALL4, -1},
+	{"memdecay_version", MD_VERSION, 0, 0, 0, 0, -1, 0},
+	{"memdecay_debug", MD_DEBUG, 0, 0, 0, 0, -1, 0},
+	{"decay_tier", MD_DECAY_TIER, 2, 2, 0, 0, -1, 0},
+	{"tier_lambda", MD_TIER_LAMBDA, 1, 1, 0, B(0), -1, 0},
+	{"lambda_edge", MD_LAMBDA_EDGE, 2, 4, B(2) | B(3), ALL4, -1, 0},
+	{"effective_weight", MD_EFFECTIVE_WEIGHT, 3, 3, ALL3, ALL3, -1, 1},
+	{"half_life_weight", MD_HALF_LIFE_WEIGHT, 3, 3, ALL3, ALL3, -1, 1},
+	{"linear_weight", MD_LINEAR_WEIGHT, 3, 4, ALL4, ALL4, -1, 1},
+	{"multi_linear_weight", MD_MULTI_LINEAR_WEIGHT, 2, 2, B(1), B(0) | B(1), 0, 0},
+	{"power_law_weight", MD_POWER_LAW_WEIGHT, 3, 4, ALL4, ALL4, -1, 1},
+	{"curve_weight", MD_CURVE_WEIGHT, 3, 3, B(1) | B(2), ALL3, 0, 0},
+	{"decay_horizon", MD_DECAY_HORIZON, 3, 3, ALL3, ALL3, -1, 1},
+	{"curve_horizon", MD_CURVE_HORIZON, 2, 3, B(1) | B(2), ALL3, 0, 0},
+	{"tideline_score", MD_TIDELINE_SCORE, 4, 5, ALL4, ALL4, -1, 0},
+	{"segment_tier", MD_SEGMENT_TIER, 1, 1, 0, B(0), -1, 0},
+	{"segment_importance", MD_SEGMENT_IMPORTANCE, 1, 1, 0, B(0), -1, 0},
+	{"segment_decay_rate", MD_SEGMENT_DECAY_RATE, 1, 1, 0, B(0), -1, 0},
+	{"lifecycle_action", MD_LIFECYCLE_ACTION, 3, 3, B(0) | B(2), ALL3, -1, 0},
+	{"edge_strength", MD_EDGE_STRENGTH, 2, 2, B(0) | B(1), B(0) | B(1), -1, 1},
+	{"log_normalise", MD_LOG_NORMALISE, 2, 2, B(0) | B(1), B(0) | B(1), -1, 1},
+	{"composite_score", MD_COMPOSITE_SCORE, 4, 4, ALL4, ALL4, -1, 1},
 };
+
+static int md_all_numbers(const md_arg *args, int argc) {
+	int i;
+	for (i = 0; i < argc; i++) {
+		if (args[i].sqltype != SQLITE_INTEGER && args[i].sqltype != SQLITE_FLOAT) return 0;
+	}
+	return 1;
+}
 
 static void md_release(void *handle) { memdecayRelease((uintptr_t)handle); }
 
@@ -74,6 +83,24 @@ static void md_xfunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
 			args[i].text = (const char *)sqlite3_value_text(v);
 			args[i].len = sqlite3_value_bytes(v);
 		}
+	}
+
+	if (f->numeric_only && md_all_numbers(args, argc)) {
+		double nums[MD_MAX_ARGS], out = 0;
+		char *err = NULL;
+		for (i = 0; i < argc; i++) nums[i] = args[i].num;
+		switch (memdecayNumeric(f->id, argc, nums, &out, &err)) {
+		case MD_RESULT_DOUBLE:
+			sqlite3_result_double(ctx, out);
+			break;
+		case MD_RESULT_ERROR:
+			sqlite3_result_error(ctx, err, -1);
+			free(err);
+			break;
+		default:
+			sqlite3_result_null(ctx);
+		}
+		return;
 	}
 
 	uintptr_t aux = f->aux_arg >= 0 ? (uintptr_t)sqlite3_get_auxdata(ctx, f->aux_arg) : 0;

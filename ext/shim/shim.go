@@ -164,32 +164,19 @@ func dispatch(id int, c *call) (result, error) {
 		return c.number(sqlfuncs.TierLambda(tier))
 	case C.MD_LAMBDA_EDGE:
 		return c.lambdaEdge()
-	case C.MD_EFFECTIVE_WEIGHT:
-		return c.numbers3(sqlfuncs.EffectiveWeight, "weight", "lambda", "elapsed")
-	case C.MD_HALF_LIFE_WEIGHT:
-		return c.numbers3(sqlfuncs.HalfLifeWeight, "weight", "half_life", "elapsed")
-	case C.MD_LINEAR_WEIGHT:
-		return c.linearWeight()
 	case C.MD_MULTI_LINEAR_WEIGHT:
 		return c.multiLinearWeight()
-	case C.MD_POWER_LAW_WEIGHT:
-		return c.powerLawWeight()
 	case C.MD_CURVE_WEIGHT, C.MD_CURVE_HORIZON:
 		return c.curve(id)
-	case C.MD_DECAY_HORIZON:
-		return c.decayHorizon()
 	case C.MD_TIDELINE_SCORE:
 		return c.tidelineScore()
 	case C.MD_SEGMENT_TIER, C.MD_SEGMENT_IMPORTANCE, C.MD_SEGMENT_DECAY_RATE:
 		return c.segment(id)
 	case C.MD_LIFECYCLE_ACTION:
 		return c.lifecycleAction()
-	case C.MD_EDGE_STRENGTH:
-		return c.numbers2(sqlfuncs.EdgeStrength, "weight", "reinforcement_count")
-	case C.MD_LOG_NORMALISE:
-		return c.numbers2(sqlfuncs.LogNormalise, "count", "max_count")
-	case C.MD_COMPOSITE_SCORE:
-		return c.compositeScore()
+	}
+	if names, ok := numericArgs[id]; ok {
+		return c.numeric(id, names)
 	}
 	return null, fmt.Errorf("memdecay: unknown function id %d", id)
 }
@@ -262,30 +249,6 @@ func quote(s string) string {
 		s = s[:40] + "…"
 	}
 	return strconv.Quote(s)
-}
-
-func (c *call) numbers2(f func(a, b float64) (float64, error), n0, n1 string) (result, error) {
-	a, err := c.num(0, n0)
-	if err != nil {
-		return null, err
-	}
-	b, err := c.num(1, n1)
-	if err != nil {
-		return null, err
-	}
-	return c.number(f(a, b))
-}
-
-func (c *call) numbers3(f func(a, b, c float64) (float64, error), n0, n1, n2 string) (result, error) {
-	var v [3]float64
-	for i, name := range []string{n0, n1, n2} {
-		x, err := c.num(i, name)
-		if err != nil {
-			return null, err
-		}
-		v[i] = x
-	}
-	return c.number(f(v[0], v[1], v[2]))
 }
 
 // Function ids used by funcs.go, which has no cgo preamble.

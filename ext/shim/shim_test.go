@@ -238,7 +238,7 @@ var errorCases = []errorCase{
 	{`multi_linear_weight(x'5b5d', 1)`, "multi_linear_weight", "tiers_json is a blob"},
 	{`multi_linear_weight(5, 1)`, "multi_linear_weight", "tiers_json must be text"},
 	{`multi_linear_weight('[{"weight":1}]', 'soon')`, "multi_linear_weight", `elapsed is not a number: "soon"`},
-	{`multi_linear_weight('[{"weight":1e308},{"weight":1e308}]', 0)`, "multi_linear_weight", "result is not finite"},
+	{`multi_linear_weight('[{"weight":1e308},{"weight":1e308}]', 0)`, "multi_linear_weight", "tiers_json sums to more than a float can hold"},
 	{`power_law_weight(1, -1, 1)`, "power_law_weight", "alpha must not be negative"},
 	{`power_law_weight(1, 1, 1, 0)`, "power_law_weight", "scale must be greater than zero"},
 	{`curve_weight('{"model":"nope"}', 1, 1)`, "curve_weight", `curve_json model "nope" is unknown`},

@@ -1,0 +1,140 @@
+package sqlfuncs
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestTierLambda(t *testing.T) {
+	for _, tc := range []struct {
+		tier string
+		want float64
+	}{
+		{TierPermanent, 0.00001},
+		{TierDurable, 0.001},
+		{TierStandard, 0.010},
+		{TierEphemeral, 0.050},
+	} {
+		got := must(t)(TierLambda(tc.tier))
+		wantNear(t, "tier_lambda("+tc.tier+")", got, tc.want, 1e-15)
+	}
+}
+
+func TestTierLambdaUnknown(t *testing.T) {
+	for _, tier := range []string{"", "Standard", "mind", "permanent "} {
+		_, err := TierLambda(tier)
+		wantArgErr(t, err, "memdecay: tier_lambda: tier ")
+		for _, name := range []string{"permanent", "durable", "standard", "ephemeral"} {
+			if !strings.Contains(err.Error(), name) {
+				t.Errorf("tier_lambda(%q) error %q does not name tier %s", tier, err, name)
+			}
+		}
+	}
+}
+
+// TestLambdaEdge covers λ_edge = min(λa, λb) × 0.5, halved again once the
+// edge is established (reference 000 §3.1).
+func TestLambdaEdge(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		a, b         string
+		count, estab float64
+		want         float64
+	}{
+		{"000 §3.3 standard/standard", TierStandard, TierStandard, 0, 10, 0.005},
+		{"000 §3.3 established count=12", TierStandard, TierStandard, 12, 10, 0.0025},
+		{"000 §3.3 non-established count=5", TierStandard, TierStandard, 5, 10, 0.005},
+		{"000 §3.3 permanent+standard", TierPermanent, TierStandard, 0, 10, 0.000005},
+		{"000 §3.3 permanent+standard reversed", TierStandard, TierPermanent, 0, 10, 0.000005},
+		{"000 §3.3 ephemeral/ephemeral", TierEphemeral, TierEphemeral, 0, 10, 0.025},
+		{"000 §8 permanent/permanent", TierPermanent, TierPermanent, 0, 10, 0.000005},
+		{"durable/ephemeral takes the durable end", TierDurable, TierEphemeral, 0, 10, 0.0005},
+		{"002 scenario 12 count=9", TierStandard, TierStandard, 9, 10, 0.005},
+		{"002 scenario 12 count=10", TierStandard, TierStandard, 10, 10, 0.0025},
+		{"000 §12 count=10 is half of count=0", TierStandard, TierStandard, 10, EstablishedEdgeThreshold, 0.0025},
+		{"custom threshold 3 reached", TierDurable, TierDurable, 3, 3, 0.00025},
+		{"custom threshold 3 not reached", TierDurable, TierDurable, 2.9, 3, 0.0005},
+		{"threshold 0 establishes every edge", TierEphemeral, TierStandard, 0, 0, 0.0025},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := must(t)(LambdaEdge(tc.a, tc.b, tc.count, tc.estab))
+			wantNear(t, "lambda_edge", got, tc.want, 1e-15)
+		})
+	}
+}
+
+func TestLambdaEdgeErrors(t *testing.T) {
+	for _, tc := range []struct {
+		a, b         string
+		count, estab float64
+		prefix       string
+	}{
+		{"rock", TierStandard, 0, 10, "memdecay: lambda_edge: tier_a "},
+		{TierStandard, "", 0, 10, "memdecay: lambda_edge: tier_b "},
+		{TierStandard, TierStandard, -1, 10, "memdecay: lambda_edge: reinforcement_count "},
+		{TierStandard, TierStandard, math.NaN(), 10, "memdecay: lambda_edge: reinforcement_count "},
+		{TierStandard, TierStandard, math.Inf(1), 10, "memdecay: lambda_edge: reinforcement_count "},
+		{TierStandard, TierStandard, 0, -10, "memdecay: lambda_edge: established_threshold "},
+		{TierStandard, TierStandard, 0, math.Inf(-1), "memdecay: lambda_edge: established_threshold "},
+	} {
+		_, err := LambdaEdge(tc.a, tc.b, tc.count, tc.estab)
+		wantArgErr(t, err, tc.prefix)
+	}
+}
+
+// TestDecayTier checks the precedence of SPEC §2: self/constitutional, then
+// the durable self tags, then category mind, then observation, else standard.
+func TestDecayTier(t *testing.T) {
+	for _, tc := range []struct {
+		name, tags, category, want string
+	}{
+		{"constitutional beats self/value", `["self/value","self/constitutional"]`, "", TierPermanent},
+		{"constitutional beats observation", `["self/constitutional"]`, "observation", TierPermanent},
+		{"constitutional beats mind", `self/constitutional`, "mind", TierPermanent},
+		{"self/value beats observation", `["self/value"]`, "observation", TierDurable},
+		{"self/constraint beats observation", `["self/constraint"]`, "observation", TierDurable},
+		{"self/goal beats observation", `["draft","self/goal"]`, "observation", TierDurable},
+		{"self/value alone", `["self/value"]`, "knowledge", TierDurable},
+		{"category mind", ``, "mind", TierDurable},
+		{"category mind, unrelated tags", `["draft"]`, "mind", TierDurable},
+		{"category observation", ``, "observation", TierEphemeral},
+		{"observation with an empty array", `[]`, "observation", TierEphemeral},
+		{"other category", ``, "knowledge", TierStandard},
+		{"no tags, no category", ``, "", TierStandard},
+		{"unrelated tags", `["self","self/values","constitutional"]`, "knowledge", TierStandard},
+		{"comma-separated list", `draft, self/constitutional`, "observation", TierPermanent},
+		{"comma-separated durable, spaces trimmed", ` self/goal ,draft`, "observation", TierDurable},
+		{"comma-separated unrelated", `a,b,c`, "observation", TierEphemeral},
+		{"single tag without brackets", `self/value`, "", TierDurable},
+		{"whitespace-only tags", "  \t ", "mind", TierDurable},
+		{"JSON array padded with spaces", `  ["self/constraint"]  `, "", TierDurable},
+		{"json_group_array over a NULL tag", `[null]`, "mind", TierDurable},
+		{"null elements are skipped", `[null,"self/constitutional",null]`, "", TierPermanent},
+		{"only nulls", `[null,null]`, "observation", TierEphemeral},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := DecayTier(tc.tags, tc.category)
+			if err != nil {
+				t.Fatalf("decay_tier(%q, %q): %v", tc.tags, tc.category, err)
+			}
+			if got != tc.want {
+				t.Errorf("decay_tier(%q, %q) = %q, want %q", tc.tags, tc.category, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestDecayTierBadJSON(t *testing.T) {
+	for _, tags := range []string{
+		`["self/value"`,
+		`[self/value]`,
+		`[1, 2]`,
+		`[{"tag":"self/value"}]`,
+		`[["self/value"]]`,
+		`["a"] x`,
+	} {
+		_, err := DecayTier(tags, "mind")
+		wantArgErr(t, err, "memdecay: decay_tier: tags ")
+	}
+}
