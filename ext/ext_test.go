@@ -47,7 +47,7 @@ func TestMain(m *testing.M) {
 }
 
 // extensionPath returns the memdecay.so under test.
-func extensionPath(t *testing.T) string {
+func extensionPath(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		if p := os.Getenv("MEMDECAY_SO"); p != "" {
@@ -78,11 +78,11 @@ func extensionPath(t *testing.T) string {
 }
 
 // loadName is the extension path as users write it: without ".so".
-func loadName(t *testing.T) string {
+func loadName(t testing.TB) string {
 	return strings.TrimSuffix(extensionPath(t), ".so")
 }
 
-func sqlite3Shell(t *testing.T) string {
+func sqlite3Shell(t testing.TB) string {
 	t.Helper()
 	p, err := exec.LookPath("sqlite3")
 	if err != nil {
