@@ -34,3 +34,33 @@ INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, origin, last
     ('obs-hub',    'py-async',    0.90, 16, 'outcome',    470, 0, 'the hub is a bridge'),
     ('goal-ship',  'obs-hub',     0.80, 12, 'outcome',    470, 0, 'the hub is a bridge');
 UPDATE mem_config SET value = 480 WHERE key = 'active_hours';
+
+-- Relation policies: people and projects on a 90-day half-life of the wall
+-- clock (soft exclusion below 0.10, as a relation store would), chatter on
+-- a delayed linear curve of active hours that deletes and drops orphans.
+INSERT INTO mem_edge_policies (relation_type, model, params, clock, threshold, action, orphans) VALUES
+    ('works_on',       'half_life', '{"half_life": "90d"}',             'wall',         0.10, 'exclude', 'keep'),
+    ('mentioned_with', 'linear',    '{"rate": 0.01, "hold": "24h"}',    'active_hours', NULL, 'delete',  'delete');
+INSERT INTO mem_blocks (id, category, confidence, last_reinforced_hours, content) VALUES
+    ('alex',          'knowledge', 0.7, 470, 'Alex, backend lead.'),
+    ('project-alpha', 'knowledge', 0.7, 470, 'Project Alpha: the sync engine.'),
+    ('project-beta',  'knowledge', 0.6, 470, 'Project Beta: paused in spring.'),
+    ('meme-of-day',   'knowledge', 0.3, 470, 'The rubber-duck meme.');
+INSERT INTO mem_edges (from_id, to_id, weight, relation_type, origin, last_active_hours, last_observed_at, note) VALUES
+    ('alex', 'project-alpha', 1.0, 'works_on', 'observed', 480, CAST(strftime('%s', 'now') AS INTEGER) - 30 * 86400,
+     'observed a month ago: 0.79, live'),
+    ('alex', 'project-beta',  1.0, 'works_on', 'observed', 480, CAST(strftime('%s', 'now') AS INTEGER) - 400 * 86400,
+     'silent for 400 days: 0.046, excluded but kept'),
+    ('goal-ship', 'meme-of-day', 1.0, 'mentioned_with', 'observed', 300, NULL,
+     'linear: 24 h hold, then 0.01/h: dead at 424 h, its end is orphaned');
+
+-- Facts of several segments, last accessed days ago on the wall clock.
+INSERT INTO mem_facts (id, segment, access_count, last_accessed_at, content) VALUES
+    ('f-name',    'identity',   3, CAST(strftime('%s', 'now') AS INTEGER) - 400 * 86400, 'The user is called Sam.'),
+    ('f-tabs',    'preference', 5, CAST(strftime('%s', 'now') AS INTEGER) -   2 * 86400, 'Prefers tabs over spaces.'),
+    ('f-old-lib', 'knowledge',  0, CAST(strftime('%s', 'now') AS INTEGER) - 120 * 86400, 'Used left-pad in 2016.'),
+    ('f-meeting', 'context',    0, CAST(strftime('%s', 'now') AS INTEGER) -  10 * 86400, 'Meeting moved to Thursday.'),
+    ('f-typo',    'context',    0, CAST(strftime('%s', 'now') AS INTEGER) -  30 * 86400, 'Typo in the March report.'),
+    ('f-parking', 'context',    0, CAST(strftime('%s', 'now') AS INTEGER) -  60 * 86400, 'Parked on level 3.');
+INSERT INTO mem_facts (id, segment, status, access_count, last_accessed_at, content) VALUES
+    ('f-rule', 'correction', 'confirmed', 1, CAST(strftime('%s', 'now') AS INTEGER) - 365 * 86400, 'Never push on Fridays.');

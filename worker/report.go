@@ -13,6 +13,7 @@ type Report struct {
 	ClockHours               float64       `json:"clock_hours"`
 	WallTime                 int64         `json:"wall_time"`
 	Archived                 int64         `json:"archived"`
+	OrphansArchived          int64         `json:"orphans_archived"`
 	EdgesRemovedWithBlocks   int64         `json:"edges_removed_with_blocks"`
 	EdgesPruned              int64         `json:"edges_pruned"`
 	EdgesDecayed             int64         `json:"edges_decayed"`
@@ -27,6 +28,7 @@ type Report struct {
 	Facts                    FactCounts    `json:"facts"`
 	InvalidRows              InvalidRows   `json:"invalid_rows"`
 	DecayedSample            []EdgeSample  `json:"decayed_sample"`
+	EventsExpired            int64         `json:"events_expired"`
 	DurationMS               int64         `json:"duration_ms"`
 	Summary                  string        `json:"summary"`
 }
@@ -38,6 +40,8 @@ type PolicyCount struct {
 	Decayed      int64  `json:"decayed"`
 	BelowMinimum int64  `json:"below_minimum"`
 	Pinned       int64  `json:"pinned"`
+	Excluded     int64  `json:"excluded"`
+	Readmitted   int64  `json:"readmitted"`
 }
 
 // FactCounts is the fact lifecycle tally.
@@ -86,6 +90,7 @@ func (r *Report) BuildSummary() string {
 		}
 	}
 	add(r.Archived, "archived")
+	add(r.OrphansArchived, "orphans archived")
 	add(r.EdgesPruned, "edges pruned")
 	if r.EdgesDecayed > 0 {
 		s := fmt.Sprintf("%d edges decayed", r.EdgesDecayed)
@@ -96,8 +101,14 @@ func (r *Report) BuildSummary() string {
 	}
 	add(r.EdgesDeferred, "deferred")
 	for _, p := range r.Policies {
-		if n := p.Decayed + p.BelowMinimum; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s edges decayed", n, p.RelationType))
+		if p.Decayed > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s edges decayed", p.Decayed, p.RelationType))
+		}
+		if p.Excluded > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s edges excluded", p.Excluded, p.RelationType))
+		}
+		if p.Readmitted > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s edges readmitted", p.Readmitted, p.RelationType))
 		}
 	}
 	add(r.Facts.Archived, "facts archived")

@@ -16,8 +16,17 @@ const edgeSnapshot = `json_object('from_id', e.from_id, 'to_id', e.to_id, 'weigh
 	'last_active_hours', e.last_active_hours, 'last_observed_at', e.last_observed_at, 'pinned', e.pinned,
 	'note', e.note, 'created_at', e.created_at)`
 
+// blockSnapshot and blockTags are the JSON snapshot of a block row b.
+const blockSnapshot = `json_object('id', b.id, 'category', b.category, 'status', b.status,
+	'archive_reason', b.archive_reason, 'confidence', b.confidence, 'reinforcement_count', b.reinforcement_count,
+	'last_reinforced_hours', b.last_reinforced_hours, 'content', b.content, 'created_at', b.created_at)`
+
+const blockTags = `(SELECT json_group_array(t.tag) FROM main.mem_block_tags t WHERE t.block_id = b.id)`
+
 // statements holds the named statement lists of sweep.sql.
 var statements = parseNamed(sweepSQL)
+
+var snapshots = strings.NewReplacer("EDGE_SNAPSHOT", edgeSnapshot, "BLOCK_SNAPSHOT", blockSnapshot, "BLOCK_TAGS", blockTags)
 
 // parseNamed splits "-- name: x" sections into their statements (split at a
 // ';' that ends a line; no statement here has a trigger body).
@@ -27,7 +36,7 @@ func parseNamed(text string) map[string][]string {
 	var cur strings.Builder
 	flush := func() {
 		if s := strings.TrimSpace(cur.String()); s != "" && name != "" {
-			out[name] = append(out[name], strings.ReplaceAll(s, "EDGE_SNAPSHOT", edgeSnapshot))
+			out[name] = append(out[name], snapshots.Replace(s))
 		}
 		cur.Reset()
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -103,14 +104,27 @@ func (s *sweep) run(ctx context.Context) error {
 	if s.opt.DryRun {
 		return nil
 	}
-	if err := s.applyBlocks(ctx); err != nil {
-		return fmt.Errorf("sweep: archive faded blocks: %w", err)
+	steps := []struct {
+		what, table, stmts string
+	}{
+		{"archive faded blocks", "plan_blocks", "apply_blocks"},
+		{"prune and decay edges", "plan_edges", "apply_edges"},
+		{"exclude and readmit edges", "plan_flags", "apply_flags"},
+		{"archive and prune facts", "plan_facts", "apply_facts"},
 	}
-	if err := s.applyEdges(ctx); err != nil {
-		return fmt.Errorf("sweep: prune and decay edges: %w", err)
+	for _, st := range steps {
+		if err := s.chunks(ctx, st.table, func(lo, hi int64) error {
+			_, err := s.exec(ctx, st.stmts, sql.Named("lo", lo), sql.Named("hi", hi))
+			return err
+		}); err != nil {
+			return fmt.Errorf("sweep: %s: %w", st.what, err)
+		}
 	}
 	if err := s.finish(ctx); err != nil {
 		return fmt.Errorf("sweep: reinforce and record: %w", err)
+	}
+	if err := s.expireEvents(ctx); err != nil {
+		return fmt.Errorf("sweep: expire old events: %w", err)
 	}
 	return nil
 }
@@ -198,14 +212,56 @@ func (s *sweep) plan(ctx context.Context) (err error) {
 	if _, err := s.exec(ctx, "plan_decay", sql.Named("budget", budget)); err != nil {
 		return err
 	}
-	if _, err := s.exec(ctx, "plan_reinforce", sql.Named("top_n", s.cfg.ReinforceTopN)); err != nil {
+	if err := s.loadPolicies(ctx); err != nil {
 		return err
+	}
+	for _, name := range []string{"plan_policy", "plan_reinforce", "plan_facts"} {
+		if _, err := s.exec(ctx, name, sql.Named("top_n", s.cfg.ReinforceTopN)); err != nil {
+			return err
+		}
 	}
 	return s.planReport(ctx, candidates-budget)
 }
 
-// planReport fills the report from the plan; apply overwrites the counts
-// with what it actually changed (the same, unless an app wrote meanwhile).
+// loadPolicies validates every relation policy row and stages it, with
+// its durations in the clock's unit, in temp.sweep_policy. A broken row
+// fails the sweep before anything changes.
+func (s *sweep) loadPolicies(ctx context.Context) error {
+	rows, err := s.conn.QueryContext(ctx, `SELECT relation_type, model, CAST(params AS TEXT), clock, threshold, action, orphans
+		FROM main.mem_edge_policies ORDER BY relation_type`)
+	if err != nil {
+		return fmt.Errorf("reading mem_edge_policies: %w", err)
+	}
+	var policies []Policy
+	for rows.Next() {
+		var p Policy
+		if err := rows.Scan(&p.RelationType, &p.Model, &p.Params, &p.Clock, &p.Threshold, &p.Action, &p.Orphans); err != nil {
+			rows.Close()
+			return fmt.Errorf("reading mem_edge_policies: %w", err)
+		}
+		policies = append(policies, p)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, p := range policies {
+		staged, err := p.Resolve(s.cfg.EdgeDecayThreshold)
+		if err != nil {
+			return err
+		}
+		_, err = s.conn.ExecContext(ctx, `INSERT INTO temp.sweep_policy
+			(relation_type, model, curve, clock, threshold, to_zero, action, orphans) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			p.RelationType, p.Model, staged.Curve, p.Clock, staged.Threshold, staged.ToZero, p.Action, p.Orphans)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// planReport fills the report from the plan; a real sweep recounts from
+// its events once applied (the same, unless an app wrote meanwhile).
 func (s *sweep) planReport(ctx context.Context, deferred int64) error {
 	r := &s.report
 	r.EdgesDeferred = deferred
@@ -214,12 +270,17 @@ func (s *sweep) planReport(ctx context.Context, deferred int64) error {
 		query string
 	}{
 		{&r.Archived, "SELECT count(*) FROM temp.plan_blocks"},
+		{&r.OrphansArchived, "SELECT count(*) FROM temp.plan_orphans"},
 		{&r.EdgesRemovedWithBlocks, "SELECT count(*) FROM temp.plan_edges WHERE phase = 'block_archived'"},
 		{&r.EdgesPruned, "SELECT count(*) FROM temp.plan_edges WHERE phase = 'static'"},
 		{&r.EdgesDecayed, "SELECT count(*) FROM temp.plan_edges WHERE phase = 'temporal'"},
 		{&r.ConstitutionalReinforced, "SELECT count(*) FROM temp.plan_reinforce WHERE kind = 'constitutional'"},
 		{&r.Reinforced, "SELECT count(*) FROM temp.plan_reinforce WHERE kind = 'top'"},
 		{&r.InvalidRows.Count, "SELECT count(*) FROM temp.sweep_invalid"},
+		{&r.Facts.Processed, "SELECT count(*) FROM temp.plan_facts"},
+		{&r.Facts.Immune, "SELECT count(*) FROM temp.plan_facts WHERE tier = 'permanent' OR status = 'confirmed'"},
+		{&r.Facts.Archived, "SELECT count(*) FROM temp.plan_facts WHERE action = 'archive'"},
+		{&r.Facts.Pruned, "SELECT count(*) FROM temp.plan_facts WHERE action = 'prune'"},
 	}
 	for _, c := range counts {
 		n, err := s.count(ctx, c.query)
@@ -228,39 +289,119 @@ func (s *sweep) planReport(ctx context.Context, deferred int64) error {
 		}
 		*c.dst = n
 	}
-	r.TotalEdgesAfter = r.EdgesBefore - r.EdgesRemovedWithBlocks - r.EdgesPruned - r.EdgesDecayed
-	r.InvalidRows.Sample = []InvalidRow{}
-	rows, err := s.conn.QueryContext(ctx, "SELECT kind, id, problem FROM temp.sweep_invalid ORDER BY kind, id LIMIT 10")
-	if err != nil {
+	r.Facts.Kept = r.Facts.Processed - r.Facts.Immune - r.Facts.Archived - r.Facts.Pruned
+	if err := s.policyReport(ctx); err != nil {
 		return err
 	}
-	for rows.Next() {
-		var v InvalidRow
-		if err := rows.Scan(&v.Kind, &v.ID, &v.Problem); err != nil {
-			rows.Close()
-			return err
-		}
-		r.InvalidRows.Sample = append(r.InvalidRows.Sample, v)
+	r.TotalEdgesAfter = r.EdgesBefore - r.EdgesRemovedWithBlocks - r.EdgesPruned - r.EdgesDecayed
+	for _, p := range r.Policies {
+		r.TotalEdgesAfter -= p.Decayed
 	}
-	rows.Close()
-	r.DecayedSample = []EdgeSample{}
-	rows, err = s.conn.QueryContext(ctx, `SELECT from_id, to_id, weight, effective FROM temp.plan_edges
-		WHERE phase = 'temporal' ORDER BY seq LIMIT 5`)
+	var err error
+	if r.InvalidRows.Sample, err = queryAll(ctx, s.conn, `SELECT kind, id, problem FROM temp.sweep_invalid ORDER BY kind, id LIMIT 10`,
+		func(rows *sql.Rows, v *InvalidRow) error { return rows.Scan(&v.Kind, &v.ID, &v.Problem) }); err != nil {
+		return err
+	}
+	r.DecayedSample, err = queryAll(ctx, s.conn, `SELECT from_id, to_id, weight, effective FROM temp.plan_edges
+		WHERE phase IN ('temporal', 'policy') ORDER BY phase DESC, seq LIMIT 5`,
+		func(rows *sql.Rows, v *EdgeSample) error {
+			return rows.Scan(&v.From, &v.To, &v.Weight, &v.EffectiveWeight)
+		})
+	return err
+}
+
+// policyReport tallies each relation policy from the plan.
+func (s *sweep) policyReport(ctx context.Context) error {
+	var err error
+	s.report.Policies, err = queryAll(ctx, s.conn, `
+		SELECT p.relation_type,
+		       (SELECT count(*) FROM temp.plan_policy_eval v WHERE v.relation_type = p.relation_type AND NOT v.pinned AND v.elapsed IS NOT NULL),
+		       (SELECT count(*) FROM temp.plan_edges e WHERE e.relation_type = p.relation_type AND e.phase = 'policy'),
+		       (SELECT count(*) FROM temp.plan_policy_eval v WHERE v.relation_type = p.relation_type AND v.below AND v.action = 'exclude'),
+		       (SELECT count(*) FROM temp.plan_policy_eval v WHERE v.relation_type = p.relation_type AND v.pinned),
+		       (SELECT count(*) FROM temp.plan_flags f WHERE f.relation_type = p.relation_type AND f.excluded_to),
+		       (SELECT count(*) FROM temp.plan_flags f WHERE f.relation_type = p.relation_type AND NOT f.excluded_to)
+		FROM temp.sweep_policy p ORDER BY p.relation_type`,
+		func(rows *sql.Rows, c *PolicyCount) error {
+			return rows.Scan(&c.RelationType, &c.Processed, &c.Decayed, &c.BelowMinimum, &c.Pinned, &c.Excluded, &c.Readmitted)
+		})
+	return err
+}
+
+// appliedReport recounts removals from this sweep's events, which commit
+// with the changes they record.
+func (s *sweep) appliedReport(ctx context.Context) error {
+	r := &s.report
+	planned := r.Archived + r.OrphansArchived + r.EdgesRemovedWithBlocks + r.EdgesPruned + r.EdgesDecayed + r.Facts.Archived + r.Facts.Pruned
+	byPolicy := map[string]*PolicyCount{}
+	for i := range r.Policies {
+		p := &r.Policies[i]
+		planned += p.Decayed + p.Excluded + p.Readmitted
+		p.Decayed, p.Excluded, p.Readmitted = 0, 0, 0
+		byPolicy[p.RelationType] = p
+	}
+	r.Archived, r.OrphansArchived, r.EdgesRemovedWithBlocks, r.EdgesPruned, r.EdgesDecayed = 0, 0, 0, 0, 0
+	r.Facts.Archived, r.Facts.Pruned = 0, 0
+	rows, err := s.conn.QueryContext(ctx, `SELECT subject_kind, action, coalesce(reason, ''), count(*) FROM main.mem_events
+		WHERE sweep_id = ? GROUP BY 1, 2, 3`, r.SweepID)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
+	var applied int64
 	for rows.Next() {
-		var v EdgeSample
-		if err := rows.Scan(&v.From, &v.To, &v.Weight, &v.EffectiveWeight); err != nil {
+		var kind, action, reason string
+		var n int64
+		if err := rows.Scan(&kind, &action, &reason, &n); err != nil {
 			return err
 		}
-		r.DecayedSample = append(r.DecayedSample, v)
+		applied += n
+		_, relation, _ := strings.Cut(reason, ":")
+		switch {
+		case kind == "block" && reason == "orphaned":
+			r.OrphansArchived += n
+		case kind == "block":
+			r.Archived += n
+		case kind == "fact" && action == "archive":
+			r.Facts.Archived += n
+		case kind == "fact" && action == "prune":
+			r.Facts.Pruned += n
+		case action == "delete":
+			r.EdgesRemovedWithBlocks += n
+		case action == "prune":
+			r.EdgesPruned += n
+		case action == "decay" && reason == "temporal":
+			r.EdgesDecayed += n
+		case byPolicy[relation] != nil && action == "decay":
+			byPolicy[relation].Decayed += n
+		case byPolicy[relation] != nil && action == "exclude":
+			byPolicy[relation].Excluded += n
+		case byPolicy[relation] != nil && action == "readmit":
+			byPolicy[relation].Readmitted += n
+		}
 	}
-	if r.Policies == nil {
-		r.Policies = []PolicyCount{}
-	}
+	r.Facts.Kept = r.Facts.Processed - r.Facts.Immune - r.Facts.Archived - r.Facts.Pruned
+	r.Skipped = planned - applied
 	return rows.Err()
+}
+
+// queryAll scans every row of a query into a slice (never nil, so JSON
+// shows [] rather than null).
+func queryAll[T any](ctx context.Context, q querier, query string, scan func(*sql.Rows, *T) error) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []T{}
+	for rows.Next() {
+		var v T
+		if err := scan(rows, &v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
 }
 
 // inTx runs f in one BEGIN IMMEDIATE transaction on the sweep's connection,
@@ -302,79 +443,15 @@ func (s *sweep) chunks(ctx context.Context, table string, f func(lo, hi int64) e
 	return nil
 }
 
-func (s *sweep) applyBlocks(ctx context.Context) error {
-	r := &s.report
-	r.Archived, r.EdgesRemovedWithBlocks = 0, 0
-	return s.chunks(ctx, "plan_blocks", func(lo, hi int64) error {
-		q := stmts("apply_blocks")
-		for i, stmt := range q {
-			res, err := s.conn.ExecContext(ctx, stmt, s.args(sql.Named("lo", lo), sql.Named("hi", hi))...)
-			if err != nil {
-				return err
-			}
-			n, _ := res.RowsAffected()
-			switch i {
-			case 4: // DELETE FROM mem_edges
-				r.EdgesRemovedWithBlocks += n
-			case len(q) - 1: // UPDATE mem_blocks
-				r.Archived += n
-			}
-		}
-		return nil
-	})
-}
-
-func (s *sweep) applyEdges(ctx context.Context) error {
-	r := &s.report
-	planned := r.EdgesPruned + r.EdgesDecayed
-	r.EdgesPruned, r.EdgesDecayed = 0, 0
-	err := s.chunks(ctx, "plan_edges", func(lo, hi int64) error {
-		q := stmts("apply_edges")
-		if _, err := s.conn.ExecContext(ctx, q[0]); err != nil {
-			return err
-		}
-		if _, err := s.conn.ExecContext(ctx, q[1], s.args(sql.Named("lo", lo), sql.Named("hi", hi))...); err != nil {
-			return err
-		}
-		rows, err := s.conn.QueryContext(ctx, `SELECT p.phase, count(*) FROM temp.apply_rows a
-			JOIN temp.plan_edges p ON p.seq = a.seq GROUP BY p.phase`)
-		if err != nil {
-			return err
-		}
-		var pruned, decayed int64
-		for rows.Next() {
-			var phase string
-			var n int64
-			if err := rows.Scan(&phase, &n); err != nil {
-				rows.Close()
-				return err
-			}
-			if phase == "static" {
-				pruned = n
-			} else {
-				decayed = n
-			}
-		}
-		rows.Close()
-		for _, stmt := range q[2:] {
-			if _, err := s.conn.ExecContext(ctx, stmt, s.args()...); err != nil {
-				return err
-			}
-		}
-		r.EdgesPruned += pruned
-		r.EdgesDecayed += decayed
-		return nil
-	})
-	r.Skipped += planned - r.EdgesPruned - r.EdgesDecayed
-	return err
-}
-
 // finish reinforces, advances last_curate_at and records the sweep, in one
 // transaction.
 func (s *sweep) finish(ctx context.Context) error {
 	r := &s.report
 	return s.inTx(ctx, func() error {
 		if _, err := s.exec(ctx, "apply_reinforce"); err != nil {
+			return err
+		}
+		if err := s.appliedReport(ctx); err != nil {
 			return err
 		}
 		n, err := s.count(ctx, "SELECT count(*) FROM main.mem_edges")
@@ -392,6 +469,34 @@ func (s *sweep) finish(ctx context.Context) error {
 		r.Summary = r.BuildSummary()
 		return s.recordSweep(ctx, s.conn, "done")
 	})
+}
+
+// expireEvents removes events older than event_retention_days (0 keeps
+// them forever), in bounded chunks, and counts them in the stored report.
+func (s *sweep) expireEvents(ctx context.Context) error {
+	if s.cfg.EventRetentionDays <= 0 {
+		return nil
+	}
+	cutoff := s.wall.Unix() - int64(s.cfg.EventRetentionDays*86400)
+	for {
+		var n int64
+		err := s.inTx(ctx, func() error {
+			var err error
+			n, err = s.exec(ctx, "expire_events", sql.Named("cutoff", cutoff), sql.Named("limit", s.opt.ChunkSize))
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		s.report.EventsExpired += n
+		if n < int64(s.opt.ChunkSize) {
+			break
+		}
+	}
+	if s.report.EventsExpired == 0 {
+		return nil
+	}
+	return s.inTx(ctx, func() error { return s.recordSweep(ctx, s.conn, "done") })
 }
 
 func (s *sweep) recordSweep(ctx context.Context, q querier, status string) error {

@@ -14,6 +14,12 @@ DROP TABLE IF EXISTS temp.plan_edges;
 DROP TABLE IF EXISTS temp.plan_decay;
 DROP TABLE IF EXISTS temp.plan_reinforce;
 DROP TABLE IF EXISTS temp.apply_rows;
+DROP TABLE IF EXISTS temp.apply_orphans;
+DROP TABLE IF EXISTS temp.plan_policy_eval;
+DROP TABLE IF EXISTS temp.plan_flags;
+DROP TABLE IF EXISTS temp.plan_orphans;
+DROP TABLE IF EXISTS temp.plan_facts;
+DROP TABLE IF EXISTS temp.sweep_policy;
 DROP VIEW IF EXISTS temp.sweep_edges;
 CREATE TEMP VIEW sweep_edges AS
 SELECT e.rowid AS edge_rowid, e.*,
@@ -21,15 +27,27 @@ SELECT e.rowid AS edge_rowid, e.*,
 FROM main.mem_edges e
 WHERE typeof(e.weight) IN ('integer', 'real') AND e.weight >= 0
   AND typeof(e.reinforcement_count) IN ('integer', 'real') AND e.reinforcement_count >= 0
-  AND (e.last_active_hours IS NULL OR typeof(e.last_active_hours) IN ('integer', 'real'));
+  AND (e.last_active_hours IS NULL OR typeof(e.last_active_hours) IN ('integer', 'real'))
+  AND (e.last_observed_at IS NULL OR typeof(e.last_observed_at) IN ('integer', 'real'));
 CREATE TEMP TABLE sweep_invalid (kind TEXT, id TEXT, problem TEXT);
 CREATE TEMP TABLE plan_blocks (seq INTEGER PRIMARY KEY, id TEXT UNIQUE, last_reinforced_hours, recency REAL, tier TEXT);
 CREATE TEMP TABLE plan_edges (
-    seq INTEGER PRIMARY KEY, from_id TEXT, to_id TEXT, phase TEXT,
-    weight, reinforcement_count, last_active_hours, effective REAL, lambda REAL, elapsed REAL,
+    seq INTEGER PRIMARY KEY, from_id TEXT, to_id TEXT, phase TEXT, relation_type TEXT, orphans TEXT,
+    weight, reinforcement_count, last_active_hours, last_observed_at, effective REAL, lambda REAL, elapsed REAL,
     UNIQUE (from_id, to_id));
+CREATE TEMP TABLE plan_flags (
+    seq INTEGER PRIMARY KEY, from_id TEXT, to_id TEXT, relation_type TEXT, excluded_to INTEGER,
+    weight, last_active_hours, last_observed_at, effective REAL, threshold REAL, elapsed REAL);
+CREATE TEMP TABLE plan_orphans (id TEXT PRIMARY KEY);
 CREATE TEMP TABLE plan_reinforce (id TEXT, kind TEXT, PRIMARY KEY (id, kind));
+CREATE TEMP TABLE plan_facts (
+    seq INTEGER PRIMARY KEY, id TEXT UNIQUE, tier TEXT, status TEXT, importance, decay_rate, access_count,
+    last_accessed_at, days REAL, score REAL, action TEXT);
+CREATE TEMP TABLE sweep_policy (
+    relation_type TEXT PRIMARY KEY, model TEXT, curve TEXT, clock TEXT, threshold REAL, to_zero INTEGER,
+    action TEXT, orphans TEXT);
 CREATE TEMP TABLE apply_rows (seq INTEGER PRIMARY KEY);
+CREATE TEMP TABLE apply_orphans (id TEXT PRIMARY KEY);
 
 -- name: plan_invalid
 INSERT INTO sweep_invalid (kind, id, problem)
@@ -41,8 +59,23 @@ SELECT 'edge', json_array(from_id, to_id), problem FROM (
         WHEN reinforcement_count < 0 THEN 'reinforcement_count is negative'
         WHEN last_active_hours IS NOT NULL AND typeof(last_active_hours) NOT IN ('integer', 'real')
             THEN 'last_active_hours is ' || typeof(last_active_hours)
+        WHEN last_observed_at IS NOT NULL AND typeof(last_observed_at) NOT IN ('integer', 'real')
+            THEN 'last_observed_at is ' || typeof(last_observed_at)
     END AS problem
     FROM main.mem_edges)
+WHERE problem IS NOT NULL;
+INSERT INTO sweep_invalid (kind, id, problem)
+SELECT 'fact', id, problem FROM (
+    SELECT id, CASE
+        WHEN tier IS NULL THEN 'tier is NULL (unknown segment ' || quote(segment) || ')'
+        WHEN typeof(importance) NOT IN ('integer', 'real') OR importance < 0 OR importance > 1
+            THEN 'importance is ' || typeof(importance) || ' ' || quote(importance)
+        WHEN typeof(decay_rate) NOT IN ('integer', 'real') OR decay_rate < 0 THEN 'decay_rate is ' || quote(decay_rate)
+        WHEN typeof(access_count) NOT IN ('integer', 'real') OR access_count < 0 THEN 'access_count is ' || quote(access_count)
+        WHEN last_accessed_at IS NOT NULL AND typeof(last_accessed_at) NOT IN ('integer', 'real')
+            THEN 'last_accessed_at is ' || typeof(last_accessed_at)
+    END AS problem
+    FROM main.mem_facts WHERE status IN ('active', 'confirmed'))
 WHERE problem IS NOT NULL;
 INSERT INTO sweep_invalid (kind, id, problem)
 SELECT 'block', id, problem FROM (
@@ -95,15 +128,15 @@ WHERE c.recency < :block_threshold
   AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.to_id = c.id AND e.pinned)
 ORDER BY c.id;
 -- Every valid edge touching an archived block goes with it.
-INSERT OR IGNORE INTO plan_edges (from_id, to_id, phase, weight, reinforcement_count, last_active_hours)
-SELECT e.from_id, e.to_id, 'block_archived', e.weight, e.reinforcement_count, e.last_active_hours
+INSERT OR IGNORE INTO plan_edges (from_id, to_id, phase, weight, reinforcement_count, last_active_hours, last_observed_at)
+SELECT e.from_id, e.to_id, 'block_archived', e.weight, e.reinforcement_count, e.last_active_hours, e.last_observed_at
 FROM sweep_edges e
 WHERE e.from_id IN (SELECT id FROM plan_blocks) OR e.to_id IN (SELECT id FROM plan_blocks)
 ORDER BY e.from_id, e.to_id;
 
 -- name: plan_static
-INSERT OR IGNORE INTO plan_edges (from_id, to_id, phase, weight, reinforcement_count, last_active_hours)
-SELECT from_id, to_id, 'static', weight, reinforcement_count, last_active_hours
+INSERT OR IGNORE INTO plan_edges (from_id, to_id, phase, weight, reinforcement_count, last_active_hours, last_observed_at)
+SELECT from_id, to_id, 'static', weight, reinforcement_count, last_active_hours, last_observed_at
 FROM sweep_edges
 WHERE weight < :prune_threshold AND reinforcement_count = 0 AND NOT pinned AND NOT has_policy
 ORDER BY from_id, to_id;
@@ -111,11 +144,11 @@ ORDER BY from_id, to_id;
 -- name: plan_decay_candidates
 CREATE TEMP TABLE plan_decay AS
 SELECT * FROM (
-    SELECT from_id, to_id, weight, reinforcement_count, last_active_hours, lambda,
-           :now - last_active_hours AS elapsed,
+    SELECT from_id, to_id, weight, reinforcement_count, last_active_hours, last_observed_at, lambda,
+           max(0, :now - last_active_hours) AS elapsed,
            effective_weight(weight, lambda, :now - last_active_hours) AS effective
     FROM (
-        SELECT e.from_id, e.to_id, e.weight, e.reinforcement_count, e.last_active_hours,
+        SELECT e.from_id, e.to_id, e.weight, e.reinforcement_count, e.last_active_hours, e.last_observed_at,
                lambda_edge(coalesce(ta.tier, 'standard'), coalesce(tb.tier, 'standard'),
                            e.reinforcement_count, :established) AS lambda
         FROM sweep_edges e
@@ -127,14 +160,54 @@ WHERE effective < :decay_threshold;
 
 -- name: plan_decay
 -- The decay cap: the lowest effective weights first, ties by edge.
-INSERT INTO plan_edges (from_id, to_id, phase, weight, reinforcement_count, last_active_hours, effective, lambda, elapsed)
-SELECT from_id, to_id, 'temporal', weight, reinforcement_count, last_active_hours, effective, lambda, elapsed
+INSERT INTO plan_edges (from_id, to_id, phase, weight, reinforcement_count, last_active_hours, last_observed_at,
+                        effective, lambda, elapsed)
+SELECT from_id, to_id, 'temporal', weight, reinforcement_count, last_active_hours, last_observed_at, effective, lambda, elapsed
 FROM plan_decay ORDER BY effective, from_id, to_id LIMIT :budget;
+
+-- name: plan_policy
+-- Edges of relation types with a policy (their only decay): evaluated on
+-- the policy's clock and curve; pinned edges and edges going with an
+-- archived block are left out.
+CREATE TEMP TABLE plan_policy_eval AS
+SELECT e.from_id, e.to_id, e.relation_type, e.weight, e.reinforcement_count, e.last_active_hours,
+       e.last_observed_at, e.excluded, e.pinned, p.action, p.orphans, p.curve, p.to_zero, p.threshold,
+       max(0, CASE p.clock WHEN 'wall' THEN (:wall - e.last_observed_at) / 86400.0 ELSE :now - e.last_active_hours END) AS elapsed
+FROM sweep_edges e JOIN sweep_policy p ON p.relation_type = e.relation_type
+WHERE NOT EXISTS (SELECT 1 FROM plan_edges x WHERE x.from_id = e.from_id AND x.to_id = e.to_id);
+ALTER TABLE plan_policy_eval ADD COLUMN effective REAL;
+ALTER TABLE plan_policy_eval ADD COLUMN below INTEGER;
+UPDATE plan_policy_eval SET effective = curve_weight(curve, weight, elapsed) WHERE NOT pinned AND elapsed IS NOT NULL;
+UPDATE plan_policy_eval SET below = CASE WHEN to_zero THEN effective <= 0 ELSE effective < threshold END
+WHERE effective IS NOT NULL;
+INSERT INTO plan_edges (from_id, to_id, phase, relation_type, orphans, weight, reinforcement_count,
+                        last_active_hours, last_observed_at, effective, elapsed)
+SELECT from_id, to_id, 'policy', relation_type, orphans, weight, reinforcement_count,
+       last_active_hours, last_observed_at, effective, elapsed
+FROM plan_policy_eval WHERE below AND action = 'delete'
+ORDER BY from_id, to_id;
+INSERT INTO plan_flags (from_id, to_id, relation_type, excluded_to, weight, last_active_hours, last_observed_at,
+                        effective, threshold, elapsed)
+SELECT from_id, to_id, relation_type, below, weight, last_active_hours, last_observed_at, effective,
+       CASE WHEN to_zero THEN 0 ELSE threshold END, elapsed
+FROM plan_policy_eval
+WHERE action = 'exclude' AND below IS NOT NULL AND below != (excluded != 0)
+ORDER BY from_id, to_id;
+-- Orphans: active ends of policy-deleted edges (orphans = 'delete') that
+-- keep no edge at all once the planned removals are done.
+INSERT INTO plan_orphans (id)
+SELECT DISTINCT b.id FROM main.mem_blocks b
+JOIN (SELECT from_id AS id FROM plan_edges WHERE phase = 'policy' AND orphans = 'delete'
+      UNION SELECT to_id FROM plan_edges WHERE phase = 'policy' AND orphans = 'delete') o ON o.id = b.id
+WHERE b.status = 'active' AND b.id NOT IN (SELECT id FROM plan_blocks)
+  AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE (e.from_id = b.id OR e.to_id = b.id)
+                  AND NOT EXISTS (SELECT 1 FROM plan_edges x WHERE x.from_id = e.from_id AND x.to_id = e.to_id));
 
 -- name: plan_reinforce
 INSERT INTO plan_reinforce (id, kind)
 SELECT id, 'constitutional' FROM sweep_tier
-WHERE status = 'active' AND constitutional AND id NOT IN (SELECT id FROM plan_blocks);
+WHERE status = 'active' AND constitutional AND id NOT IN (SELECT id FROM plan_blocks)
+  AND id NOT IN (SELECT id FROM plan_orphans);
 -- Top N by composite over the active blocks and edges left after the
 -- removals and the constitutional reinforcement; ties to the smaller id.
 INSERT INTO plan_reinforce (id, kind)
@@ -156,6 +229,7 @@ candidates AS (
     LEFT JOIN degree d ON d.id = b.id
     WHERE b.status = 'active'
       AND b.id NOT IN (SELECT id FROM plan_blocks)
+      AND b.id NOT IN (SELECT id FROM plan_orphans)
       AND b.id NOT IN (SELECT id FROM sweep_invalid WHERE kind = 'block')),
 scale AS (SELECT max(degree) AS max_degree, max(reinforcement_count) AS max_count FROM candidates)
 SELECT id, 'top' FROM candidates, scale
@@ -167,6 +241,19 @@ ORDER BY composite_score(
          id
 LIMIT :top_n;
 
+-- name: plan_facts
+-- Fact lifecycle on the wall clock: days since the last access (or since
+-- creation when never accessed).
+INSERT INTO plan_facts (id, tier, status, importance, decay_rate, access_count, last_accessed_at, days, score, action)
+SELECT id, tier, status, importance, decay_rate, access_count, last_accessed_at, days, score,
+       lifecycle_action(score, tier, status = 'confirmed')
+FROM (SELECT f.*, max(0, (:wall - coalesce(f.last_accessed_at, f.created_at)) / 86400.0) AS days,
+             tideline_score(f.importance, f.decay_rate, max(0, (:wall - coalesce(f.last_accessed_at, f.created_at)) / 86400.0),
+                            f.access_count, f.tier) AS score
+      FROM main.mem_facts f
+      WHERE f.status IN ('active', 'confirmed') AND f.id NOT IN (SELECT id FROM sweep_invalid WHERE kind = 'fact'))
+ORDER BY id;
+
 -- name: apply_blocks
 -- One chunk of archivals: the blocks still as planned, their events (with
 -- tags), their edges' events, then the removals and the status change.
@@ -176,13 +263,7 @@ SELECT p.seq FROM plan_blocks p JOIN main.mem_blocks b ON b.id = p.id
 WHERE p.seq BETWEEN :lo AND :hi AND b.status = 'active' AND b.last_reinforced_hours IS p.last_reinforced_hours;
 INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
 SELECT :sweep, :wall, :now, 'block', b.id, 'archive', 'decayed',
-       json_object('block', json_object('id', b.id, 'category', b.category, 'status', b.status,
-                                        'archive_reason', b.archive_reason, 'confidence', b.confidence,
-                                        'reinforcement_count', b.reinforcement_count,
-                                        'last_reinforced_hours', b.last_reinforced_hours,
-                                        'content', b.content, 'created_at', b.created_at),
-                   'tags', (SELECT json_group_array(t.tag) FROM main.mem_block_tags t WHERE t.block_id = b.id),
-                   'tier', p.tier, 'recency', p.recency)
+       json_object('block', BLOCK_SNAPSHOT, 'tags', BLOCK_TAGS, 'tier', p.tier, 'recency', p.recency)
 FROM apply_rows a JOIN plan_blocks p ON p.seq = a.seq JOIN main.mem_blocks b ON b.id = p.id;
 INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
 SELECT :sweep, :wall, :now, 'edge', json_array(e.from_id, e.to_id), 'delete', 'block_archived',
@@ -197,26 +278,85 @@ UPDATE main.mem_blocks SET status = 'archived', archive_reason = 'decayed'
 WHERE id IN (SELECT p.id FROM apply_rows a JOIN plan_blocks p ON p.seq = a.seq);
 
 -- name: apply_edges
--- One chunk of static prunes and temporal decays, each edge only if it is
--- unchanged since it was planned (an app's refresh in between wins).
+-- One chunk of static prunes, temporal decays and policy removals, each
+-- edge only if it is unchanged since it was planned (an app's refresh in
+-- between wins), then the blocks this chunk left orphaned.
 DELETE FROM apply_rows;
 INSERT INTO apply_rows (seq)
 SELECT p.seq FROM plan_edges p JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id
-WHERE p.seq BETWEEN :lo AND :hi AND p.phase IN ('static', 'temporal')
+WHERE p.seq BETWEEN :lo AND :hi AND p.phase IN ('static', 'temporal', 'policy')
   AND e.weight IS p.weight AND e.reinforcement_count IS p.reinforcement_count
-  AND e.last_active_hours IS p.last_active_hours AND NOT e.pinned;
+  AND e.last_active_hours IS p.last_active_hours AND e.last_observed_at IS p.last_observed_at AND NOT e.pinned;
 INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
 SELECT :sweep, :wall, :now, 'edge', json_array(e.from_id, e.to_id),
-       CASE p.phase WHEN 'static' THEN 'prune' ELSE 'decay' END, p.phase,
-       json_object('edge', EDGE_SNAPSHOT, 'effective_weight', p.effective, 'lambda', p.lambda, 'elapsed_hours', p.elapsed)
+       CASE p.phase WHEN 'static' THEN 'prune' ELSE 'decay' END,
+       CASE p.phase WHEN 'policy' THEN 'policy:' || p.relation_type ELSE p.phase END,
+       json_object('edge', EDGE_SNAPSHOT, 'effective_weight', p.effective, 'lambda', p.lambda,
+                   CASE p.phase WHEN 'policy' THEN 'elapsed' ELSE 'elapsed_hours' END, p.elapsed)
 FROM apply_rows a JOIN plan_edges p ON p.seq = a.seq
 JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id;
 DELETE FROM main.mem_edges WHERE rowid IN (
     SELECT e.rowid FROM apply_rows a JOIN plan_edges p ON p.seq = a.seq
     JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id);
+DELETE FROM apply_orphans;
+INSERT INTO apply_orphans (id)
+SELECT b.id FROM main.mem_blocks b
+WHERE b.id IN (SELECT p.from_id FROM apply_rows a JOIN plan_edges p ON p.seq = a.seq WHERE p.phase = 'policy' AND p.orphans = 'delete'
+               UNION SELECT p.to_id FROM apply_rows a JOIN plan_edges p ON p.seq = a.seq WHERE p.phase = 'policy' AND p.orphans = 'delete')
+  AND b.status = 'active'
+  AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.from_id = b.id)
+  AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.to_id = b.id);
+INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
+SELECT :sweep, :wall, :now, 'block', b.id, 'archive', 'orphaned', json_object('block', BLOCK_SNAPSHOT, 'tags', BLOCK_TAGS)
+FROM apply_orphans o JOIN main.mem_blocks b ON b.id = o.id;
+DELETE FROM main.mem_block_tags WHERE block_id IN (SELECT id FROM apply_orphans);
+UPDATE main.mem_blocks SET status = 'archived', archive_reason = 'orphaned' WHERE id IN (SELECT id FROM apply_orphans);
+
+-- name: apply_flags
+-- One chunk of soft exclusions and readmissions under 'exclude' policies.
+DELETE FROM apply_rows;
+INSERT INTO apply_rows (seq)
+SELECT p.seq FROM plan_flags p JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id
+WHERE p.seq BETWEEN :lo AND :hi AND e.weight IS p.weight AND e.last_active_hours IS p.last_active_hours
+  AND e.last_observed_at IS p.last_observed_at AND (e.excluded != 0) != p.excluded_to AND NOT e.pinned;
+INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
+SELECT :sweep, :wall, :now, 'edge', json_array(e.from_id, e.to_id),
+       CASE WHEN p.excluded_to THEN 'exclude' ELSE 'readmit' END,
+       CASE WHEN p.excluded_to THEN 'below_minimum' ELSE 'reobserved' END || ':' || p.relation_type,
+       json_object('edge', EDGE_SNAPSHOT, 'effective_weight', p.effective, 'threshold', p.threshold, 'elapsed', p.elapsed)
+FROM apply_rows a JOIN plan_flags p ON p.seq = a.seq
+JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id;
+UPDATE main.mem_edges SET excluded = (SELECT p.excluded_to FROM apply_rows a JOIN plan_flags p ON p.seq = a.seq
+                                      WHERE p.from_id = mem_edges.from_id AND p.to_id = mem_edges.to_id)
+WHERE rowid IN (SELECT e.rowid FROM apply_rows a JOIN plan_flags p ON p.seq = a.seq
+                JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id);
+
+-- name: apply_facts
+-- One chunk of fact archivals and prunes; a pruned fact lives on as the
+-- snapshot in its event.
+DELETE FROM apply_rows;
+INSERT INTO apply_rows (seq)
+SELECT p.seq FROM plan_facts p JOIN main.mem_facts f ON f.id = p.id
+WHERE p.seq BETWEEN :lo AND :hi AND p.action IN ('archive', 'prune') AND f.status = 'active'
+  AND f.importance IS p.importance AND f.access_count IS p.access_count AND f.last_accessed_at IS p.last_accessed_at;
+INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
+SELECT :sweep, :wall, :now, 'fact', f.id, p.action, 'faded',
+       json_object('fact', json_object('id', f.id, 'segment', f.segment, 'tier', f.tier, 'importance', f.importance,
+                                       'decay_rate', f.decay_rate, 'access_count', f.access_count,
+                                       'last_accessed_at', f.last_accessed_at, 'status', f.status,
+                                       'content', f.content, 'created_at', f.created_at),
+                   'score', p.score, 'days_since_access', p.days)
+FROM apply_rows a JOIN plan_facts p ON p.seq = a.seq JOIN main.mem_facts f ON f.id = p.id;
+DELETE FROM main.mem_facts WHERE id IN (SELECT p.id FROM apply_rows a JOIN plan_facts p ON p.seq = a.seq WHERE p.action = 'prune');
+UPDATE main.mem_facts SET status = 'archived'
+WHERE id IN (SELECT p.id FROM apply_rows a JOIN plan_facts p ON p.seq = a.seq WHERE p.action = 'archive');
 
 -- name: apply_reinforce
 UPDATE main.mem_blocks
 SET reinforcement_count = reinforcement_count + (SELECT count(*) FROM plan_reinforce r WHERE r.id = mem_blocks.id),
     last_reinforced_hours = :now
 WHERE id IN (SELECT id FROM plan_reinforce) AND status = 'active';
+
+-- name: expire_events
+DELETE FROM main.mem_events WHERE id IN (
+    SELECT id FROM main.mem_events WHERE at < :cutoff ORDER BY id LIMIT :limit);

@@ -3,6 +3,7 @@ package shim
 import (
 	"math"
 	"runtime/cgo"
+	"sync"
 
 	"github.com/memdecay/memdecay/sqlfuncs"
 )
@@ -45,9 +46,10 @@ func (c *call) lambdaEdge() (result, error) {
 	return c.number(sqlfuncs.LambdaEdge(a, b, count, threshold))
 }
 
-// parsed returns argument 0 parsed by parse, from the statement's cache when
-// SQLite kept it (a constant argument), else parsed now and handed back for
-// caching.
+// parsed returns argument 0 parsed by parse: from the statement's cache
+// when SQLite kept it (a constant argument), else from the process-wide
+// cache of recent texts (a column, such as a policy's curve joined to each
+// edge), else parsed now. A fresh parse is handed back for the statement.
 func parsed[T any](c *call, r *result, parse func(fn, arg, text string) (T, error)) (T, error) {
 	if c.aux != 0 {
 		return cgo.Handle(c.aux).Value().(T), nil
@@ -61,12 +63,60 @@ func parsed[T any](c *call, r *result, parse func(fn, arg, text string) (T, erro
 	if err != nil {
 		return zero, err
 	}
+	key := c.fn + "\x00" + s
+	if v, ok := recentParses.get(key); ok {
+		return v.(T), nil
+	}
 	v, err := parse(c.fn, arg, s)
 	if err != nil {
 		return zero, err
 	}
+	recentParses.put(key, v)
 	r.handle = cgo.NewHandle(v)
 	return v, nil
+}
+
+// parseCache keeps a bounded set of parsed JSON arguments; parsed values
+// are never modified, so sharing them between connections is safe.
+type parseCache struct {
+	mu sync.RWMutex
+	m  map[string]any
+}
+
+const parseCacheSize = 256
+
+var recentParses = &parseCache{m: map[string]any{}}
+
+func (p *parseCache) get(key string) (any, bool) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	v, ok := p.m[key]
+	return v, ok
+}
+
+func (p *parseCache) put(key string, v any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.m) >= parseCacheSize {
+		clear(p.m)
+	}
+	p.m[key] = v
+}
+
+func (c *call) policyCurve() (result, error) {
+	var v [3]string
+	for i, name := range [3]string{"model", "params", "clock"} {
+		s, err := c.text(i, name)
+		if err != nil {
+			return null, err
+		}
+		v[i] = s
+	}
+	curve, err := sqlfuncs.PolicyCurve(v[0], v[1], v[2])
+	if err != nil {
+		return null, err
+	}
+	return text(curve), nil
 }
 
 func (c *call) multiLinearWeight() (result, error) {

@@ -45,6 +45,7 @@ static const md_func md_funcs[] = {
 	{"edge_strength", MD_EDGE_STRENGTH, 2, 2, B(0) | B(1), B(0) | B(1), -1, 1},
 	{"log_normalise", MD_LOG_NORMALISE, 2, 2, B(0) | B(1), B(0) | B(1), -1, 1},
 	{"composite_score", MD_COMPOSITE_SCORE, 4, 4, ALL4, ALL4, -1, 1},
+	{"policy_curve", MD_POLICY_CURVE, 3, 3, 0, B(0) | B(2), -1, 0},
 };
 
 static int md_all_numbers(const md_arg *args, int argc) {

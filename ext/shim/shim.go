@@ -52,6 +52,7 @@ var funcNames = [C.MD_FUNC_COUNT]string{
 	C.MD_EDGE_STRENGTH:       "edge_strength",
 	C.MD_LOG_NORMALISE:       "log_normalise",
 	C.MD_COMPOSITE_SCORE:     "composite_score",
+	C.MD_POLICY_CURVE:        "policy_curve",
 }
 
 // call is one invocation: the function's name and its decoded arguments.
@@ -174,6 +175,8 @@ func dispatch(id int, c *call) (result, error) {
 		return c.segment(id)
 	case C.MD_LIFECYCLE_ACTION:
 		return c.lifecycleAction()
+	case C.MD_POLICY_CURVE:
+		return c.policyCurve()
 	}
 	if names, ok := numericArgs[id]; ok {
 		return c.numeric(id, names)

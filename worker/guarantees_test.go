@@ -1,0 +1,446 @@
+package worker_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memdecay/memdecay/worker"
+)
+
+// What every sweep guarantees (SPEC §4.4), on one graph where every phase
+// has work: at clock 500 it archives obs1 and obs2 (their 2 edges go with
+// them), keeps the faded hub (a bridge: degree 4.54 ≥ d[9] = 2.84) and the
+// faded pin (pinned edge), prunes db1-ds2, decays py1-py2 and db2-py2, and
+// skips 3 invalid rows.
+const richFixture = `
+	INSERT INTO mem_blocks (id, category, confidence, reinforcement_count, last_reinforced_hours, content) VALUES
+		('core','knowledge',0.95,20,400,'Be honest about uncertainty.'),
+		('goal','knowledge',0.80,6,470,'Ship the sync engine.'),
+		('py1','knowledge',0.70,9,460,'asyncio needs a running loop.'),
+		('py2','knowledge',0.60,2,420,'The GIL serialises bytecode.'),
+		('db1','knowledge',0.75,7,450,'Covering indexes.'),
+		('db2','knowledge',0.65,3,440,'WAL readers.'),
+		('ds1','knowledge',0.55,1,300,'groupby agg.'),
+		('ds2','knowledge',0.50,0,280,'Log scales.'),
+		('obs1','observation',0.40,0,10,'Standup moved.'),
+		('obs2','observation',0.30,0,12,'Lunch order.'),
+		('hub','observation',0.50,1,15,'Incident review.'),
+		('pin','observation',0.50,0,20,'Runbook location.'),
+		('bad','knowledge','high',0,0,'a block with a text confidence');
+	INSERT INTO mem_block_tags VALUES ('core','self/constitutional'), ('goal','self/goal'), ('py1','python'),
+		('obs1','standup'), ('obs1','meeting'), ('obs2','food');
+	INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, origin, last_active_hours, pinned, note) VALUES
+		('db1','ds2',0.05,0,'similarity',480,0,'static prune'),
+		('py1','py2',0.60,3,'similarity',95,0,'decays: 0.079'),
+		('db2','py2',0.45,2,'similarity',150,0,'decays: 0.078'),
+		('db1','db2',0.70,4,'similarity',460,0,'recent'),
+		('db1','py1',0.50,12,'outcome',100,0,'established: 0.184'),
+		('goal','py1',0.85,0,'agent',0,0,'agent'),
+		('ds1','ds2',0.60,0,'similarity',NULL,0,'no anchor'),
+		('db2','obs1','heavy',0,'similarity',300,0,'invalid: text weight, archived block'),
+		('ds1','py2',0.30,NULL,'similarity',0,0,'invalid: NULL count'),
+		('core','pin',0.90,0,'agent',0,1,'pinned'),
+		('obs1','py2',0.40,1,'similarity',20,0,'goes with obs1'),
+		('ds1','obs2',0.30,0,'similarity',12,0,'goes with obs2'),
+		('db1','hub',0.90,15,'outcome',470,0,'bridge'),
+		('db2','hub',0.85,14,'outcome',470,0,'bridge'),
+		('hub','py1',0.90,16,'outcome',470,0,'bridge'),
+		('goal','hub',0.80,12,'outcome',470,0,'bridge');`
+
+// emptyHash is the sha256 of an empty file.
+const emptyHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+func fileHash(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return "absent"
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// reportCounts is the part of a report a dry run must predict.
+func reportCounts(r *worker.Report) string {
+	return fmt.Sprintf("archived=%d with_blocks=%d pruned=%d decayed=%d deferred=%d before=%d after=%d reinforced=%d constitutional=%d invalid=%d sample=%v invalid_sample=%v",
+		r.Archived, r.EdgesRemovedWithBlocks, r.EdgesPruned, r.EdgesDecayed, r.EdgesDeferred, r.EdgesBefore,
+		r.TotalEdgesAfter, r.Reinforced, r.ConstitutionalReinforced, r.InvalidRows.Count, r.DecayedSample, r.InvalidRows.Sample)
+}
+
+func TestRichFixtureReport(t *testing.T) {
+	db, _ := newMemory(t, richFixture)
+	r := sweepAt(t, db, 500)
+	if got, want := reportCounts(r), "archived=2 with_blocks=2 pruned=1 decayed=2 deferred=0 before=16 after=11 reinforced=5 constitutional=1 invalid=3"; !strings.HasPrefix(got, want) {
+		t.Errorf("report %s\nwant %s", got, want)
+	}
+	expectStatus(t, db, "archived", "obs1", "obs2")
+	expectStatus(t, db, "active", "hub", "pin", "bad")
+	expectEdges(t, db, []string{"db1-db2", "db1-py1", "goal-py1", "ds1-ds2", "core-pin", "db1-hub"},
+		[]string{"db1-ds2", "py1-py2", "db2-py2", "obs1-py2", "ds1-obs2"})
+	if want := "Curated: 2 archived, 1 edges pruned, 2 edges decayed (11 remain), 5 reinforced, 1 constitutional reinforced."; !strings.HasPrefix(r.Summary, want) {
+		t.Errorf("summary %q, want prefix %q", r.Summary, want)
+	}
+}
+
+// TestDryRun: a dry run on a read-only open leaves the file's bytes alone
+// and predicts the counts of the real sweep that follows.
+func TestDryRun(t *testing.T) {
+	for _, cap := range []string{"1", "0.5"} {
+		t.Run("max_decay_fraction "+cap, func(t *testing.T) {
+			writer, path := newMemory(t, richFixture)
+			setConfig(t, writer, "max_decay_fraction", cap)
+			if err := writer.Close(); err != nil {
+				t.Fatal(err)
+			}
+			files := []string{path, path + "-wal"}
+			before := map[string]string{}
+			for _, f := range files {
+				before[f] = fileHash(t, f)
+			}
+			ro, err := worker.OpenMemory(path, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dry := dryRunAt(t, ro, 500)
+			if err := ro.Close(); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range files {
+				got := fileHash(t, f)
+				if got == before[f] {
+					continue
+				}
+				if before[f] == "absent" && got == emptyHash {
+					// The read-only connection leaves an empty WAL beside the
+					// file: no content, but a new file (reported upstream).
+					t.Logf("note: dry run left an empty %s", filepath.Base(f))
+					continue
+				}
+				t.Errorf("%s changed: %s -> %s", filepath.Base(f), before[f], got)
+			}
+			if !dry.DryRun || dry.SweepID != 0 {
+				t.Errorf("dry run report %+v", dry)
+			}
+
+			rw, err := worker.OpenMemory(path, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rw.Close()
+			if n := scalar[int](t, rw, `SELECT count(*) FROM mem_events`) + scalar[int](t, rw, `SELECT count(*) FROM mem_sweeps`); n != 0 {
+				t.Errorf("dry run wrote %d events/sweeps", n)
+			}
+			real := sweepAt(t, rw, 500)
+			if d, r := reportCounts(dry), reportCounts(real); d != r {
+				t.Errorf("dry run predicted\n  %s\nthe sweep did\n  %s", d, r)
+			}
+			if dry.Summary != real.Summary {
+				t.Errorf("summaries differ:\n  %q\n  %q", dry.Summary, real.Summary)
+			}
+		})
+	}
+	t.Run("refuses to write through a read-only open", func(t *testing.T) {
+		writer, path := newMemory(t, richFixture)
+		writer.Close()
+		ro, err := worker.OpenMemory(path, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ro.Close()
+		now := 500.0
+		if _, err := worker.Sweep(context.Background(), ro, worker.SweepOptions{Now: &now}); err == nil {
+			t.Error("a real sweep through a read-only open succeeded")
+		}
+	})
+}
+
+// TestSecondSweepSameClock: removals happen once per clock value; the
+// reinforcement phases run again.
+func TestSecondSweepSameClock(t *testing.T) {
+	for _, cap := range []string{"1", "0.5"} {
+		t.Run("max_decay_fraction "+cap, func(t *testing.T) {
+			db, _ := newMemory(t, richFixture)
+			setConfig(t, db, "max_decay_fraction", cap)
+			first := sweepAt(t, db, 500)
+			if first.Archived+first.EdgesPruned+first.EdgesDecayed == 0 {
+				t.Fatalf("first sweep removed nothing: %+v", first)
+			}
+			edges := edgeSet(t, db)
+			events := scalar[int](t, db, `SELECT count(*) FROM mem_events`)
+			core := blockOf(t, db, "core").Count
+			second := sweepAt(t, db, 500)
+			if second.Archived+second.EdgesRemovedWithBlocks+second.EdgesPruned+second.EdgesDecayed != 0 {
+				t.Errorf("second sweep removed: %+v", second)
+			}
+			if second.EdgesDeferred != first.EdgesDeferred {
+				t.Errorf("deferred %d then %d", first.EdgesDeferred, second.EdgesDeferred)
+			}
+			if second.Reinforced != 5 || second.ConstitutionalReinforced != 1 {
+				t.Errorf("second sweep reinforced %d/%d, want 5/1", second.Reinforced, second.ConstitutionalReinforced)
+			}
+			if got := blockOf(t, db, "core").Count; got <= core {
+				t.Errorf("core count %d after %d: not reinforced again", got, core)
+			}
+			if fmt.Sprint(edgeSet(t, db)) != fmt.Sprint(edges) || scalar[int](t, db, `SELECT count(*) FROM mem_events`) != events {
+				t.Error("second sweep changed edges or wrote events")
+			}
+		})
+	}
+}
+
+// row reads every column of the rows a query returns, keyed by the first
+// column's value.
+func rowsByKey(t *testing.T, db *worker.DB, query string) map[string]map[string]any {
+	t.Helper()
+	rows, err := db.SQL.Query(query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	out := map[string]map[string]any{}
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]any{}
+		for i, c := range cols {
+			if b, ok := vals[i].([]byte); ok {
+				vals[i] = string(b)
+			}
+			m[c] = vals[i]
+		}
+		out[fmt.Sprint(vals[0])] = m
+	}
+	return out
+}
+
+// sameValue compares a column value with its JSON snapshot.
+func sameValue(col, snap any) bool {
+	switch v := col.(type) {
+	case nil:
+		return snap == nil
+	case int64:
+		f, ok := snap.(float64)
+		return ok && f == float64(v)
+	case float64:
+		f, ok := snap.(float64)
+		return ok && f == v
+	case string:
+		s, ok := snap.(string)
+		return ok && s == v
+	}
+	return false
+}
+
+// snapshotOmits lists mem_edges columns the edge snapshot is known not to
+// carry yet (reported upstream); present, they must still match.
+var snapshotOmits = map[string]bool{"excluded": true}
+
+// TestEventsMatchRemovals: every removed edge and archived block has
+// exactly one event of this sweep, whose JSON snapshot holds the row's old
+// values, column for column.
+func TestEventsMatchRemovals(t *testing.T) {
+	db, _ := newMemory(t, richFixture)
+	mustExec(t, db, `UPDATE mem_edges SET last_observed_at = 1700000000 WHERE from_id = 'py1' AND to_id = 'py2'`)
+	edgesBefore := rowsByKey(t, db, `SELECT json_array(from_id, to_id) AS k, * FROM mem_edges`)
+	blocksBefore := rowsByKey(t, db, `SELECT * FROM mem_blocks`)
+	tagsBefore := map[string][]string{}
+	for _, r := range rowsByKey(t, db, `SELECT block_id || '/' || tag, block_id, tag FROM mem_block_tags`) {
+		id := r["block_id"].(string)
+		tagsBefore[id] = append(tagsBefore[id], r["tag"].(string))
+	}
+	wall := time.Unix(1800000000, 0)
+	now := 500.0
+	r := sweepWith(t, db, worker.SweepOptions{Now: &now, WallNow: &wall})
+	edgesAfter := rowsByKey(t, db, `SELECT json_array(from_id, to_id) AS k, * FROM mem_edges`)
+	removed := 0
+	for k, old := range edgesBefore {
+		if _, ok := edgesAfter[k]; ok {
+			if ev := eventsFor(t, db, "edge", k); len(ev) != 0 {
+				t.Errorf("kept edge %s has events %+v", k, ev)
+			}
+			continue
+		}
+		removed++
+		ev := eventsFor(t, db, "edge", k)
+		if len(ev) != 1 {
+			t.Errorf("removed edge %s has %d events", k, len(ev))
+			continue
+		}
+		snap, ok := ev[0].Detail["edge"].(map[string]any)
+		if !ok {
+			t.Errorf("edge %s event detail %v has no edge snapshot", k, ev[0].Detail)
+			continue
+		}
+		for col, v := range old {
+			if col == "k" {
+				continue
+			}
+			if _, ok := snap[col]; !ok && snapshotOmits[col] {
+				t.Logf("note: edge snapshot has no %s (row had %v)", col, v)
+				continue
+			}
+			if !sameValue(v, snap[col]) {
+				t.Errorf("edge %s snapshot %s = %v (%T), row had %v (%T)", k, col, snap[col], snap[col], v, v)
+			}
+		}
+	}
+	archived := 0
+	for id, old := range blocksBefore {
+		st := blockOf(t, db, id).Status
+		ev := eventsFor(t, db, "block", id)
+		if st == old["status"] {
+			if len(ev) != 0 {
+				t.Errorf("block %s kept but has events", id)
+			}
+			continue
+		}
+		archived++
+		if len(ev) != 1 {
+			t.Errorf("archived block %s has %d events", id, len(ev))
+			continue
+		}
+		snap, _ := ev[0].Detail["block"].(map[string]any)
+		for col, v := range old {
+			if !sameValue(v, snap[col]) {
+				t.Errorf("block %s snapshot %s = %v, row had %v", id, col, snap[col], v)
+			}
+		}
+		want := slices.Sorted(slices.Values(tagsBefore[id]))
+		if got := eventTags(t, ev[0].Detail); !slices.Equal(got, want) {
+			t.Errorf("block %s tags snapshot %v, want %v", id, got, want)
+		}
+	}
+	if removed != 5 || archived != 2 {
+		t.Errorf("removed %d edges and %d blocks, want 5 and 2", removed, archived)
+	}
+	if n := scalar[int](t, db, `SELECT count(*) FROM mem_events WHERE sweep_id = ? AND clock_hours = 500 AND at = ?`, r.SweepID, wall.Unix()); n != removed+archived {
+		t.Errorf("%d events in sweep %d, want %d", n, r.SweepID, removed+archived)
+	}
+	if n := scalar[int](t, db, `SELECT count(*) FROM mem_events`); n != removed+archived {
+		t.Errorf("%d events in all, want %d", n, removed+archived)
+	}
+	var stored worker.Report
+	if err := json.Unmarshal([]byte(scalar[string](t, db, `SELECT result FROM mem_sweeps WHERE id = ? AND status = 'done'`, r.SweepID)), &stored); err != nil {
+		t.Fatal(err)
+	}
+	if reportCounts(&stored) != reportCounts(r) {
+		t.Errorf("mem_sweeps.result %s, returned %s", reportCounts(&stored), reportCounts(r))
+	}
+}
+
+// TestNotSQLite: a file that is not SQLite is refused and left as it was.
+func TestNotSQLite(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "notes.txt")
+	content := []byte(strings.Repeat("these are my notes, not a database\n", 200))
+	if err := os.WriteFile(path, content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, ro := range []bool{false, true} {
+		if _, err := worker.OpenMemory(path, ro); !errors.Is(err, worker.ErrNotSQLite) {
+			t.Errorf("OpenMemory(readOnly=%v) = %v, want ErrNotSQLite", ro, err)
+		}
+	}
+	if _, err := worker.Open(path, worker.OpenOptions{Create: true}); !errors.Is(err, worker.ErrNotSQLite) {
+		t.Errorf("Open(create) = %v, want ErrNotSQLite", err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil || string(got) != string(content) {
+		t.Errorf("file changed (err %v)", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("files beside it: %v", entries)
+	}
+}
+
+// TestSweepLease: one sweep at a time; a live lease refuses a second one,
+// an expired lease is taken over and marked interrupted.
+func TestSweepLease(t *testing.T) {
+	db, _ := newMemory(t, richFixture)
+	edges := edgeSet(t, db)
+	mustExec(t, db, `INSERT INTO mem_sweeps (id, started_at, clock_hours, status, lease_until, owner)
+		VALUES (41, ?, 480, 'running', ?, 'worker on host-b')`, time.Now().Unix(), time.Now().Add(time.Hour).Unix())
+	now := 500.0
+	_, err := worker.Sweep(context.Background(), db, worker.SweepOptions{Now: &now})
+	if !errors.Is(err, worker.ErrSweepRunning) {
+		t.Fatalf("sweep beside a live lease: %v, want ErrSweepRunning", err)
+	}
+	if !strings.Contains(err.Error(), "host-b") {
+		t.Errorf("message %q does not say who holds the lease", err)
+	}
+	if fmt.Sprint(edgeSet(t, db)) != fmt.Sprint(edges) || scalar[int](t, db, `SELECT count(*) FROM mem_events`) != 0 {
+		t.Error("the refused sweep changed the database")
+	}
+	if n := scalar[int](t, db, `SELECT count(*) FROM mem_sweeps`); n != 1 {
+		t.Errorf("%d sweep rows, want 1", n)
+	}
+	// The other worker died: its lease runs out.
+	mustExec(t, db, `UPDATE mem_sweeps SET lease_until = ? WHERE id = 41`, time.Now().Add(-time.Second).Unix())
+	r := sweepAt(t, db, 500)
+	if got := scalar[string](t, db, `SELECT status FROM mem_sweeps WHERE id = 41`); got != "interrupted" {
+		t.Errorf("expired sweep status %s, want interrupted", got)
+	}
+	if got := scalar[string](t, db, `SELECT status FROM mem_sweeps WHERE id = ?`, r.SweepID); got != "done" || r.SweepID == 41 {
+		t.Errorf("new sweep %d status %s", r.SweepID, got)
+	}
+	if r.EdgesDecayed != 2 {
+		t.Errorf("takeover sweep %+v", r)
+	}
+}
+
+// TestInvalidRows: rows whose values are not numbers are skipped, counted,
+// named, and never deleted, even when their block is archived.
+func TestInvalidRows(t *testing.T) {
+	db, _ := newMemory(t, richFixture)
+	for _, now := range []float64{500, 2000} {
+		r := sweepAt(t, db, now)
+		if r.InvalidRows.Count != 3 {
+			t.Errorf("h=%v: invalid rows %+v, want 3", now, r.InvalidRows)
+		}
+		names := map[string]string{}
+		for _, s := range r.InvalidRows.Sample {
+			names[s.Kind+" "+s.ID] = s.Problem
+		}
+		for _, want := range []string{`edge ["db2","obs1"]`, `edge ["ds1","py2"]`, `block bad`} {
+			if _, ok := names[want]; !ok {
+				t.Errorf("h=%v: %s not named in %v", now, want, names)
+			}
+		}
+		if !strings.Contains(r.Summary, "3 invalid rows skipped") {
+			t.Errorf("summary %q", r.Summary)
+		}
+		expectEdges(t, db, []string{"db2-obs1", "ds1-py2"}, nil)
+		expectStatus(t, db, "active", "bad")
+		if n := scalar[int](t, db, `SELECT count(*) FROM mem_events WHERE subject_id IN ('["db2","obs1"]', '["ds1","py2"]', 'bad')`); n != 0 {
+			t.Errorf("%d events for invalid rows", n)
+		}
+	}
+	expectStatus(t, db, "archived", "obs1")
+	if w := scalar[string](t, db, `SELECT weight FROM mem_edges WHERE from_id = 'db2' AND to_id = 'obs1'`); w != "heavy" {
+		t.Errorf("invalid weight rewritten to %q", w)
+	}
+	if n := scalar[int](t, db, `SELECT count(*) FROM mem_edges WHERE from_id = 'ds1' AND to_id = 'py2' AND reinforcement_count IS NULL`); n != 1 {
+		t.Error("NULL reinforcement_count rewritten")
+	}
+}
