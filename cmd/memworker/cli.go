@@ -81,7 +81,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		},
 		Commands: []*cli.Command{
 			migrateCommand(), sweepCommand(), statusCommand(), clockCommand(), configCommand(),
-			decayedCommand(), explainCommand(), demoCommand(),
+			decayedCommand(), explainCommand(), restoreCommand(), factCommand(), demoCommand(),
 		},
 	}
 }
@@ -96,6 +96,47 @@ func withFlags(c *cli.Command) *cli.Command {
 		withFlags(sub)
 	}
 	return c
+}
+
+// positional returns a command's arguments, first applying any of its flags
+// written after them (urfave/cli stops at the first argument, but users
+// write `memworker clock advance 40 --db memory.db`).
+func positional(c *cli.Context) ([]string, error) {
+	var out []string
+	raw := c.Args().Slice()
+	for i := 0; i < len(raw); i++ {
+		tok := raw[i]
+		if _, err := strconv.ParseFloat(tok, 64); err == nil || !strings.HasPrefix(tok, "-") || tok == "-" {
+			out = append(out, tok)
+			continue
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(tok, "-"), "=")
+		var flag cli.Flag
+		for _, f := range c.Command.Flags {
+			for _, n := range f.Names() {
+				if n == name {
+					flag = f
+				}
+			}
+		}
+		if flag == nil {
+			return nil, usagef(c.Command.FullName(), "unknown flag %s", tok)
+		}
+		if _, isBool := flag.(*cli.BoolFlag); isBool && !hasValue {
+			value, hasValue = "true", true
+		}
+		if !hasValue {
+			if i+1 >= len(raw) {
+				return nil, usagef(c.Command.FullName(), "flag %s needs a value", tok)
+			}
+			i++
+			value = raw[i]
+		}
+		if err := c.Set(name, value); err != nil {
+			return nil, usagef(c.Command.FullName(), "flag %s: %v", tok, err)
+		}
+	}
+	return out, nil
 }
 
 func dbPath(c *cli.Context) (string, error) {
@@ -197,10 +238,14 @@ func sweepCommand() *cli.Command {
 			jsonFlag,
 		},
 		Action: func(c *cli.Context) error {
-			opt := worker.SweepOptions{DryRun: c.Bool("dry-run"), ChunkSize: c.Int("chunk")}
-			if c.Args().Present() {
-				return usagef("sweep", "unexpected argument %q", c.Args().First())
+			args, err := positional(c)
+			if err != nil {
+				return err
 			}
+			if len(args) > 0 {
+				return usagef("sweep", "unexpected argument %q", args[0])
+			}
+			opt := worker.SweepOptions{DryRun: c.Bool("dry-run"), ChunkSize: c.Int("chunk")}
 			if s := c.String("now"); s != "" {
 				h, err := strconv.ParseFloat(s, 64)
 				if err != nil || math.IsNaN(h) || math.IsInf(h, 0) || h < 0 {
@@ -328,12 +373,16 @@ func clockCommand() *cli.Command {
 				}},
 			{Name: "advance", Usage: "add H active hours", ArgsUsage: "H",
 				Action: func(c *cli.Context) error {
-					if c.NArg() != 1 {
+					args, err := positional(c)
+					if err != nil {
+						return err
+					}
+					if len(args) != 1 {
 						return usagef("clock advance", "want exactly one argument: the hours to add")
 					}
-					h, err := strconv.ParseFloat(c.Args().First(), 64)
+					h, err := strconv.ParseFloat(args[0], 64)
 					if err != nil || h < 0 || math.IsInf(h, 0) || math.IsNaN(h) {
-						return usagef("clock advance", "%q is not a non-negative number of hours", c.Args().First())
+						return usagef("clock advance", "%q is not a non-negative number of hours", args[0])
 					}
 					db, err := openMemory(c, false)
 					if err != nil {
@@ -358,6 +407,13 @@ func configCommand() *cli.Command {
 		Subcommands: []*cli.Command{
 			{Name: "get", Usage: "print one setting, or all", ArgsUsage: "[KEY]", Flags: []cli.Flag{jsonFlag},
 				Action: func(c *cli.Context) error {
+					args, err := positional(c)
+					if err != nil {
+						return err
+					}
+					if len(args) > 1 {
+						return usagef("config get", "want at most one KEY")
+					}
 					db, err := openMemory(c, true)
 					if err != nil {
 						return err
@@ -367,7 +423,8 @@ func configCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					if key := c.Args().First(); key != "" {
+					if len(args) == 1 {
+						key := args[0]
 						if _, ok := worker.LookupConfigKey(key); !ok {
 							return usagef("config get", "unknown key %q", key)
 						}
@@ -384,7 +441,11 @@ func configCommand() *cli.Command {
 				}},
 			{Name: "set", Usage: "change one setting (validated)", ArgsUsage: "KEY VALUE",
 				Action: func(c *cli.Context) error {
-					if c.NArg() != 2 {
+					args, err := positional(c)
+					if err != nil {
+						return err
+					}
+					if len(args) != 2 {
 						return usagef("config set", "want KEY VALUE")
 					}
 					db, err := openMemory(c, false)
@@ -392,10 +453,10 @@ func configCommand() *cli.Command {
 						return err
 					}
 					defer db.Close()
-					if err := worker.SetConfig(c.Context, db.SQL, c.Args().Get(0), c.Args().Get(1)); err != nil {
+					if err := worker.SetConfig(c.Context, db.SQL, args[0], args[1]); err != nil {
 						return &usageError{msg: err.Error(), hint: "Try: memworker config get (lists every key)"}
 					}
-					fmt.Fprintf(c.App.Writer, "%s = %s\n", c.Args().Get(0), c.Args().Get(1))
+					fmt.Fprintf(c.App.Writer, "%s = %s\n", args[0], args[1])
 					return nil
 				}},
 		},
@@ -437,36 +498,204 @@ func decayedCommand() *cli.Command {
 func explainCommand() *cli.Command {
 	return withFlags(&cli.Command{
 		Name:      "explain",
-		Usage:     "why an edge will or will not decay, and when",
-		ArgsUsage: "--edge A B",
-		Flags:     []cli.Flag{&cli.BoolFlag{Name: "edge", Usage: "explain the edge between blocks A and B"}, jsonFlag},
+		Usage:     "why an edge or a fact will or will not decay, and when",
+		ArgsUsage: "--edge A B | --fact ID",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "edge", Usage: "explain the edge between blocks A and B"},
+			&cli.StringFlag{Name: "fact", Usage: "explain the fact `ID`"},
+			jsonFlag,
+		},
 		Action: func(c *cli.Context) error {
-			if !c.Bool("edge") || c.NArg() != 2 {
-				return usagef("explain", "want --edge A B")
+			args, err := positional(c)
+			if err != nil {
+				return err
 			}
-			db, err := openMemory(c, true)
+			switch {
+			case c.Bool("edge") && len(args) == 2 && c.String("fact") == "":
+				return explainEdge(c, args[0], args[1])
+			case c.String("fact") != "" && !c.Bool("edge") && len(args) == 0:
+				return explainFact(c)
+			}
+			return usagef("explain", "want --edge A B or --fact ID")
+		},
+	})
+}
+
+func explainEdge(c *cli.Context, a, b string) error {
+	db, err := openMemory(c, true)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	x, err := worker.ExplainEdge(c.Context, db, a, b)
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		return printJSON(c.App.Writer, x)
+	}
+	w := c.App.Writer
+	fmt.Fprintf(w, "edge %s — %s (%s, origin %s)\n", x.From, x.To, x.RelationType, x.Origin)
+	fmt.Fprintf(w, "  tiers      %s / %s\n", x.TierFrom, x.TierTo)
+	fmt.Fprintf(w, "  weight     %.4f, reinforced %g times (established: %v)\n", x.Weight, x.ReinforcementCount, x.Established)
+	fmt.Fprintf(w, "  lambda     %g per active hour\n", x.Lambda)
+	if x.ElapsedHours != nil {
+		fmt.Fprintf(w, "  elapsed    %.2f active hours since %.2f\n", *x.ElapsedHours, *x.LastActiveHours)
+	}
+	fmt.Fprintf(w, "  effective  %.4f (threshold %.4f)\n", x.EffectiveWeight, x.Threshold)
+	fmt.Fprintf(w, "  verdict    %s\n", x.Verdict)
+	return nil
+}
+
+func explainFact(c *cli.Context) error {
+	db, err := openMemory(c, true)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	x, err := worker.ExplainFact(c.Context, db, c.String("fact"), time.Now())
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		return printJSON(c.App.Writer, x)
+	}
+	w := c.App.Writer
+	fmt.Fprintf(w, "fact %s (%s, tier %s, %s)\n", x.ID, x.Segment, x.Tier, x.Status)
+	fmt.Fprintf(w, "  importance %.3f, decay rate %.3f, recalled %g times\n", x.Importance, x.DecayRate, x.AccessCount)
+	fmt.Fprintf(w, "  last use   %.1f days ago\n", x.DaysSinceAccess)
+	fmt.Fprintf(w, "  score      %.4f → %s\n", x.Score, x.Action)
+	if x.ArchiveInDays != nil {
+		fmt.Fprintf(w, "  archived   in %.1f days without use\n", *x.ArchiveInDays)
+	}
+	if x.PruneInDays != nil {
+		fmt.Fprintf(w, "  pruned     in %.1f days without use\n", *x.PruneInDays)
+	}
+	fmt.Fprintf(w, "  verdict    %s\n", x.Verdict)
+	return nil
+}
+
+func restoreCommand() *cli.Command {
+	return withFlags(&cli.Command{
+		Name:      "restore",
+		Usage:     "bring back what a sweep archived or removed, from the event log",
+		ArgsUsage: "--edge A B | --block ID | --fact ID",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "edge", Usage: "restore the edge between blocks A and B"},
+			&cli.StringFlag{Name: "block", Usage: "restore the archived block `ID` with its tags and edges"},
+			&cli.StringFlag{Name: "fact", Usage: "restore the archived or pruned fact `ID`"},
+			jsonFlag,
+		},
+		Action: func(c *cli.Context) error {
+			args, err := positional(c)
+			if err != nil {
+				return err
+			}
+			chosen := 0
+			for _, set := range []bool{c.Bool("edge"), c.String("block") != "", c.String("fact") != ""} {
+				if set {
+					chosen++
+				}
+			}
+			if chosen != 1 || (c.Bool("edge") != (len(args) == 2)) || (!c.Bool("edge") && len(args) > 0) {
+				return usagef("restore", "want exactly one of --edge A B, --block ID, --fact ID")
+			}
+			db, err := openMemory(c, false)
 			if err != nil {
 				return err
 			}
 			defer db.Close()
-			x, err := worker.ExplainEdge(c.Context, db, c.Args().Get(0), c.Args().Get(1))
+			var r *worker.Restored
+			now := time.Now()
+			switch {
+			case c.Bool("edge"):
+				r, err = worker.RestoreEdge(c.Context, db, args[0], args[1], now)
+			case c.String("block") != "":
+				r, err = worker.RestoreBlock(c.Context, db, c.String("block"), now)
+			default:
+				r, err = worker.RestoreFact(c.Context, db, c.String("fact"), now)
+			}
 			if err != nil {
 				return err
 			}
 			if c.Bool("json") {
-				return printJSON(c.App.Writer, x)
+				return printJSON(c.App.Writer, r)
 			}
-			w := c.App.Writer
-			fmt.Fprintf(w, "edge %s — %s (%s, origin %s)\n", x.From, x.To, x.RelationType, x.Origin)
-			fmt.Fprintf(w, "  tiers      %s / %s\n", x.TierFrom, x.TierTo)
-			fmt.Fprintf(w, "  weight     %.4f, reinforced %g times (established: %v)\n", x.Weight, x.ReinforcementCount, x.Established)
-			fmt.Fprintf(w, "  lambda     %g per active hour\n", x.Lambda)
-			if x.ElapsedHours != nil {
-				fmt.Fprintf(w, "  elapsed    %.2f active hours since %.2f\n", *x.ElapsedHours, *x.LastActiveHours)
+			fmt.Fprintf(c.App.Writer, "restored %s %s (from event #%d)", r.Kind, r.ID, r.FromEvent)
+			if r.Kind == "block" {
+				fmt.Fprintf(c.App.Writer, " with %d edges", r.Edges)
+				if len(r.EdgesSkipped) > 0 {
+					fmt.Fprintf(c.App.Writer, "; %d edges wait for their other end: %s", len(r.EdgesSkipped), strings.Join(r.EdgesSkipped, ", "))
+				}
 			}
-			fmt.Fprintf(w, "  effective  %.4f (threshold %.4f)\n", x.EffectiveWeight, x.Threshold)
-			fmt.Fprintf(w, "  verdict    %s\n", x.Verdict)
+			fmt.Fprintln(c.App.Writer)
 			return nil
+		},
+	})
+}
+
+func factCommand() *cli.Command {
+	change := func(c *cli.Context, r *worker.FactChange) error {
+		if c.Bool("json") {
+			return printJSON(c.App.Writer, r)
+		}
+		fmt.Fprintf(c.App.Writer, "fact %s: %s; importance %.3f → %.3f, recalled %d times", r.ID, r.DirectionOrKind,
+			r.ImportanceBefore, r.ImportanceAfter, r.AccessCountAfter)
+		if r.ClockReset {
+			fmt.Fprint(c.App.Writer, ", decay clock reset")
+		}
+		if !r.Recorded {
+			fmt.Fprint(c.App.Writer, " (passive: nothing changed)")
+		}
+		fmt.Fprintln(c.App.Writer)
+		return nil
+	}
+	return withFlags(&cli.Command{
+		Name:  "fact",
+		Usage: "feedback on and recall of facts",
+		Subcommands: []*cli.Command{
+			{Name: "feedback", Usage: "up: importance +0.05 and the clock reset; down: importance −0.10", ArgsUsage: "ID up|down",
+				Flags: []cli.Flag{jsonFlag},
+				Action: func(c *cli.Context) error {
+					args, err := positional(c)
+					if err != nil {
+						return err
+					}
+					if len(args) != 2 || (args[1] != "up" && args[1] != "down") {
+						return usagef("fact feedback", "want ID up|down")
+					}
+					db, err := openMemory(c, false)
+					if err != nil {
+						return err
+					}
+					defer db.Close()
+					r, err := worker.Feedback(c.Context, db, args[0], args[1] == "up", time.Now())
+					if err != nil {
+						return err
+					}
+					return change(c, r)
+				}},
+			{Name: "recall", Usage: "record a use: access count +1, the clock reset (--auto: passive, changes nothing)", ArgsUsage: "ID",
+				Flags: []cli.Flag{&cli.BoolFlag{Name: "auto", Usage: "a passive auto-recall, which never reinforces"}, jsonFlag},
+				Action: func(c *cli.Context) error {
+					args, err := positional(c)
+					if err != nil {
+						return err
+					}
+					if len(args) != 1 {
+						return usagef("fact recall", "want ID")
+					}
+					db, err := openMemory(c, c.Bool("auto"))
+					if err != nil {
+						return err
+					}
+					defer db.Close()
+					r, err := worker.Recall(c.Context, db, args[0], c.Bool("auto"), time.Now())
+					if err != nil {
+						return err
+					}
+					return change(c, r)
+				}},
 		},
 	})
 }

@@ -1,0 +1,203 @@
+package worker
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/memdecay/memdecay/sqlfuncs"
+)
+
+// Feedback nudges, from reference 001: asymmetric on purpose, so a few bad
+// recalls outweigh many lukewarm ones.
+const (
+	FeedbackUp   = 0.05 // importance + 0.05 (max 1), access time reset, access count + 1
+	FeedbackDown = 0.10 // importance − 0.10 (min 0), access time untouched
+)
+
+// ErrNoFact is returned for an unknown fact id.
+var ErrNoFact = errors.New("no such fact")
+
+// FactChange is the before and after of a feedback or recall.
+type FactChange struct {
+	ID                 string  `json:"id"`
+	ImportanceBefore   float64 `json:"importance_before"`
+	ImportanceAfter    float64 `json:"importance_after"`
+	AccessCountAfter   int64   `json:"access_count_after"`
+	LastAccessedAt     *int64  `json:"last_accessed_at"`
+	ClockReset         bool    `json:"clock_reset"`
+	Recorded           bool    `json:"recorded"` // false for a passive auto-recall
+	ImportanceClamped  bool    `json:"importance_clamped"`
+	DirectionOrKind    string  `json:"change"`
+	WallTimeUnixSecond int64   `json:"at"`
+}
+
+// Feedback applies explicit feedback to a fact and logs it: up raises
+// importance and resets the decay clock; down lowers importance and leaves
+// the clock to do its work.
+func Feedback(ctx context.Context, db *DB, id string, up bool, now time.Time) (*FactChange, error) {
+	kind := "down"
+	if up {
+		kind = "up"
+	}
+	return changeFact(ctx, db, id, kind, now, func(importance float64) (float64, bool, bool) {
+		if up {
+			return math.Min(1, importance+FeedbackUp), true, importance+FeedbackUp > 1
+		}
+		return math.Max(0, importance-FeedbackDown), false, importance-FeedbackDown < 0
+	})
+}
+
+// Recall records that a fact was used: access count + 1 and the decay clock
+// reset. A passive auto-recall reinforces nothing and writes nothing.
+func Recall(ctx context.Context, db *DB, id string, auto bool, now time.Time) (*FactChange, error) {
+	if auto {
+		var c FactChange
+		err := db.SQL.QueryRowContext(ctx, `SELECT id, importance, importance, access_count, last_accessed_at FROM mem_facts WHERE id = ?`, id).
+			Scan(&c.ID, &c.ImportanceBefore, &c.ImportanceAfter, &c.AccessCountAfter, &c.LastAccessedAt)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("fact recall: %q: %w", id, ErrNoFact)
+		}
+		c.DirectionOrKind, c.WallTimeUnixSecond = "auto-recall", now.Unix()
+		return &c, err
+	}
+	return changeFact(ctx, db, id, "recall", now, func(importance float64) (float64, bool, bool) { return importance, true, false })
+}
+
+// changeFact updates one fact and writes its event in one transaction.
+// change maps the importance to (new importance, reset the clock, clamped).
+func changeFact(ctx context.Context, db *DB, id, kind string, now time.Time, change func(float64) (float64, bool, bool)) (*FactChange, error) {
+	tx, err := db.SQL.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	var importance float64
+	var count int64
+	var status string
+	err = tx.QueryRowContext(ctx, `SELECT importance, access_count, status FROM mem_facts WHERE id = ?`, id).Scan(&importance, &count, &status)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("fact %s: %q: %w", kind, id, ErrNoFact)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("fact %s: %q: %w (is its importance a number?)", kind, id, err)
+	}
+	if status == "archived" {
+		return nil, fmt.Errorf("fact %s: %q is archived; restore it first (memworker restore --fact %s)", kind, id, id)
+	}
+	after, reset, clamped := change(importance)
+	c := &FactChange{ID: id, ImportanceBefore: importance, ImportanceAfter: after, AccessCountAfter: count,
+		ClockReset: reset, Recorded: true, ImportanceClamped: clamped, DirectionOrKind: kind, WallTimeUnixSecond: now.Unix()}
+	query := `UPDATE mem_facts SET importance = ? WHERE id = ? RETURNING last_accessed_at`
+	args := []any{after, id}
+	if reset {
+		query = `UPDATE mem_facts SET importance = ?, access_count = access_count + 1, last_accessed_at = ? WHERE id = ? RETURNING last_accessed_at`
+		args = []any{after, now.Unix(), id}
+		c.AccessCountAfter++
+	}
+	if err := tx.QueryRowContext(ctx, query, args...).Scan(&c.LastAccessedAt); err != nil {
+		return nil, fmt.Errorf("fact %s: %w", kind, err)
+	}
+	action := "feedback"
+	if kind == "recall" {
+		action = "recall"
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO mem_events (at, subject_kind, subject_id, action, reason, detail)
+		VALUES (?, 'fact', ?, ?, ?, json_object('importance_before', ?, 'importance_after', ?, 'access_count', ?, 'clock_reset', ?))`,
+		now.Unix(), id, action, kind, importance, after, c.AccessCountAfter, reset)
+	if err != nil {
+		return nil, fmt.Errorf("fact %s: logging: %w", kind, err)
+	}
+	return c, tx.Commit()
+}
+
+// FactExplanation says where a fact stands and when a sweep will act on it.
+type FactExplanation struct {
+	ID              string   `json:"id"`
+	Segment         string   `json:"segment"`
+	Tier            string   `json:"tier"`
+	Status          string   `json:"status"`
+	Importance      float64  `json:"importance"`
+	DecayRate       float64  `json:"decay_rate"`
+	AccessCount     float64  `json:"access_count"`
+	DaysSinceAccess float64  `json:"days_since_access"`
+	Score           float64  `json:"score"`
+	Action          string   `json:"action"`
+	ArchiveInDays   *float64 `json:"archive_in_days"`
+	PruneInDays     *float64 `json:"prune_in_days"`
+	Verdict         string   `json:"verdict"`
+}
+
+// ExplainFact scores a fact at wall time now and says why it will or will not
+// be archived or pruned, and when.
+func ExplainFact(ctx context.Context, db *DB, id string, now time.Time) (*FactExplanation, error) {
+	x := &FactExplanation{ID: id}
+	var last sql.NullInt64
+	var created int64
+	err := db.SQL.QueryRowContext(ctx, `SELECT segment, coalesce(tier, ''), status, importance, decay_rate, access_count,
+		last_accessed_at, created_at FROM mem_facts WHERE id = ?`, id).
+		Scan(&x.Segment, &x.Tier, &x.Status, &x.Importance, &x.DecayRate, &x.AccessCount, &last, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("explain: fact %q: %w (a pruned fact lives on in mem_events; memworker restore --fact %s)", id, ErrNoFact, id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("explain: fact %q: %w", id, err)
+	}
+	since := created
+	if last.Valid {
+		since = last.Int64
+	}
+	x.DaysSinceAccess = math.Max(0, float64(now.Unix()-since)/86400)
+	score := func(days float64) (float64, error) {
+		return sqlfuncs.TidelineScore(x.Importance, x.DecayRate, days, x.AccessCount, x.Tier)
+	}
+	if x.Score, err = score(x.DaysSinceAccess); err != nil {
+		return nil, fmt.Errorf("explain: fact %q: %w", id, err)
+	}
+	if x.Action, err = sqlfuncs.LifecycleAction(x.Score, x.Tier, x.Status == "confirmed"); err != nil {
+		return nil, fmt.Errorf("explain: fact %q: %w", id, err)
+	}
+	// Days until the score crosses a threshold, found by bisection on the
+	// score itself (one formula, in sqlfuncs).
+	crossing := func(threshold float64) *float64 {
+		lo, hi := x.DaysSinceAccess, x.DaysSinceAccess+1
+		for s, _ := score(hi); s >= threshold; s, _ = score(hi) {
+			if hi > 1e7 {
+				return nil
+			}
+			hi *= 2
+		}
+		for range 100 {
+			mid := (lo + hi) / 2
+			if s, _ := score(mid); s >= threshold {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		d := math.Max(0, hi-x.DaysSinceAccess)
+		return &d
+	}
+	switch {
+	case x.Status == "archived":
+		x.Verdict = "archived: out of recall; memworker restore --fact " + id + " brings it back"
+	case x.Tier == sqlfuncs.FactPermanent:
+		x.Verdict = "permanent: scores 1 and is never archived or pruned"
+	case x.Status == "confirmed":
+		x.Verdict = fmt.Sprintf("confirmed: immune to archive and prune (score %.3f)", x.Score)
+	case x.Tier == sqlfuncs.FactLong:
+		x.ArchiveInDays = crossing(sqlfuncs.PruneScore)
+		x.Verdict = fmt.Sprintf("long tier: archived (never pruned) once the score falls below %.2f", sqlfuncs.PruneScore)
+	default:
+		x.ArchiveInDays = crossing(sqlfuncs.ArchiveScore)
+		x.PruneInDays = crossing(sqlfuncs.PruneScore)
+		x.Verdict = fmt.Sprintf("short tier: archived below %.2f, pruned below %.2f", sqlfuncs.ArchiveScore, sqlfuncs.PruneScore)
+	}
+	if x.Action != sqlfuncs.ActionKeep && x.Status != "archived" {
+		x.Verdict = fmt.Sprintf("the next sweep will %s it (score %.3f); ", x.Action, x.Score) + x.Verdict
+	}
+	return x, nil
+}
