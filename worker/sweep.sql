@@ -14,7 +14,7 @@ DROP TABLE IF EXISTS temp.plan_edges;
 DROP TABLE IF EXISTS temp.plan_decay;
 DROP TABLE IF EXISTS temp.plan_reinforce;
 DROP TABLE IF EXISTS temp.apply_rows;
-DROP TABLE IF EXISTS temp.apply_orphans;
+DROP TABLE IF EXISTS temp.apply_block_ids;
 DROP TABLE IF EXISTS temp.plan_policy_eval;
 DROP TABLE IF EXISTS temp.plan_flags;
 DROP TABLE IF EXISTS temp.plan_orphans;
@@ -47,7 +47,8 @@ CREATE TEMP TABLE sweep_policy (
     relation_type TEXT PRIMARY KEY, model TEXT, curve TEXT, clock TEXT, threshold REAL, to_zero INTEGER,
     action TEXT, orphans TEXT);
 CREATE TEMP TABLE apply_rows (seq INTEGER PRIMARY KEY);
-CREATE TEMP TABLE apply_orphans (id TEXT PRIMARY KEY);
+-- Block ids of the chunk being applied: archived blocks, then orphans.
+CREATE TEMP TABLE apply_block_ids (id TEXT PRIMARY KEY);
 
 -- name: plan_invalid
 INSERT INTO sweep_invalid (kind, id, problem)
@@ -265,14 +266,17 @@ INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id
 SELECT :sweep, :wall, :now, 'block', b.id, 'archive', 'decayed',
        json_object('block', BLOCK_SNAPSHOT, 'tags', BLOCK_TAGS, 'tier', p.tier, 'recency', p.recency)
 FROM apply_rows a JOIN plan_blocks p ON p.seq = a.seq JOIN main.mem_blocks b ON b.id = p.id;
+DELETE FROM apply_block_ids;
+INSERT INTO apply_block_ids (id) SELECT p.id FROM apply_rows a JOIN plan_blocks p ON p.seq = a.seq;
 INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
 SELECT :sweep, :wall, :now, 'edge', json_array(e.from_id, e.to_id), 'delete', 'block_archived',
-       json_object('edge', EDGE_SNAPSHOT, 'archived_block', p.id)
-FROM apply_rows a JOIN plan_blocks p ON p.seq = a.seq
-JOIN sweep_edges e ON e.from_id = p.id OR e.to_id = p.id;
+       json_object('edge', EDGE_SNAPSHOT,
+                   'archived_block', CASE WHEN e.from_id IN (SELECT id FROM apply_block_ids) THEN e.from_id ELSE e.to_id END)
+FROM sweep_edges e
+WHERE e.from_id IN (SELECT id FROM apply_block_ids) OR e.to_id IN (SELECT id FROM apply_block_ids);
 DELETE FROM main.mem_edges WHERE rowid IN (
-    SELECT e.edge_rowid FROM apply_rows a JOIN plan_blocks p ON p.seq = a.seq
-    JOIN sweep_edges e ON e.from_id = p.id OR e.to_id = p.id);
+    SELECT e.edge_rowid FROM sweep_edges e
+    WHERE e.from_id IN (SELECT id FROM apply_block_ids) OR e.to_id IN (SELECT id FROM apply_block_ids));
 DELETE FROM main.mem_block_tags WHERE block_id IN (SELECT p.id FROM apply_rows a JOIN plan_blocks p ON p.seq = a.seq);
 UPDATE main.mem_blocks SET status = 'archived', archive_reason = 'decayed'
 WHERE id IN (SELECT p.id FROM apply_rows a JOIN plan_blocks p ON p.seq = a.seq);
@@ -298,8 +302,8 @@ JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id;
 DELETE FROM main.mem_edges WHERE rowid IN (
     SELECT e.rowid FROM apply_rows a JOIN plan_edges p ON p.seq = a.seq
     JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id);
-DELETE FROM apply_orphans;
-INSERT INTO apply_orphans (id)
+DELETE FROM apply_block_ids;
+INSERT INTO apply_block_ids (id)
 SELECT b.id FROM main.mem_blocks b
 WHERE b.id IN (SELECT p.from_id FROM apply_rows a JOIN plan_edges p ON p.seq = a.seq WHERE p.phase = 'policy' AND p.orphans = 'delete'
                UNION SELECT p.to_id FROM apply_rows a JOIN plan_edges p ON p.seq = a.seq WHERE p.phase = 'policy' AND p.orphans = 'delete')
@@ -308,9 +312,9 @@ WHERE b.id IN (SELECT p.from_id FROM apply_rows a JOIN plan_edges p ON p.seq = a
   AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.to_id = b.id);
 INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
 SELECT :sweep, :wall, :now, 'block', b.id, 'archive', 'orphaned', json_object('block', BLOCK_SNAPSHOT, 'tags', BLOCK_TAGS)
-FROM apply_orphans o JOIN main.mem_blocks b ON b.id = o.id;
-DELETE FROM main.mem_block_tags WHERE block_id IN (SELECT id FROM apply_orphans);
-UPDATE main.mem_blocks SET status = 'archived', archive_reason = 'orphaned' WHERE id IN (SELECT id FROM apply_orphans);
+FROM apply_block_ids o JOIN main.mem_blocks b ON b.id = o.id;
+DELETE FROM main.mem_block_tags WHERE block_id IN (SELECT id FROM apply_block_ids);
+UPDATE main.mem_blocks SET status = 'archived', archive_reason = 'orphaned' WHERE id IN (SELECT id FROM apply_block_ids);
 
 -- name: apply_flags
 -- One chunk of soft exclusions and readmissions under 'exclude' policies.
