@@ -75,9 +75,11 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return &usageError{msg: err.Error(), hint: "Try: memworker --help"}
 		},
-		CommandNotFound: func(c *cli.Context, name string) {
-			fmt.Fprintf(stderr, "memworker: unknown command %q\nTry: memworker --help\n", name)
-			os.Exit(exitUsage)
+		Action: func(c *cli.Context) error {
+			if c.Args().Present() {
+				return &usageError{msg: fmt.Sprintf("unknown command %q", c.Args().First()), hint: "Try: memworker --help"}
+			}
+			return cli.ShowAppHelp(c)
 		},
 		Commands: []*cli.Command{
 			migrateCommand(), sweepCommand(), statusCommand(), clockCommand(), configCommand(),
