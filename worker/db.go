@@ -36,7 +36,11 @@ type DB struct {
 
 // OpenOptions says how to open a database file.
 type OpenOptions struct {
-	ReadOnly bool // no byte of the file changes (dry runs, reports)
+	// ReadOnly: this process will not write (dry runs, reports). The file is
+	// opened read-write when allowed but its journal mode is left alone, so
+	// SQLite cleans up the -wal and -shm files it may create, and no byte of
+	// the database changes; a file that is not writable is opened read-only.
+	ReadOnly bool
 	Create   bool // create the file when missing (migrate up, demo)
 }
 
@@ -49,9 +53,7 @@ func Open(path string, opt OpenOptions) (*DB, error) {
 	q := url.Values{}
 	q.Set("_busy_timeout", fmt.Sprint(BusyTimeoutMS))
 	switch {
-	case opt.ReadOnly:
-		q.Set("mode", "ro")
-	case opt.Create:
+	case opt.Create && !opt.ReadOnly:
 		q.Set("mode", "rwc")
 	default:
 		q.Set("mode", "rw")
@@ -60,6 +62,18 @@ func Open(path string, opt OpenOptions) (*DB, error) {
 		q.Set("_journal_mode", "WAL")
 		q.Set("_synchronous", "NORMAL")
 	}
+	db, err := openDSN(path, q)
+	if err != nil && opt.ReadOnly {
+		q.Set("mode", "ro")
+		db, err = openDSN(path, q)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &DB{SQL: db, Path: path, ReadOnly: opt.ReadOnly}, nil
+}
+
+func openDSN(path string, q url.Values) (*sql.DB, error) {
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 	db, err := sql.Open("sqlite3", dsn)
 	if err != nil {
@@ -69,7 +83,7 @@ func Open(path string, opt OpenOptions) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	return &DB{SQL: db, Path: path, ReadOnly: opt.ReadOnly}, nil
+	return db, nil
 }
 
 // OpenMemory opens an existing, migrated memory database for sweeps and

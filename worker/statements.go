@@ -14,14 +14,14 @@ var sweepSQL string
 const edgeSnapshot = `json_object('from_id', e.from_id, 'to_id', e.to_id, 'weight', e.weight,
 	'reinforcement_count', e.reinforcement_count, 'relation_type', e.relation_type, 'origin', e.origin,
 	'last_active_hours', e.last_active_hours, 'last_observed_at', e.last_observed_at, 'pinned', e.pinned,
-	'note', e.note, 'created_at', e.created_at)`
+	'note', e.note, 'created_at', e.created_at, 'excluded', e.excluded)`
 
 // blockSnapshot and blockTags are the JSON snapshot of a block row b.
 const blockSnapshot = `json_object('id', b.id, 'category', b.category, 'status', b.status,
 	'archive_reason', b.archive_reason, 'confidence', b.confidence, 'reinforcement_count', b.reinforcement_count,
 	'last_reinforced_hours', b.last_reinforced_hours, 'content', b.content, 'created_at', b.created_at)`
 
-const blockTags = `(SELECT json_group_array(t.tag) FROM main.mem_block_tags t WHERE t.block_id = b.id)`
+const blockTags = `json((SELECT json_group_array(t.tag) FROM main.mem_block_tags t WHERE t.block_id = b.id))`
 
 // statements holds the named statement lists of sweep.sql.
 var statements = parseNamed(sweepSQL)

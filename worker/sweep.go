@@ -162,7 +162,13 @@ func (s *sweep) plan(ctx context.Context) (err error) {
 		return err
 	}
 	defer func() {
-		if _, cerr := s.conn.ExecContext(context.WithoutCancel(ctx), "COMMIT"); err == nil {
+		// A dry run rolls its plan back: even a write the plan should never
+		// make could not reach the file.
+		end := "COMMIT"
+		if s.opt.DryRun {
+			end = "ROLLBACK"
+		}
+		if _, cerr := s.conn.ExecContext(context.WithoutCancel(ctx), end); err == nil {
 			err = cerr
 		}
 	}()
