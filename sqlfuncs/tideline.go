@@ -1,6 +1,7 @@
 package sqlfuncs
 
 import (
+	"errors"
 	"math"
 	"slices"
 )
@@ -85,11 +86,16 @@ func TidelineScore(importance, decayRate, daysSinceAccess, accessCount float64, 
 	if tier == FactPermanent {
 		return 1, nil
 	}
-	halfLife := 11.25 * (1 + importance)
-	lambda := math.Ln2 / halfLife * 0.8 * (1 + decayRate)
+	lambda, reinforcement := tidelineTerms(importance, decayRate, accessCount)
 	decayed := importance * math.Exp(-lambda*math.Max(0, daysSinceAccess))
-	reinforcement := 1 + math.Log1p(accessCount)*0.1
 	return min(1, max(0, decayed*reinforcement)), nil
+}
+
+// tidelineTerms are the importance-scaled decay rate (half-life 11.25 ×
+// (1 + importance) days) and the recall bonus 1 + ln(1 + access_count) × 0.1.
+func tidelineTerms(importance, decayRate, accessCount float64) (lambda, reinforcement float64) {
+	halfLife := 11.25 * (1 + importance)
+	return math.Ln2 / halfLife * 0.8 * (1 + decayRate), 1 + math.Log1p(accessCount)*0.1
 }
 
 // checkTier accepts the three fact tiers and "" (not given).
@@ -126,4 +132,33 @@ func LifecycleAction(score float64, tier string, confirmed bool) (string, error)
 		return ActionArchive, nil
 	}
 	return ActionKeep, nil
+}
+
+// TidelineHorizon is the number of days since the last access at which a
+// fact's score first falls below threshold: 0 if it already is, never for a
+// permanent fact or a threshold of 0. Sweeps use it to revisit a fact only
+// when its lifecycle action can change.
+func TidelineHorizon(importance, decayRate, accessCount, threshold float64, tier string) (Horizon, error) {
+	const fn = "tideline_horizon"
+	now, err := TidelineScore(importance, decayRate, 0, accessCount, tier)
+	if err != nil {
+		var a *ArgError
+		if errors.As(err, &a) {
+			return never, &ArgError{Func: fn, Arg: a.Arg, Problem: a.Problem}
+		}
+		return never, err
+	}
+	if err := nonNegative(fn, "threshold", threshold); err != nil {
+		return never, err
+	}
+	switch {
+	case tier == FactPermanent || threshold == 0:
+		return never, nil
+	case now < threshold:
+		return Horizon{}, nil
+	}
+	// score(d) = min(1, importance × r × exp(−λd)) < threshold ≤ 1
+	//   ⇔ d > (ln(importance × r) − ln(threshold)) / λ
+	lambda, reinforcement := tidelineTerms(importance, decayRate, accessCount)
+	return finiteHorizon((math.Log(importance*reinforcement) - math.Log(threshold)) / lambda), nil
 }

@@ -163,9 +163,16 @@ func (c *call) curve(id int) (result, error) {
 	return hr, err
 }
 
-func (c *call) tidelineScore() (result, error) {
+// tideline serves tideline_score(importance, decay_rate, days_since_access,
+// access_count [, tier]) and tideline_horizon(importance, decay_rate,
+// access_count, threshold [, tier]).
+func (c *call) tideline(id int) (result, error) {
+	names := [4]string{"importance", "decay_rate", "days_since_access", "access_count"}
+	if id == funcTidelineHorizon {
+		names = [4]string{"importance", "decay_rate", "access_count", "threshold"}
+	}
 	var v [4]float64
-	for i, name := range [4]string{"importance", "decay_rate", "days_since_access", "access_count"} {
+	for i, name := range names {
 		x, err := c.num(i, name)
 		if err != nil {
 			return null, err
@@ -178,6 +185,10 @@ func (c *call) tidelineScore() (result, error) {
 		if tier, err = c.text(4, "tier"); err != nil {
 			return null, err
 		}
+	}
+	if id == funcTidelineHorizon {
+		h, err := sqlfuncs.TidelineHorizon(v[0], v[1], v[2], v[3], tier)
+		return horizon(h), err
 	}
 	return c.number(sqlfuncs.TidelineScore(v[0], v[1], v[2], v[3], tier))
 }

@@ -46,6 +46,7 @@ static const md_func md_funcs[] = {
 	{"log_normalise", MD_LOG_NORMALISE, 2, 2, B(0) | B(1), B(0) | B(1), -1, 1},
 	{"composite_score", MD_COMPOSITE_SCORE, 4, 4, ALL4, ALL4, -1, 1},
 	{"policy_curve", MD_POLICY_CURVE, 3, 3, 0, B(0) | B(2), -1, 0},
+	{"tideline_horizon", MD_TIDELINE_HORIZON, 4, 5, ALL4, ALL4, -1, 0},
 };
 
 static int md_all_numbers(const md_arg *args, int argc) {

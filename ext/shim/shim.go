@@ -53,6 +53,7 @@ var funcNames = [C.MD_FUNC_COUNT]string{
 	C.MD_LOG_NORMALISE:       "log_normalise",
 	C.MD_COMPOSITE_SCORE:     "composite_score",
 	C.MD_POLICY_CURVE:        "policy_curve",
+	C.MD_TIDELINE_HORIZON:    "tideline_horizon",
 }
 
 // call is one invocation: the function's name and its decoded arguments.
@@ -169,8 +170,8 @@ func dispatch(id int, c *call) (result, error) {
 		return c.multiLinearWeight()
 	case C.MD_CURVE_WEIGHT, C.MD_CURVE_HORIZON:
 		return c.curve(id)
-	case C.MD_TIDELINE_SCORE:
-		return c.tidelineScore()
+	case C.MD_TIDELINE_SCORE, C.MD_TIDELINE_HORIZON:
+		return c.tideline(id)
 	case C.MD_SEGMENT_TIER, C.MD_SEGMENT_IMPORTANCE, C.MD_SEGMENT_DECAY_RATE:
 		return c.segment(id)
 	case C.MD_LIFECYCLE_ACTION:
@@ -259,4 +260,5 @@ const (
 	funcCurveWeight       = C.MD_CURVE_WEIGHT
 	funcSegmentTier       = C.MD_SEGMENT_TIER
 	funcSegmentImportance = C.MD_SEGMENT_IMPORTANCE
+	funcTidelineHorizon   = C.MD_TIDELINE_HORIZON
 )
