@@ -10,6 +10,7 @@ import (
 type Report struct {
 	SweepID                  int64         `json:"sweep_id"`
 	DryRun                   bool          `json:"dry_run"`
+	Full                     bool          `json:"full"` // every row evaluated, not only the changed and due ones
 	ClockHours               float64       `json:"clock_hours"`
 	WallTime                 int64         `json:"wall_time"`
 	Archived                 int64         `json:"archived"`

@@ -2,7 +2,9 @@ package worker
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +12,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/memdecay/memdecay/sqlfuncs"
 )
 
 // DefaultChunkSize bounds the rows one apply transaction touches, so an app
@@ -23,6 +27,7 @@ const LeaseDuration = 60 * time.Second
 // SweepOptions controls one sweep.
 type SweepOptions struct {
 	DryRun    bool       // plan and report only; the file is not written
+	Full      bool       // evaluate every row, not only the changed and due ones
 	Now       *float64   // active-hours clock; nil reads mem_config active_hours
 	WallNow   *time.Time // wall clock; nil is time.Now()
 	ChunkSize int        // rows per apply transaction; 0 is DefaultChunkSize
@@ -32,13 +37,18 @@ type SweepOptions struct {
 // sweep is one run in progress on a pinned connection (temp tables live
 // per connection).
 type sweep struct {
-	conn   *sql.Conn
-	opt    SweepOptions
-	start  time.Time
-	cfg    Config
-	now    float64
-	wall   time.Time
-	report Report
+	conn  *sql.Conn
+	opt   SweepOptions
+	start time.Time
+	// Queue marks: the rows queued up to these seqs are refreshed by this
+	// sweep and cleared when it finishes.
+	blockMark, edgeMark, factMark int64
+	// What derived state was computed under, and what it must be now.
+	fingerprint, storedFingerprint string
+	cfg                            Config
+	now                            float64
+	wall                           time.Time
+	report                         Report
 }
 
 // Sweep runs the edge curate sweep (SPEC §4.1): plan every phase at one
@@ -64,9 +74,6 @@ func Sweep(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) {
 	s := &sweep{conn: conn, opt: opt, start: start, wall: time.Now()}
 	if opt.WallNow != nil {
 		s.wall = *opt.WallNow
-	}
-	if _, err := conn.ExecContext(ctx, "PRAGMA temp_store = MEMORY"); err != nil {
-		return nil, fmt.Errorf("sweep: %w", err)
 	}
 	if s.cfg, err = LoadConfig(ctx, conn); err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
@@ -98,11 +105,32 @@ func Sweep(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) {
 }
 
 func (s *sweep) run(ctx context.Context) error {
-	if err := s.plan(ctx); err != nil {
-		return fmt.Errorf("sweep: planning: %w", err)
-	}
 	if s.opt.DryRun {
-		return nil
+		// A dry run refreshes everything into temp tables and rolls its plan
+		// back: even a write it should never make could not reach the file.
+		return s.inRead(ctx, "ROLLBACK", func() error {
+			if err := s.prepare(ctx); err != nil {
+				return err
+			}
+			if _, err := s.exec(ctx, "shadow_state"); err != nil {
+				return err
+			}
+			if err := s.refresh(ctx, true); err != nil {
+				return err
+			}
+			return s.plan(ctx, true)
+		})
+	}
+	if err := s.prepare(ctx); err != nil {
+		return err
+	}
+	full := s.opt.Full || s.storedFingerprint != s.fingerprint
+	s.report.Full = full
+	if err := s.refresh(ctx, full); err != nil {
+		return fmt.Errorf("sweep: refreshing derived state: %w", err)
+	}
+	if err := s.inRead(ctx, "COMMIT", func() error { return s.plan(ctx, full) }); err != nil {
+		return err
 	}
 	steps := []struct {
 		what, table, stmts string
@@ -113,7 +141,7 @@ func (s *sweep) run(ctx context.Context) error {
 		{"archive and prune facts", "plan_facts", "apply_facts"},
 	}
 	for _, st := range steps {
-		if err := s.chunks(ctx, st.table, func(lo, hi int64) error {
+		if err := s.chunks(ctx, st.table, true, func(lo, hi int64) error {
 			_, err := s.exec(ctx, st.stmts, sql.Named("lo", lo), sql.Named("hi", hi))
 			return err
 		}); err != nil {
@@ -129,50 +157,90 @@ func (s *sweep) run(ctx context.Context) error {
 	return nil
 }
 
-func (s *sweep) args(extra ...any) []any {
-	return append([]any{
-		sql.Named("now", s.now),
-		sql.Named("wall", s.wall.Unix()),
-		sql.Named("sweep", s.report.SweepID),
-	}, extra...)
-}
-
-func (s *sweep) exec(ctx context.Context, name string, extra ...any) (int64, error) {
-	var total int64
-	for _, q := range stmts(name) {
-		res, err := s.conn.ExecContext(ctx, q, s.args(extra...)...)
-		if err != nil {
-			return total, fmt.Errorf("%s: %w", name, err)
-		}
-		n, _ := res.RowsAffected()
-		total += n
-	}
-	return total, nil
-}
-
-func (s *sweep) count(ctx context.Context, query string, args ...any) (int64, error) {
-	var n int64
-	err := s.conn.QueryRowContext(ctx, query, args...).Scan(&n)
-	return n, err
-}
-
-// plan computes every phase's decisions at one read snapshot.
-func (s *sweep) plan(ctx context.Context) (err error) {
+// inRead runs f in one deferred transaction: a consistent snapshot of the
+// file; temp tables are written freely.
+func (s *sweep) inRead(ctx context.Context, end string, f func() error) (err error) {
 	if _, err := s.conn.ExecContext(ctx, "BEGIN"); err != nil {
 		return err
 	}
 	defer func() {
-		// A dry run rolls its plan back: even a write the plan should never
-		// make could not reach the file.
-		end := "COMMIT"
-		if s.opt.DryRun {
+		if err != nil {
 			end = "ROLLBACK"
 		}
 		if _, cerr := s.conn.ExecContext(context.WithoutCancel(ctx), end); err == nil {
 			err = cerr
 		}
 	}()
-	for _, name := range []string{"plan_reset", "plan_invalid", "plan_tiers", "plan_degree"} {
+	return f()
+}
+
+// prepare resets the temp tables and stages the relation policies.
+func (s *sweep) prepare(ctx context.Context) error {
+	if _, err := s.exec(ctx, "plan_reset"); err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
+	return s.loadPolicies(ctx)
+}
+
+// refresh recomputes the derived state of the queued rows (or of every
+// row) in chunks: blocks first (an edge's due time depends on its ends'
+// tiers), then edges, then facts. Queue marks are taken before each part,
+// so rows queued meanwhile wait for the next sweep.
+func (s *sweep) refresh(ctx context.Context, full bool) error {
+	withTx := !s.opt.DryRun
+	parts := []struct {
+		queue, ids, fill, chunk string
+		mark                    *int64
+	}{
+		{"mem_dirty_blocks", "refresh_ids", "refresh_blocks", "refresh_blocks", &s.blockMark},
+		{"mem_dirty_edges", "refresh_edges", "refresh_edges", "refresh_edges", &s.edgeMark},
+		{"mem_dirty_facts", "refresh_ids", "refresh_facts", "refresh_facts", &s.factMark},
+	}
+	for _, p := range parts {
+		var err error
+		if *p.mark, err = s.count(ctx, "SELECT coalesce(max(seq), 0) FROM main."+p.queue); err != nil {
+			return err
+		}
+		if _, err := s.conn.ExecContext(ctx, "DELETE FROM temp."+p.ids); err != nil {
+			return err
+		}
+		fill := p.fill + "_queued"
+		if full {
+			fill = p.fill + "_all"
+		}
+		if _, err := s.exec(ctx, fill); err != nil {
+			return err
+		}
+		err = s.chunks(ctx, p.ids, withTx, func(lo, hi int64) error {
+			names := []string{p.chunk}
+			if p.chunk == "refresh_blocks" {
+				if !full {
+					names = append(names, "refresh_blocks_retier")
+				}
+				names = append(names, "refresh_blocks_store")
+			}
+			for _, n := range names {
+				if _, err := s.exec(ctx, n, sql.Named("lo", lo), sql.Named("hi", hi)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// plan computes every phase's decisions at one read snapshot, over every
+// row (full) or the rows due or changed.
+func (s *sweep) plan(ctx context.Context, full bool) (err error) {
+	scope := "scope_incremental"
+	if full {
+		scope = "scope_full"
+	}
+	for _, name := range []string{scope, "plan_invalid"} {
 		if _, err := s.exec(ctx, name); err != nil {
 			return err
 		}
@@ -192,17 +260,14 @@ func (s *sweep) plan(ctx context.Context) (err error) {
 	// second sweep at the same clock removes nothing new.
 	sameClock := s.cfg.LastCurateAt != nil && *s.cfg.LastCurateAt == s.now
 	if s.cfg.BlockArchival && !sameClock {
-		if _, err := s.exec(ctx, "plan_archive",
-			sql.Named("block_threshold", s.cfg.BlockPruneThreshold), sql.Named("bridge", bridge)); err != nil {
+		if _, err := s.exec(ctx, "plan_archive", sql.Named("bridge", bridge)); err != nil {
 			return err
 		}
 	}
-	if _, err := s.exec(ctx, "plan_static", sql.Named("prune_threshold", s.cfg.EdgePruneThreshold)); err != nil {
-		return err
-	}
-	if _, err := s.exec(ctx, "plan_decay_candidates",
-		sql.Named("established", s.cfg.EstablishedEdgeThreshold), sql.Named("decay_threshold", s.cfg.EdgeDecayThreshold)); err != nil {
-		return err
+	for _, name := range []string{"plan_static", "plan_decay_candidates"} {
+		if _, err := s.exec(ctx, name); err != nil {
+			return err
+		}
 	}
 	candidates, err := s.count(ctx, "SELECT count(*) FROM temp.plan_decay")
 	if err != nil {
@@ -218,11 +283,8 @@ func (s *sweep) plan(ctx context.Context) (err error) {
 	if _, err := s.exec(ctx, "plan_decay", sql.Named("budget", budget)); err != nil {
 		return err
 	}
-	if err := s.loadPolicies(ctx); err != nil {
-		return err
-	}
 	for _, name := range []string{"plan_policy", "plan_reinforce", "plan_facts"} {
-		if _, err := s.exec(ctx, name, sql.Named("top_n", s.cfg.ReinforceTopN)); err != nil {
+		if _, err := s.exec(ctx, name); err != nil {
 			return err
 		}
 	}
@@ -251,17 +313,29 @@ func (s *sweep) loadPolicies(ctx context.Context) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
+	// Derived state depends on these settings and policies: when they change,
+	// the next sweep recomputes it for every row.
+	h := sha256.New()
+	fmt.Fprintf(h, "schema 3; thresholds %v %v %v %v;", s.cfg.BlockPruneThreshold, s.cfg.EdgePruneThreshold,
+		s.cfg.EdgeDecayThreshold, s.cfg.EstablishedEdgeThreshold)
 	for _, p := range policies {
 		staged, err := p.Resolve(s.cfg.EdgeDecayThreshold)
 		if err != nil {
 			return err
 		}
+		fmt.Fprintf(h, "%q %q %v %v %q %q;", p.RelationType, staged.Curve, staged.Threshold, staged.ToZero, p.Clock, p.Action)
 		_, err = s.conn.ExecContext(ctx, `INSERT INTO temp.sweep_policy
 			(relation_type, model, curve, clock, threshold, to_zero, action, orphans) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 			p.RelationType, p.Model, staged.Curve, p.Clock, staged.Threshold, staged.ToZero, p.Action, p.Orphans)
 		if err != nil {
 			return err
 		}
+	}
+	s.fingerprint = hex.EncodeToString(h.Sum(nil))
+	err = s.conn.QueryRowContext(ctx, `SELECT coalesce((SELECT CAST(value AS TEXT) FROM main.mem_config WHERE key = 'derived_fingerprint'), '')`).
+		Scan(&s.storedFingerprint)
+	if err != nil {
+		return err
 	}
 	return nil
 }
@@ -283,8 +357,13 @@ func (s *sweep) planReport(ctx context.Context, deferred int64) error {
 		{&r.ConstitutionalReinforced, "SELECT count(*) FROM temp.plan_reinforce WHERE kind = 'constitutional'"},
 		{&r.Reinforced, "SELECT count(*) FROM temp.plan_reinforce WHERE kind = 'top'"},
 		{&r.InvalidRows.Count, "SELECT count(*) FROM temp.sweep_invalid"},
-		{&r.Facts.Processed, "SELECT count(*) FROM temp.plan_facts"},
-		{&r.Facts.Immune, "SELECT count(*) FROM temp.plan_facts WHERE tier = 'permanent' OR status = 'confirmed'"},
+		// Processed and immune count every usable fact, whichever the sweep
+		// had to look at, so full and incremental sweeps report alike.
+		{&r.Facts.Processed, `SELECT count(*) FROM main.mem_facts f WHERE f.status IN ('active', 'confirmed')
+			AND NOT EXISTS (SELECT 1 FROM mem_fact_due d WHERE d.id = f.id AND d.problem IS NOT NULL)`},
+		{&r.Facts.Immune, `SELECT count(*) FROM main.mem_facts f WHERE f.status IN ('active', 'confirmed')
+			AND (f.tier = 'permanent' OR f.status = 'confirmed')
+			AND NOT EXISTS (SELECT 1 FROM mem_fact_due d WHERE d.id = f.id AND d.problem IS NOT NULL)`},
 		{&r.Facts.Archived, "SELECT count(*) FROM temp.plan_facts WHERE action = 'archive'"},
 		{&r.Facts.Pruned, "SELECT count(*) FROM temp.plan_facts WHERE action = 'prune'"},
 	}
@@ -316,15 +395,22 @@ func (s *sweep) planReport(ctx context.Context, deferred int64) error {
 	return err
 }
 
-// policyReport tallies each relation policy from the plan.
+// policyReport tallies each relation policy: removals and flag changes
+// from the plan, the other counts over all the policy's edges, so full and
+// incremental sweeps report alike. below_minimum is after this sweep.
 func (s *sweep) policyReport(ctx context.Context) error {
 	var err error
 	s.report.Policies, err = queryAll(ctx, s.conn, `
 		SELECT p.relation_type,
-		       (SELECT count(*) FROM temp.plan_policy_eval v WHERE v.relation_type = p.relation_type AND NOT v.pinned AND v.elapsed IS NOT NULL),
+		       (SELECT count(*) FROM valid_edges e WHERE e.relation_type = p.relation_type AND NOT e.pinned
+		           AND (CASE p.clock WHEN 'wall' THEN e.last_observed_at ELSE e.last_active_hours END) IS NOT NULL
+		           AND NOT EXISTS (SELECT 1 FROM temp.plan_edges x WHERE x.from_id = e.from_id AND x.to_id = e.to_id
+		                           AND x.phase = 'block_archived')),
 		       (SELECT count(*) FROM temp.plan_edges e WHERE e.relation_type = p.relation_type AND e.phase = 'policy'),
-		       (SELECT count(*) FROM temp.plan_policy_eval v WHERE v.relation_type = p.relation_type AND v.below AND v.action = 'exclude'),
-		       (SELECT count(*) FROM temp.plan_policy_eval v WHERE v.relation_type = p.relation_type AND v.pinned),
+		       (SELECT count(*) FROM main.mem_edges e WHERE e.relation_type = p.relation_type AND e.excluded AND NOT e.pinned)
+		         + (SELECT count(*) FROM temp.plan_flags f WHERE f.relation_type = p.relation_type AND f.excluded_to)
+		         - (SELECT count(*) FROM temp.plan_flags f WHERE f.relation_type = p.relation_type AND NOT f.excluded_to),
+		       (SELECT count(*) FROM main.mem_edges e WHERE e.relation_type = p.relation_type AND e.pinned),
 		       (SELECT count(*) FROM temp.plan_flags f WHERE f.relation_type = p.relation_type AND f.excluded_to),
 		       (SELECT count(*) FROM temp.plan_flags f WHERE f.relation_type = p.relation_type AND NOT f.excluded_to)
 		FROM temp.sweep_policy p ORDER BY p.relation_type`,
@@ -431,8 +517,9 @@ func (s *sweep) inTx(ctx context.Context, f func() error) (err error) {
 	return err
 }
 
-// chunks calls f for consecutive seq ranges of a plan table.
-func (s *sweep) chunks(ctx context.Context, table string, f func(lo, hi int64) error) error {
+// chunks calls f for consecutive seq ranges of a temp table, each in its
+// own write transaction when withTx is set.
+func (s *sweep) chunks(ctx context.Context, table string, withTx bool, f func(lo, hi int64) error) error {
 	maxSeq, err := s.count(ctx, "SELECT coalesce(max(seq), 0) FROM temp."+table)
 	if err != nil {
 		return err
@@ -442,7 +529,11 @@ func (s *sweep) chunks(ctx context.Context, table string, f func(lo, hi int64) e
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := s.inTx(ctx, func() error { return f(lo, lo+step-1) }); err != nil {
+		run := func() error { return f(lo, lo+step-1) }
+		if withTx {
+			run = func() error { return s.inTx(ctx, func() error { return f(lo, lo+step-1) }) }
+		}
+		if err := run(); err != nil {
 			return err
 		}
 	}
@@ -469,6 +560,14 @@ func (s *sweep) finish(ctx context.Context) error {
 			return err
 		}
 		_, err = s.conn.ExecContext(ctx, `UPDATE mem_config SET value = value + ? WHERE key = 'edges_decayed_total'`, r.EdgesDecayed)
+		if err != nil {
+			return err
+		}
+		if _, err := s.exec(ctx, "clear_queues"); err != nil {
+			return err
+		}
+		_, err = s.conn.ExecContext(ctx, `INSERT INTO mem_config (key, value) VALUES ('derived_fingerprint', ?)
+			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, s.fingerprint)
 		if err != nil {
 			return err
 		}
@@ -558,4 +657,49 @@ func (s *sweep) acquireLease(ctx context.Context) (id int64, err error) {
 func (s *sweep) finishLease(ctx context.Context, status string) {
 	s.conn.ExecContext(ctx, "ROLLBACK") // harmless when no transaction is open
 	s.recordSweep(ctx, s.conn, status)
+}
+
+// args binds every parameter the sweep's statements use; each statement
+// takes the ones it names.
+func (s *sweep) args(extra ...any) []any {
+	return append([]any{
+		sql.Named("now", s.now),
+		sql.Named("wall", s.wall.Unix()),
+		sql.Named("sweep", s.report.SweepID),
+		sql.Named("block_threshold", s.cfg.BlockPruneThreshold),
+		sql.Named("prune_threshold", s.cfg.EdgePruneThreshold),
+		sql.Named("decay_threshold", s.cfg.EdgeDecayThreshold),
+		sql.Named("established", s.cfg.EstablishedEdgeThreshold),
+		sql.Named("archive_score", sqlfuncs.ArchiveScore),
+		sql.Named("prune_score", sqlfuncs.PruneScore),
+		sql.Named("top_n", s.cfg.ReinforceTopN),
+		sql.Named("slack", dueSlack),
+		sql.Named("block_mark", s.blockMark),
+		sql.Named("edge_mark", s.edgeMark),
+		sql.Named("fact_mark", s.factMark),
+	}, extra...)
+}
+
+// dueSlack widens "due by now" a little, so rounding between a stored due
+// time and the exact check never leaves a row out; the exact check decides.
+const dueSlack = 1e-6
+
+// exec runs every statement of a named section of sweep.sql.
+func (s *sweep) exec(ctx context.Context, name string, extra ...any) (int64, error) {
+	var total int64
+	for _, q := range stmts(name) {
+		res, err := s.conn.ExecContext(ctx, q, s.args(extra...)...)
+		if err != nil {
+			return total, fmt.Errorf("%s: %w", name, err)
+		}
+		n, _ := res.RowsAffected()
+		total += n
+	}
+	return total, nil
+}
+
+func (s *sweep) count(ctx context.Context, query string, args ...any) (int64, error) {
+	var n int64
+	err := s.conn.QueryRowContext(ctx, query, args...).Scan(&n)
+	return n, err
 }

@@ -1,14 +1,25 @@
--- The edge curate sweep (SPEC §4.1). Statements are named by a "-- name:"
--- line. The plan_* statements read main.* at one snapshot and write only to
--- temp tables (so a dry run can use a read-only connection); the apply_*
--- statements run in short transactions, one chunk of seq numbers at a time,
--- and re-check that each row is unchanged since it was planned.
+-- The sweep (SPEC §4). Statements are named by a "-- name:" line and run in
+-- order by sweep.go. A sweep first refreshes the worker's derived state
+-- (mem_block_state, mem_edge_due, mem_fact_due) for the rows the triggers
+-- queued (or for every row: a full sweep, or a dry run, which refreshes
+-- into temp tables of the same names that shadow the main ones). It then
+-- plans every phase at one snapshot, reading only its scope (every row, or
+-- the queued rows and those whose due time has come), into temp tables; and
+-- applies the plan in short transactions, one chunk of seq numbers at a
+-- time, re-checking that each row is unchanged since it was planned.
 -- Parameters: :now (active hours), :wall (unix seconds), :sweep (sweep id).
 
 -- name: plan_reset
-DROP TABLE IF EXISTS temp.sweep_tier;
-DROP TABLE IF EXISTS temp.sweep_degree;
+DROP TABLE IF EXISTS temp.mem_block_state;
+DROP TABLE IF EXISTS temp.mem_edge_due;
+DROP TABLE IF EXISTS temp.mem_fact_due;
+DROP TABLE IF EXISTS temp.refresh_ids;
+DROP TABLE IF EXISTS temp.refresh_edges;
+DROP TABLE IF EXISTS temp.refresh_block_rows;
 DROP TABLE IF EXISTS temp.sweep_invalid;
+DROP TABLE IF EXISTS temp.scope_edges;
+DROP TABLE IF EXISTS temp.scope_blocks;
+DROP TABLE IF EXISTS temp.scope_facts;
 DROP TABLE IF EXISTS temp.plan_blocks;
 DROP TABLE IF EXISTS temp.plan_edges;
 DROP TABLE IF EXISTS temp.plan_decay;
@@ -20,15 +31,21 @@ DROP TABLE IF EXISTS temp.plan_flags;
 DROP TABLE IF EXISTS temp.plan_orphans;
 DROP TABLE IF EXISTS temp.plan_facts;
 DROP TABLE IF EXISTS temp.sweep_policy;
+DROP VIEW IF EXISTS temp.valid_edges;
 DROP VIEW IF EXISTS temp.sweep_edges;
-CREATE TEMP VIEW sweep_edges AS
-SELECT e.rowid AS edge_rowid, e.*,
-       e.relation_type IN (SELECT relation_type FROM main.mem_edge_policies) AS has_policy
-FROM main.mem_edges e
+DROP VIEW IF EXISTS temp.sweep_blocks;
+DROP VIEW IF EXISTS temp.sweep_facts;
+-- Edges whose numbers are numbers; the others are reported, never touched.
+CREATE TEMP VIEW valid_edges AS
+SELECT e.rowid AS edge_rowid, e.* FROM main.mem_edges e
 WHERE typeof(e.weight) IN ('integer', 'real') AND e.weight >= 0
   AND typeof(e.reinforcement_count) IN ('integer', 'real') AND e.reinforcement_count >= 0
   AND (e.last_active_hours IS NULL OR typeof(e.last_active_hours) IN ('integer', 'real'))
   AND (e.last_observed_at IS NULL OR typeof(e.last_observed_at) IN ('integer', 'real'));
+CREATE TEMP TABLE refresh_ids (seq INTEGER PRIMARY KEY, id TEXT UNIQUE);
+CREATE TEMP TABLE refresh_edges (seq INTEGER PRIMARY KEY, from_id TEXT, to_id TEXT, UNIQUE (from_id, to_id));
+CREATE TEMP TABLE refresh_block_rows (id TEXT PRIMARY KEY, tier TEXT, lambda REAL, constitutional INTEGER,
+    degree REAL, archive_at REAL, problem TEXT);
 CREATE TEMP TABLE sweep_invalid (kind TEXT, id TEXT, problem TEXT);
 CREATE TEMP TABLE plan_blocks (seq INTEGER PRIMARY KEY, id TEXT UNIQUE, last_reinforced_hours, recency REAL, tier TEXT);
 CREATE TEMP TABLE plan_edges (
@@ -50,90 +67,214 @@ CREATE TEMP TABLE apply_rows (seq INTEGER PRIMARY KEY);
 -- Block ids of the chunk being applied: archived blocks, then orphans.
 CREATE TEMP TABLE apply_block_ids (id TEXT PRIMARY KEY);
 
--- name: plan_invalid
-INSERT INTO sweep_invalid (kind, id, problem)
-SELECT 'edge', json_array(from_id, to_id), problem FROM (
-    SELECT from_id, to_id, CASE
-        WHEN typeof(weight) NOT IN ('integer', 'real') THEN 'weight is ' || typeof(weight)
-        WHEN weight < 0 THEN 'weight is negative'
-        WHEN typeof(reinforcement_count) NOT IN ('integer', 'real') THEN 'reinforcement_count is ' || typeof(reinforcement_count)
-        WHEN reinforcement_count < 0 THEN 'reinforcement_count is negative'
-        WHEN last_active_hours IS NOT NULL AND typeof(last_active_hours) NOT IN ('integer', 'real')
-            THEN 'last_active_hours is ' || typeof(last_active_hours)
-        WHEN last_observed_at IS NOT NULL AND typeof(last_observed_at) NOT IN ('integer', 'real')
-            THEN 'last_observed_at is ' || typeof(last_observed_at)
-    END AS problem
-    FROM main.mem_edges)
-WHERE problem IS NOT NULL;
-INSERT INTO sweep_invalid (kind, id, problem)
-SELECT 'fact', id, problem FROM (
-    SELECT id, CASE
-        WHEN tier IS NULL THEN 'tier is NULL (unknown segment ' || quote(segment) || ')'
-        WHEN typeof(importance) NOT IN ('integer', 'real') OR importance < 0 OR importance > 1
-            THEN 'importance is ' || typeof(importance) || ' ' || quote(importance)
-        WHEN typeof(decay_rate) NOT IN ('integer', 'real') OR decay_rate < 0 THEN 'decay_rate is ' || quote(decay_rate)
-        WHEN typeof(access_count) NOT IN ('integer', 'real') OR access_count < 0 THEN 'access_count is ' || quote(access_count)
-        WHEN last_accessed_at IS NOT NULL AND typeof(last_accessed_at) NOT IN ('integer', 'real')
-            THEN 'last_accessed_at is ' || typeof(last_accessed_at)
-    END AS problem
-    FROM main.mem_facts WHERE status IN ('active', 'confirmed'))
-WHERE problem IS NOT NULL;
-INSERT INTO sweep_invalid (kind, id, problem)
-SELECT 'block', id, problem FROM (
-    SELECT id, CASE
-        WHEN last_reinforced_hours IS NOT NULL AND typeof(last_reinforced_hours) NOT IN ('integer', 'real')
-            THEN 'last_reinforced_hours is ' || typeof(last_reinforced_hours)
-        WHEN confidence IS NOT NULL AND typeof(confidence) NOT IN ('integer', 'real') THEN 'confidence is ' || typeof(confidence)
-        WHEN typeof(reinforcement_count) NOT IN ('integer', 'real') OR reinforcement_count < 0
-            THEN 'reinforcement_count is ' || typeof(reinforcement_count)
-    END AS problem
-    FROM main.mem_blocks WHERE status = 'active')
-WHERE problem IS NOT NULL;
+-- name: shadow_state
+-- A dry run refreshes everything into temp tables that shadow the main ones.
+CREATE TEMP TABLE mem_block_state (id TEXT PRIMARY KEY, tier TEXT NOT NULL, lambda REAL NOT NULL,
+    constitutional INTEGER NOT NULL, degree REAL NOT NULL, archive_at REAL, problem TEXT) WITHOUT ROWID;
+CREATE INDEX temp.mem_block_state_archive ON mem_block_state (archive_at) WHERE archive_at IS NOT NULL;
+CREATE INDEX temp.mem_block_state_degree ON mem_block_state (degree);
+CREATE TEMP TABLE mem_edge_due (from_id TEXT NOT NULL, to_id TEXT NOT NULL, due_hours REAL, due_wall REAL,
+    problem TEXT, PRIMARY KEY (from_id, to_id)) WITHOUT ROWID;
+CREATE TEMP TABLE mem_fact_due (id TEXT PRIMARY KEY, due_wall REAL, problem TEXT) WITHOUT ROWID;
 
--- name: plan_tiers
-CREATE TEMP TABLE sweep_tier AS
-SELECT id, status, tier, tier_lambda(tier) AS lambda, constitutional FROM (
-    SELECT b.id, b.status,
+-- name: refresh_blocks_all
+INSERT OR IGNORE INTO refresh_ids (id) SELECT id FROM main.mem_blocks ORDER BY id;
+INSERT OR IGNORE INTO refresh_ids (id) SELECT id FROM mem_block_state ORDER BY id;
+
+-- name: refresh_blocks_queued
+INSERT OR IGNORE INTO refresh_ids (id) SELECT id FROM main.mem_dirty_blocks WHERE seq <= :block_mark ORDER BY id;
+
+-- name: refresh_blocks
+-- One chunk of blocks: tier, weighted degree (on the graph as it stands),
+-- the active hour their recency falls below block_prune_threshold, and
+-- what makes an active block unusable.
+DELETE FROM refresh_block_rows;
+INSERT INTO refresh_block_rows (id, tier, lambda, constitutional, degree, archive_at, problem)
+SELECT id, tier, tier_lambda(tier), constitutional, degree,
+       CASE WHEN status = 'active' AND problem IS NULL AND typeof(last_reinforced_hours) IN ('integer', 'real')
+            THEN last_reinforced_hours + decay_horizon(1.0, tier_lambda(tier), :block_threshold) END,
+       problem
+FROM (
+    SELECT b.id, b.status, b.last_reinforced_hours,
            decay_tier((SELECT json_group_array(CAST(t.tag AS TEXT)) FROM main.mem_block_tags t WHERE t.block_id = b.id),
                       CAST(b.category AS TEXT)) AS tier,
-           EXISTS (SELECT 1 FROM main.mem_block_tags t WHERE t.block_id = b.id AND t.tag = 'self/constitutional') AS constitutional
-    FROM main.mem_blocks b);
-CREATE UNIQUE INDEX temp.sweep_tier_id ON sweep_tier (id);
+           EXISTS (SELECT 1 FROM main.mem_block_tags t WHERE t.block_id = b.id AND t.tag = 'self/constitutional') AS constitutional,
+           coalesce((SELECT sum(edge_strength(e.weight, e.reinforcement_count)) FROM valid_edges e WHERE e.from_id = b.id), 0)
+             + coalesce((SELECT sum(edge_strength(e.weight, e.reinforcement_count)) FROM valid_edges e WHERE e.to_id = b.id), 0)
+             AS degree,
+           CASE WHEN b.status != 'active' THEN NULL
+                WHEN b.last_reinforced_hours IS NOT NULL AND typeof(b.last_reinforced_hours) NOT IN ('integer', 'real')
+                    THEN 'last_reinforced_hours is ' || typeof(b.last_reinforced_hours)
+                WHEN b.confidence IS NOT NULL AND typeof(b.confidence) NOT IN ('integer', 'real')
+                    THEN 'confidence is ' || typeof(b.confidence)
+                WHEN typeof(b.reinforcement_count) NOT IN ('integer', 'real') OR b.reinforcement_count < 0
+                    THEN 'reinforcement_count is ' || typeof(b.reinforcement_count)
+           END AS problem
+    FROM refresh_ids r JOIN main.mem_blocks b ON b.id = r.id
+    WHERE r.seq BETWEEN :lo AND :hi);
 
--- name: plan_degree
--- Weighted degree of every block on the graph as it stands before the sweep.
-CREATE TEMP TABLE sweep_degree AS
-SELECT id, sum(strength) AS degree FROM (
-    SELECT from_id AS id, edge_strength(weight, reinforcement_count) AS strength FROM sweep_edges
-    UNION ALL
-    SELECT to_id, edge_strength(weight, reinforcement_count) FROM sweep_edges)
-GROUP BY id;
-CREATE UNIQUE INDEX temp.sweep_degree_id ON sweep_degree (id);
+-- name: refresh_blocks_retier
+-- A block whose tier changed changes the decay rate of its edges.
+INSERT INTO main.mem_dirty_edges (from_id, to_id)
+SELECT e.from_id, e.to_id FROM refresh_ids r
+LEFT JOIN refresh_block_rows n ON n.id = r.id LEFT JOIN mem_block_state o ON o.id = r.id
+JOIN main.mem_edges e ON e.from_id = r.id
+WHERE r.seq BETWEEN :lo AND :hi AND n.tier IS NOT o.tier;
+INSERT INTO main.mem_dirty_edges (from_id, to_id)
+SELECT e.from_id, e.to_id FROM refresh_ids r
+LEFT JOIN refresh_block_rows n ON n.id = r.id LEFT JOIN mem_block_state o ON o.id = r.id
+JOIN main.mem_edges e ON e.to_id = r.id
+WHERE r.seq BETWEEN :lo AND :hi AND n.tier IS NOT o.tier;
+
+-- name: refresh_blocks_store
+DELETE FROM mem_block_state WHERE id IN (SELECT id FROM refresh_ids WHERE seq BETWEEN :lo AND :hi);
+INSERT INTO mem_block_state (id, tier, lambda, constitutional, degree, archive_at, problem)
+SELECT id, tier, lambda, constitutional, degree, archive_at, problem FROM refresh_block_rows;
+
+-- name: refresh_edges_all
+INSERT OR IGNORE INTO refresh_edges (from_id, to_id) SELECT from_id, to_id FROM main.mem_edges ORDER BY from_id, to_id;
+INSERT OR IGNORE INTO refresh_edges (from_id, to_id) SELECT from_id, to_id FROM mem_edge_due ORDER BY from_id, to_id;
+
+-- name: refresh_edges_queued
+INSERT OR IGNORE INTO refresh_edges (from_id, to_id)
+SELECT from_id, to_id FROM main.mem_dirty_edges WHERE seq <= :edge_mark ORDER BY from_id, to_id;
+
+-- name: refresh_edges
+-- One chunk of edges: when each next needs a decision. -1e308 means now
+-- (already below its threshold, or a static prune); NULL means never
+-- (pinned, no anchor, agent-asserted, or held excluded until re-observed).
+DELETE FROM mem_edge_due WHERE (from_id, to_id) IN (SELECT from_id, to_id FROM refresh_edges WHERE seq BETWEEN :lo AND :hi);
+INSERT INTO mem_edge_due (from_id, to_id, due_hours, due_wall, problem)
+SELECT from_id, to_id,
+       CASE WHEN horizon IS NULL OR clock = 'wall' THEN NULL WHEN horizon = 0 THEN -1e308 ELSE anchor + horizon END,
+       CASE WHEN horizon IS NULL OR clock != 'wall' THEN NULL WHEN horizon = 0 THEN -1e308 ELSE anchor + horizon * 86400 END,
+       problem
+FROM (
+    SELECT from_id, to_id, problem, clock,
+           CASE WHEN clock = 'wall' THEN last_observed_at ELSE last_active_hours END AS anchor,
+           CASE WHEN problem IS NOT NULL OR pinned THEN NULL
+                WHEN policy IS NOT NULL THEN
+                    CASE WHEN excluded AND action = 'exclude' THEN NULL
+                         WHEN (CASE WHEN clock = 'wall' THEN last_observed_at ELSE last_active_hours END) IS NULL THEN NULL
+                         ELSE curve_horizon(curve, weight, CASE WHEN to_zero THEN 0 ELSE threshold END) END
+                WHEN weight < :prune_threshold AND reinforcement_count = 0 THEN 0
+                WHEN origin = 'agent' OR last_active_hours IS NULL THEN NULL
+                ELSE decay_horizon(weight, lambda_edge(tier_from, tier_to, reinforcement_count, :established), :decay_threshold)
+           END AS horizon
+    FROM (
+        SELECT e.from_id, e.to_id, e.weight, e.reinforcement_count, e.origin, e.pinned, e.excluded,
+               e.last_active_hours, e.last_observed_at,
+               coalesce(ta.tier, 'standard') AS tier_from, coalesce(tb.tier, 'standard') AS tier_to,
+               p.relation_type AS policy, coalesce(p.clock, 'active_hours') AS clock, p.curve, p.to_zero, p.threshold, p.action,
+               CASE WHEN typeof(e.weight) NOT IN ('integer', 'real') THEN 'weight is ' || typeof(e.weight)
+                    WHEN e.weight < 0 THEN 'weight is negative'
+                    WHEN typeof(e.reinforcement_count) NOT IN ('integer', 'real') THEN 'reinforcement_count is ' || typeof(e.reinforcement_count)
+                    WHEN e.reinforcement_count < 0 THEN 'reinforcement_count is negative'
+                    WHEN e.last_active_hours IS NOT NULL AND typeof(e.last_active_hours) NOT IN ('integer', 'real')
+                        THEN 'last_active_hours is ' || typeof(e.last_active_hours)
+                    WHEN e.last_observed_at IS NOT NULL AND typeof(e.last_observed_at) NOT IN ('integer', 'real')
+                        THEN 'last_observed_at is ' || typeof(e.last_observed_at)
+               END AS problem
+        FROM refresh_edges r
+        JOIN main.mem_edges e ON e.from_id = r.from_id AND e.to_id = r.to_id
+        LEFT JOIN mem_block_state ta ON ta.id = e.from_id
+        LEFT JOIN mem_block_state tb ON tb.id = e.to_id
+        LEFT JOIN sweep_policy p ON p.relation_type = e.relation_type
+        WHERE r.seq BETWEEN :lo AND :hi));
+
+-- name: refresh_facts_all
+INSERT OR IGNORE INTO refresh_ids (id) SELECT id FROM main.mem_facts ORDER BY id;
+INSERT OR IGNORE INTO refresh_ids (id) SELECT id FROM mem_fact_due ORDER BY id;
+
+-- name: refresh_facts_queued
+INSERT OR IGNORE INTO refresh_ids (id) SELECT id FROM main.mem_dirty_facts WHERE seq <= :fact_mark ORDER BY id;
+
+-- name: refresh_facts
+-- One chunk of facts: the wall time their score crosses the next lifecycle
+-- threshold (0.15 for short facts, 0.05 for long ones); never when immune.
+DELETE FROM mem_fact_due WHERE id IN (SELECT id FROM refresh_ids WHERE seq BETWEEN :lo AND :hi);
+INSERT INTO mem_fact_due (id, due_wall, problem)
+SELECT id, CASE WHEN horizon IS NULL THEN NULL WHEN horizon = 0 THEN -1e308 ELSE since + horizon * 86400 END, problem
+FROM (
+    SELECT id, problem, coalesce(last_accessed_at, created_at) AS since,
+           CASE WHEN problem IS NULL AND status = 'active' AND tier != 'permanent'
+                THEN tideline_horizon(importance, decay_rate, access_count,
+                                      CASE tier WHEN 'short' THEN :archive_score ELSE :prune_score END, tier) END AS horizon
+    FROM (
+        SELECT f.*, CASE
+            WHEN f.status NOT IN ('active', 'confirmed') THEN NULL
+            WHEN f.tier IS NULL THEN 'tier is NULL (unknown segment ' || quote(f.segment) || ')'
+            WHEN typeof(f.importance) NOT IN ('integer', 'real') OR f.importance < 0 OR f.importance > 1
+                THEN 'importance is ' || typeof(f.importance) || ' ' || quote(f.importance)
+            WHEN typeof(f.decay_rate) NOT IN ('integer', 'real') OR f.decay_rate < 0 THEN 'decay_rate is ' || quote(f.decay_rate)
+            WHEN typeof(f.access_count) NOT IN ('integer', 'real') OR f.access_count < 0 THEN 'access_count is ' || quote(f.access_count)
+            WHEN f.last_accessed_at IS NOT NULL AND typeof(f.last_accessed_at) NOT IN ('integer', 'real')
+                THEN 'last_accessed_at is ' || typeof(f.last_accessed_at)
+            WHEN typeof(f.created_at) NOT IN ('integer', 'real') THEN 'created_at is ' || typeof(f.created_at)
+        END AS problem
+        FROM refresh_ids r JOIN main.mem_facts f ON f.id = r.id
+        WHERE r.seq BETWEEN :lo AND :hi));
+
+-- name: scope_full
+-- Evaluate every row.
+CREATE TEMP VIEW sweep_edges AS
+SELECT e.*, e.relation_type IN (SELECT relation_type FROM sweep_policy) AS has_policy FROM valid_edges e;
+CREATE TEMP VIEW sweep_blocks AS SELECT id FROM main.mem_blocks WHERE status = 'active';
+CREATE TEMP VIEW sweep_facts AS SELECT id FROM main.mem_facts WHERE status IN ('active', 'confirmed');
+
+-- name: scope_incremental
+-- Evaluate the rows whose due time has come, and those queued as changed.
+-- :slack covers rounding between a stored due time and the exact check.
+CREATE TEMP TABLE scope_edges (from_id TEXT, to_id TEXT, PRIMARY KEY (from_id, to_id)) WITHOUT ROWID;
+INSERT OR IGNORE INTO scope_edges SELECT from_id, to_id FROM mem_edge_due WHERE due_hours <= :now + :slack;
+INSERT OR IGNORE INTO scope_edges SELECT from_id, to_id FROM mem_edge_due WHERE due_wall <= :wall + :slack;
+INSERT OR IGNORE INTO scope_edges SELECT from_id, to_id FROM refresh_edges;
+CREATE TEMP TABLE scope_blocks (id TEXT PRIMARY KEY) WITHOUT ROWID;
+INSERT OR IGNORE INTO scope_blocks SELECT id FROM mem_block_state WHERE archive_at <= :now + :slack;
+CREATE TEMP TABLE scope_facts (id TEXT PRIMARY KEY) WITHOUT ROWID;
+INSERT OR IGNORE INTO scope_facts SELECT id FROM mem_fact_due WHERE due_wall <= :wall + :slack;
+INSERT OR IGNORE INTO scope_facts SELECT id FROM main.mem_dirty_facts WHERE seq <= :fact_mark;
+CREATE TEMP VIEW sweep_edges AS
+SELECT e.*, e.relation_type IN (SELECT relation_type FROM sweep_policy) AS has_policy
+FROM scope_edges s JOIN valid_edges e ON e.from_id = s.from_id AND e.to_id = s.to_id;
+CREATE TEMP VIEW sweep_blocks AS
+SELECT s.id FROM scope_blocks s JOIN main.mem_blocks b ON b.id = s.id WHERE b.status = 'active';
+CREATE TEMP VIEW sweep_facts AS
+SELECT s.id FROM scope_facts s JOIN main.mem_facts f ON f.id = s.id WHERE f.status IN ('active', 'confirmed');
+
+-- name: plan_invalid
+INSERT INTO sweep_invalid (kind, id, problem)
+SELECT 'edge', json_array(from_id, to_id), problem FROM mem_edge_due WHERE problem IS NOT NULL;
+INSERT INTO sweep_invalid (kind, id, problem)
+SELECT 'block', id, problem FROM mem_block_state WHERE problem IS NOT NULL;
+INSERT INTO sweep_invalid (kind, id, problem)
+SELECT 'fact', id, problem FROM mem_fact_due WHERE problem IS NOT NULL;
 
 -- name: bridge_threshold
 -- d[min(floor(0.8 n), n - 1)] over the n non-zero degrees sorted ascending.
-SELECT degree FROM sweep_degree WHERE degree > 0 ORDER BY degree
-LIMIT 1 OFFSET (SELECT max(0, min(CAST(0.8 * count(*) AS INTEGER), count(*) - 1)) FROM sweep_degree WHERE degree > 0);
+SELECT degree FROM mem_block_state WHERE degree > 0 ORDER BY degree
+LIMIT 1 OFFSET (SELECT max(0, min(CAST(0.8 * count(*) AS INTEGER), count(*) - 1)) FROM mem_block_state WHERE degree > 0);
 
 -- name: plan_archive
 INSERT INTO plan_blocks (id, last_reinforced_hours, recency, tier)
 SELECT c.id, c.last_reinforced_hours, c.recency, c.tier FROM (
-    SELECT b.id, b.last_reinforced_hours, t.tier,
-           effective_weight(1.0, t.lambda, :now - b.last_reinforced_hours) AS recency
-    FROM main.mem_blocks b JOIN sweep_tier t ON t.id = b.id
-    WHERE b.status = 'active' AND typeof(b.last_reinforced_hours) IN ('integer', 'real')
-      AND b.id NOT IN (SELECT id FROM sweep_invalid WHERE kind = 'block')) AS c
+    SELECT b.id, b.last_reinforced_hours, s.tier, s.degree,
+           effective_weight(1.0, s.lambda, :now - b.last_reinforced_hours) AS recency
+    FROM sweep_blocks k JOIN main.mem_blocks b ON b.id = k.id JOIN mem_block_state s ON s.id = b.id
+    WHERE s.problem IS NULL AND typeof(b.last_reinforced_hours) IN ('integer', 'real')) AS c
 WHERE c.recency < :block_threshold
-  AND NOT coalesce((SELECT d.degree >= :bridge FROM sweep_degree d WHERE d.id = c.id), 0)
+  AND NOT coalesce(c.degree >= :bridge, 0)
   AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.from_id = c.id AND e.pinned)
   AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.to_id = c.id AND e.pinned)
 ORDER BY c.id;
 -- Every valid edge touching an archived block goes with it.
 INSERT OR IGNORE INTO plan_edges (from_id, to_id, phase, weight, reinforcement_count, last_active_hours, last_observed_at)
 SELECT e.from_id, e.to_id, 'block_archived', e.weight, e.reinforcement_count, e.last_active_hours, e.last_observed_at
-FROM sweep_edges e
-WHERE e.from_id IN (SELECT id FROM plan_blocks) OR e.to_id IN (SELECT id FROM plan_blocks)
-ORDER BY e.from_id, e.to_id;
+FROM plan_blocks p JOIN valid_edges e ON e.from_id = p.id
+UNION
+SELECT e.from_id, e.to_id, 'block_archived', e.weight, e.reinforcement_count, e.last_active_hours, e.last_observed_at
+FROM plan_blocks p JOIN valid_edges e ON e.to_id = p.id
+ORDER BY 1, 2;
 
 -- name: plan_static
 INSERT OR IGNORE INTO plan_edges (from_id, to_id, phase, weight, reinforcement_count, last_active_hours, last_observed_at)
@@ -153,8 +294,8 @@ SELECT * FROM (
                lambda_edge(coalesce(ta.tier, 'standard'), coalesce(tb.tier, 'standard'),
                            e.reinforcement_count, :established) AS lambda
         FROM sweep_edges e
-        LEFT JOIN sweep_tier ta ON ta.id = e.from_id
-        LEFT JOIN sweep_tier tb ON tb.id = e.to_id
+        LEFT JOIN mem_block_state ta ON ta.id = e.from_id
+        LEFT JOIN mem_block_state tb ON tb.id = e.to_id
         WHERE e.origin IS NOT 'agent' AND e.last_active_hours IS NOT NULL AND NOT e.pinned AND NOT e.has_policy
           AND NOT EXISTS (SELECT 1 FROM plan_edges p WHERE p.from_id = e.from_id AND p.to_id = e.to_id)))
 WHERE effective < :decay_threshold;
@@ -206,32 +347,35 @@ WHERE b.status = 'active' AND b.id NOT IN (SELECT id FROM plan_blocks)
 
 -- name: plan_reinforce
 INSERT INTO plan_reinforce (id, kind)
-SELECT id, 'constitutional' FROM sweep_tier
-WHERE status = 'active' AND constitutional AND id NOT IN (SELECT id FROM plan_blocks)
-  AND id NOT IN (SELECT id FROM plan_orphans);
+SELECT s.id, 'constitutional' FROM mem_block_state s JOIN main.mem_blocks b ON b.id = s.id
+WHERE s.constitutional AND b.status = 'active'
+  AND s.id NOT IN (SELECT id FROM plan_blocks) AND s.id NOT IN (SELECT id FROM plan_orphans);
 -- Top N by composite over the active blocks and edges left after the
 -- removals and the constitutional reinforcement; ties to the smaller id.
+-- Degrees come from mem_block_state, re-summed the same way for the blocks
+-- that lose an edge in this sweep.
 INSERT INTO plan_reinforce (id, kind)
-WITH kept_edges AS (
-    SELECT from_id, to_id, edge_strength(weight, reinforcement_count) AS strength FROM sweep_edges e
-    WHERE NOT EXISTS (SELECT 1 FROM plan_edges p WHERE p.from_id = e.from_id AND p.to_id = e.to_id)),
-degree AS (
-    SELECT id, sum(strength) AS degree FROM (
-        SELECT from_id AS id, strength FROM kept_edges UNION ALL SELECT to_id, strength FROM kept_edges)
-    GROUP BY id),
+WITH affected AS (SELECT from_id AS id FROM plan_edges UNION SELECT to_id FROM plan_edges),
+adjusted AS (
+    SELECT a.id,
+           coalesce((SELECT sum(edge_strength(e.weight, e.reinforcement_count)) FROM valid_edges e
+                     WHERE e.from_id = a.id AND NOT EXISTS (SELECT 1 FROM plan_edges p WHERE p.from_id = e.from_id AND p.to_id = e.to_id)), 0)
+         + coalesce((SELECT sum(edge_strength(e.weight, e.reinforcement_count)) FROM valid_edges e
+                     WHERE e.to_id = a.id AND NOT EXISTS (SELECT 1 FROM plan_edges p WHERE p.from_id = e.from_id AND p.to_id = e.to_id)), 0)
+           AS degree
+    FROM affected a),
 candidates AS (
     SELECT b.id, coalesce(b.confidence, 0.5) AS confidence,
-           coalesce(d.degree, 0) AS degree,
-           b.reinforcement_count + (t.constitutional) AS reinforcement_count,
-           CASE WHEN t.constitutional THEN :now ELSE b.last_reinforced_hours END AS anchor,
-           t.lambda
+           coalesce(adj.degree, s.degree) AS degree,
+           b.reinforcement_count + s.constitutional AS reinforcement_count,
+           CASE WHEN s.constitutional THEN :now ELSE b.last_reinforced_hours END AS anchor,
+           s.lambda
     FROM main.mem_blocks b
-    JOIN sweep_tier t ON t.id = b.id
-    LEFT JOIN degree d ON d.id = b.id
-    WHERE b.status = 'active'
+    JOIN mem_block_state s ON s.id = b.id
+    LEFT JOIN adjusted adj ON adj.id = b.id
+    WHERE b.status = 'active' AND s.problem IS NULL
       AND b.id NOT IN (SELECT id FROM plan_blocks)
-      AND b.id NOT IN (SELECT id FROM plan_orphans)
-      AND b.id NOT IN (SELECT id FROM sweep_invalid WHERE kind = 'block')),
+      AND b.id NOT IN (SELECT id FROM plan_orphans)),
 scale AS (SELECT max(degree) AS max_degree, max(reinforcement_count) AS max_count FROM candidates)
 SELECT id, 'top' FROM candidates, scale
 ORDER BY composite_score(
@@ -251,8 +395,8 @@ SELECT id, tier, status, importance, decay_rate, access_count, last_accessed_at,
 FROM (SELECT f.*, max(0, (:wall - coalesce(f.last_accessed_at, f.created_at)) / 86400.0) AS days,
              tideline_score(f.importance, f.decay_rate, max(0, (:wall - coalesce(f.last_accessed_at, f.created_at)) / 86400.0),
                             f.access_count, f.tier) AS score
-      FROM main.mem_facts f
-      WHERE f.status IN ('active', 'confirmed') AND f.id NOT IN (SELECT id FROM sweep_invalid WHERE kind = 'fact'))
+      FROM sweep_facts k JOIN main.mem_facts f ON f.id = k.id
+      WHERE f.id NOT IN (SELECT id FROM sweep_invalid WHERE kind = 'fact'))
 ORDER BY id;
 
 -- name: apply_blocks
@@ -272,10 +416,10 @@ INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id
 SELECT :sweep, :wall, :now, 'edge', json_array(e.from_id, e.to_id), 'delete', 'block_archived',
        json_object('edge', EDGE_SNAPSHOT,
                    'archived_block', CASE WHEN e.from_id IN (SELECT id FROM apply_block_ids) THEN e.from_id ELSE e.to_id END)
-FROM sweep_edges e
+FROM valid_edges e
 WHERE e.from_id IN (SELECT id FROM apply_block_ids) OR e.to_id IN (SELECT id FROM apply_block_ids);
 DELETE FROM main.mem_edges WHERE rowid IN (
-    SELECT e.edge_rowid FROM sweep_edges e
+    SELECT e.edge_rowid FROM valid_edges e
     WHERE e.from_id IN (SELECT id FROM apply_block_ids) OR e.to_id IN (SELECT id FROM apply_block_ids));
 DELETE FROM main.mem_block_tags WHERE block_id IN (SELECT p.id FROM apply_rows a JOIN plan_blocks p ON p.seq = a.seq);
 UPDATE main.mem_blocks SET status = 'archived', archive_reason = 'decayed'
@@ -330,6 +474,9 @@ SELECT :sweep, :wall, :now, 'edge', json_array(e.from_id, e.to_id),
        json_object('edge', EDGE_SNAPSHOT, 'effective_weight', p.effective, 'threshold', p.threshold, 'elapsed', p.elapsed)
 FROM apply_rows a JOIN plan_flags p ON p.seq = a.seq
 JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id;
+-- Their due time changes with the flag: queue them for the next refresh.
+INSERT INTO main.mem_dirty_edges (from_id, to_id)
+SELECT p.from_id, p.to_id FROM apply_rows a JOIN plan_flags p ON p.seq = a.seq;
 UPDATE main.mem_edges SET excluded = (SELECT p.excluded_to FROM apply_rows a JOIN plan_flags p ON p.seq = a.seq
                                       WHERE p.from_id = mem_edges.from_id AND p.to_id = mem_edges.to_id)
 WHERE rowid IN (SELECT e.rowid FROM apply_rows a JOIN plan_flags p ON p.seq = a.seq
@@ -360,6 +507,11 @@ UPDATE main.mem_blocks
 SET reinforcement_count = reinforcement_count + (SELECT count(*) FROM plan_reinforce r WHERE r.id = mem_blocks.id),
     last_reinforced_hours = :now
 WHERE id IN (SELECT id FROM plan_reinforce) AND status = 'active';
+
+-- name: clear_queues
+DELETE FROM main.mem_dirty_blocks WHERE seq <= :block_mark;
+DELETE FROM main.mem_dirty_edges WHERE seq <= :edge_mark;
+DELETE FROM main.mem_dirty_facts WHERE seq <= :fact_mark;
 
 -- name: expire_events
 DELETE FROM main.mem_events WHERE id IN (

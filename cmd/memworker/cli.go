@@ -234,6 +234,7 @@ func sweepCommand() *cli.Command {
 		Usage: "archive faded blocks, prune and decay edges, reinforce, report",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "dry-run", Usage: "compute and report; change no byte of the file"},
+			&cli.BoolFlag{Name: "full", Usage: "evaluate every row, not only those changed or due (same result, slower)"},
 			&cli.StringFlag{Name: "now", Usage: "sweep at active hour `H` instead of mem_config active_hours"},
 			&cli.StringFlag{Name: "wall-now", Usage: "wall clock `T` (unix seconds or RFC 3339) for events"},
 			&cli.IntFlag{Name: "chunk", Value: worker.DefaultChunkSize, Usage: "rows per transaction"},
@@ -247,7 +248,7 @@ func sweepCommand() *cli.Command {
 			if len(args) > 0 {
 				return usagef("sweep", "unexpected argument %q", args[0])
 			}
-			opt := worker.SweepOptions{DryRun: c.Bool("dry-run"), ChunkSize: c.Int("chunk")}
+			opt := worker.SweepOptions{DryRun: c.Bool("dry-run"), Full: c.Bool("full"), ChunkSize: c.Int("chunk")}
 			if s := c.String("now"); s != "" {
 				h, err := strconv.ParseFloat(s, 64)
 				if err != nil || math.IsNaN(h) || math.IsInf(h, 0) || h < 0 {
