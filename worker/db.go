@@ -45,7 +45,8 @@ type OpenOptions struct {
 }
 
 // Open checks that path is a SQLite file (refusing anything else without
-// touching it) and opens it with a busy timeout; writable opens use WAL.
+// touching it) and opens it with a busy timeout. It leaves the journal mode
+// alone: UseWAL switches once the file is known to be a memory database.
 func Open(path string, opt OpenOptions) (*DB, error) {
 	if err := checkFile(path, opt.Create); err != nil {
 		return nil, err
@@ -59,7 +60,6 @@ func Open(path string, opt OpenOptions) (*DB, error) {
 		q.Set("mode", "rw")
 	}
 	if !opt.ReadOnly {
-		q.Set("_journal_mode", "WAL")
 		q.Set("_synchronous", "NORMAL")
 	}
 	db, err := openDSN(path, q)
@@ -97,7 +97,23 @@ func OpenMemory(path string, readOnly bool) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if !readOnly {
+		if err := db.UseWAL(); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
 	return db, nil
+}
+
+// UseWAL puts the file in WAL mode (persistent), so an app's readers and
+// one writer run beside the worker's short transactions.
+func (db *DB) UseWAL() error {
+	var mode string
+	if err := db.SQL.QueryRow("PRAGMA journal_mode = WAL").Scan(&mode); err != nil {
+		return fmt.Errorf("%s: setting WAL mode: %w", db.Path, err)
+	}
+	return nil
 }
 
 // Close closes the database.

@@ -20,6 +20,9 @@ func LoadDemo(ctx context.Context, db *DB) error {
 	if _, err := schema.Up(db.SQL); err != nil {
 		return err
 	}
+	if err := db.UseWAL(); err != nil {
+		return err
+	}
 	var n int
 	if err := db.SQL.QueryRowContext(ctx, "SELECT count(*) FROM mem_blocks").Scan(&n); err != nil {
 		return err

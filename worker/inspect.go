@@ -184,6 +184,7 @@ type EdgeExplanation struct {
 	EffectiveWeight    float64  `json:"effective_weight"`
 	Threshold          float64  `json:"decay_threshold"`
 	DecaysAtHours      *float64 `json:"decays_at_hours"`
+	Invalid            bool     `json:"invalid"` // a number is not a number: sweeps skip the row
 	Verdict            string   `json:"verdict"`
 }
 
@@ -216,6 +217,7 @@ func ExplainEdge(ctx context.Context, db *DB, a, b string) (*EdgeExplanation, er
 	w, werr := toFloat(weight)
 	c, cerr := toFloat(count)
 	if werr != nil || cerr != nil {
+		x.Invalid = true
 		x.Verdict = fmt.Sprintf("invalid row: weight %v, reinforcement_count %v; sweeps skip it and never delete it", weight, count)
 		return x, nil
 	}

@@ -18,11 +18,15 @@ type Restored struct {
 	FromEvent    int64    `json:"from_event"`
 	Edges        int64    `json:"edges_restored"`
 	EdgesSkipped []string `json:"edges_skipped"`
+	Warning      string   `json:"warning,omitempty"`
 }
 
-// Restoring refreshes anchors (last_reinforced_hours, last_active_hours,
+// A restore refreshes anchors (last_reinforced_hours, last_active_hours,
 // last_observed_at, last_accessed_at) to now, so the next sweep does not
-// remove the row again at once; the event keeps the original snapshot.
+// decay the row again at once; everything else comes back as it was, and
+// the event keeps the original snapshot. An edge whose weight alone is
+// below the static prune goes again unless the app raises it or pins it:
+// the restore says so.
 
 // edgeFromSnapshot inserts the edge in the JSON snapshot at '$.edge' of the
 // event detail d, with its anchors refreshed.
@@ -40,7 +44,7 @@ const restoreEvent = `INSERT INTO mem_events (at, clock_hours, subject_kind, sub
 VALUES (:wall, :now, :kind, :subject, 'restore', 'manual', json_object('from_event', :event))`
 
 // restoreTx runs f in a write transaction with the clock readings bound.
-func restoreTx(ctx context.Context, db *DB, wall time.Time, f func(tx *sql.Tx, args func(...any) []any) error) error {
+func restoreTx(ctx context.Context, db *DB, wall time.Time, f func(tx *sql.Tx, args func(...any) []any, cfg Config) error) error {
 	cfg, err := LoadConfig(ctx, db.SQL)
 	if err != nil {
 		return err
@@ -50,10 +54,16 @@ func restoreTx(ctx context.Context, db *DB, wall time.Time, f func(tx *sql.Tx, a
 		return err
 	}
 	defer tx.Rollback()
-	args := func(extra ...any) []any {
-		return append([]any{sql.Named("now", cfg.ActiveHours), sql.Named("wall", wall.Unix())}, extra...)
+	// The clock is active_hours, or the last sweep's clock when sweeps ran
+	// ahead of it with --now.
+	now := cfg.ActiveHours
+	if cfg.LastCurateAt != nil {
+		now = max(now, *cfg.LastCurateAt)
 	}
-	if err := f(tx, args); err != nil {
+	args := func(extra ...any) []any {
+		return append([]any{sql.Named("now", now), sql.Named("wall", wall.Unix())}, extra...)
+	}
+	if err := f(tx, args, cfg); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -65,7 +75,8 @@ func RestoreEdge(ctx context.Context, db *DB, a, b string, wall time.Time) (*Res
 		a, b = b, a
 	}
 	r := &Restored{Kind: "edge", ID: fmt.Sprintf("%s %s", a, b), EdgesSkipped: []string{}}
-	err := restoreTx(ctx, db, wall, func(tx *sql.Tx, args func(...any) []any) error {
+	err := restoreTx(ctx, db, wall, func(tx *sql.Tx, args func(...any) []any, cfg Config) error {
+		pruneThreshold := cfg.EdgePruneThreshold
 		err := tx.QueryRowContext(ctx, `SELECT id FROM mem_events WHERE subject_kind = 'edge' AND subject_id = json_array(?, ?)
 			AND action IN ('decay', 'prune', 'delete') ORDER BY id DESC LIMIT 1`, a, b).Scan(&r.FromEvent)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -91,6 +102,15 @@ func RestoreEdge(ctx context.Context, db *DB, a, b string, wall time.Time) (*Res
 			return fmt.Errorf("restore: edge %s — %s: %w", a, b, err)
 		}
 		r.Edges = 1
+		var weak bool
+		if err := tx.QueryRowContext(ctx, `SELECT weight < ? AND reinforcement_count = 0 AND NOT pinned
+			FROM mem_edges WHERE from_id = ? AND to_id = ?`, pruneThreshold, a, b).Scan(&weak); err != nil {
+			return err
+		}
+		if weak {
+			r.Warning = fmt.Sprintf("its weight is below edge_prune_threshold %v and it was never reinforced: "+
+				"the next sweep prunes it again unless the app raises its weight, reinforces or pins it", pruneThreshold)
+		}
 		subject, err := jsonPair(ctx, tx, a, b)
 		if err != nil {
 			return err
@@ -116,7 +136,7 @@ func jsonPair(ctx context.Context, tx *sql.Tx, a, b string) (string, error) {
 // removed with it (those whose other end is active).
 func RestoreBlock(ctx context.Context, db *DB, id string, wall time.Time) (*Restored, error) {
 	r := &Restored{Kind: "block", ID: id, EdgesSkipped: []string{}}
-	err := restoreTx(ctx, db, wall, func(tx *sql.Tx, args func(...any) []any) error {
+	err := restoreTx(ctx, db, wall, func(tx *sql.Tx, args func(...any) []any, _ Config) error {
 		var status string
 		var sweepID sql.NullInt64
 		err := tx.QueryRowContext(ctx, `SELECT b.status, e.id, e.sweep_id FROM mem_blocks b
@@ -196,7 +216,7 @@ func RestoreBlock(ctx context.Context, db *DB, id string, wall time.Time) (*Rest
 // RestoreFact brings back an archived or pruned fact as active.
 func RestoreFact(ctx context.Context, db *DB, id string, wall time.Time) (*Restored, error) {
 	r := &Restored{Kind: "fact", ID: id, EdgesSkipped: []string{}}
-	err := restoreTx(ctx, db, wall, func(tx *sql.Tx, args func(...any) []any) error {
+	err := restoreTx(ctx, db, wall, func(tx *sql.Tx, args func(...any) []any, _ Config) error {
 		var action string
 		err := tx.QueryRowContext(ctx, `SELECT id, action FROM mem_events WHERE subject_kind = 'fact' AND subject_id = ?
 			AND action IN ('archive', 'prune') ORDER BY id DESC LIMIT 1`, id).Scan(&r.FromEvent, &action)

@@ -108,7 +108,7 @@ func (s *sweep) run(ctx context.Context) error {
 	if s.opt.DryRun {
 		// A dry run refreshes everything into temp tables and rolls its plan
 		// back: even a write it should never make could not reach the file.
-		return s.inRead(ctx, "ROLLBACK", func() error {
+		return s.inRead(ctx, "ROLLBACK", func() (err error) {
 			if err := s.prepare(ctx); err != nil {
 				return err
 			}
@@ -118,7 +118,13 @@ func (s *sweep) run(ctx context.Context) error {
 			if err := s.refresh(ctx, true); err != nil {
 				return err
 			}
-			return s.plan(ctx, true)
+			if err := s.plan(ctx, true); err != nil {
+				return err
+			}
+			if s.cfg.EventRetentionDays > 0 {
+				s.report.EventsExpired, err = s.count(ctx, `SELECT count(*) FROM main.mem_events WHERE at < ?`, s.retentionCutoff())
+			}
+			return err
 		})
 	}
 	if err := s.prepare(ctx); err != nil {
@@ -582,7 +588,7 @@ func (s *sweep) expireEvents(ctx context.Context) error {
 	if s.cfg.EventRetentionDays <= 0 {
 		return nil
 	}
-	cutoff := s.wall.Unix() - int64(s.cfg.EventRetentionDays*86400)
+	cutoff := s.retentionCutoff()
 	for {
 		var n int64
 		err := s.inTx(ctx, func() error {
@@ -602,6 +608,11 @@ func (s *sweep) expireEvents(ctx context.Context) error {
 		return nil
 	}
 	return s.inTx(ctx, func() error { return s.recordSweep(ctx, s.conn, "done") })
+}
+
+// retentionCutoff is the wall time before which events expire.
+func (s *sweep) retentionCutoff() int64 {
+	return s.wall.Unix() - int64(s.cfg.EventRetentionDays*86400)
 }
 
 func (s *sweep) recordSweep(ctx context.Context, q querier, status string) error {

@@ -55,13 +55,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return exitFailure
 }
 
-var dbFlag = &cli.StringFlag{
-	Name:    "db",
-	Usage:   "SQLite `PATH` of the memory database",
-	EnvVars: []string{"MEMWORKER_DB"},
+// Flags are made per app: urfave/cli stores values in them.
+func dbFlag() cli.Flag {
+	return &cli.StringFlag{Name: "db", Usage: "SQLite `PATH` of the memory database", EnvVars: []string{"MEMWORKER_DB"}}
 }
 
-var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print JSON"}
+func jsonFlag() cli.Flag { return &cli.BoolFlag{Name: "json", Usage: "print JSON"} }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
 	return &cli.App{
@@ -70,7 +69,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Version:        sqlfuncs.Version,
 		Writer:         stdout,
 		ErrWriter:      stderr,
-		Flags:          []cli.Flag{dbFlag},
+		Flags:          []cli.Flag{dbFlag()},
 		ExitErrHandler: func(*cli.Context, error) {},
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return &usageError{msg: err.Error(), hint: "Try: memworker --help"}
@@ -90,14 +89,27 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 
 // withFlags adds the flags every command takes.
 func withFlags(c *cli.Command) *cli.Command {
-	c.Flags = append([]cli.Flag{dbFlag}, c.Flags...)
+	c.Flags = append([]cli.Flag{dbFlag()}, c.Flags...)
 	c.OnUsageError = func(ctx *cli.Context, err error, _ bool) error {
 		return &usageError{msg: err.Error(), hint: "Try: " + ctx.Command.HelpName + " --help"}
+	}
+	if len(c.Subcommands) > 0 && c.Action == nil {
+		c.Action = func(ctx *cli.Context) error {
+			if ctx.Args().Present() {
+				return usagef(commandPath(ctx), "unknown subcommand %q", ctx.Args().First())
+			}
+			return cli.ShowSubcommandHelp(ctx)
+		}
 	}
 	for _, sub := range c.Subcommands {
 		withFlags(sub)
 	}
 	return c
+}
+
+// commandPath is the command as typed after "memworker", for hints.
+func commandPath(c *cli.Context) string {
+	return strings.TrimPrefix(c.Command.HelpName, "memworker ")
 }
 
 // positional returns a command's arguments, first applying any of its flags
@@ -122,31 +134,34 @@ func positional(c *cli.Context) ([]string, error) {
 			}
 		}
 		if flag == nil {
-			return nil, usagef(c.Command.FullName(), "unknown flag %s", tok)
+			return nil, usagef(commandPath(c), "unknown flag %s", tok)
 		}
 		if _, isBool := flag.(*cli.BoolFlag); isBool && !hasValue {
 			value, hasValue = "true", true
 		}
 		if !hasValue {
 			if i+1 >= len(raw) {
-				return nil, usagef(c.Command.FullName(), "flag %s needs a value", tok)
+				return nil, usagef(commandPath(c), "flag %s needs a value", tok)
 			}
 			i++
 			value = raw[i]
 		}
 		if err := c.Set(name, value); err != nil {
-			return nil, usagef(c.Command.FullName(), "flag %s: %v", tok, err)
+			return nil, usagef(commandPath(c), "flag %s: %v", tok, err)
 		}
 	}
 	return out, nil
 }
 
+// dbPath is --db, wherever it was written (before or after the command),
+// or MEMWORKER_DB.
 func dbPath(c *cli.Context) (string, error) {
-	p := c.String("db")
-	if p == "" {
-		return "", usagef(c.Command.FullName(), "no database: pass --db PATH or set MEMWORKER_DB")
+	for _, cc := range c.Lineage() {
+		if p := cc.String("db"); p != "" {
+			return p, nil
+		}
 	}
-	return p, nil
+	return "", usagef(commandPath(c), "no database: pass --db PATH or set MEMWORKER_DB")
 }
 
 // openMemory opens the migrated database named by --db.
@@ -185,6 +200,9 @@ func migrateCommand() *cli.Command {
 					defer db.Close()
 					v, err := schema.Up(db.SQL)
 					if err != nil {
+						return err
+					}
+					if err := db.UseWAL(); err != nil {
 						return err
 					}
 					fmt.Fprintf(c.App.Writer, "schema at version %d\n", v)
@@ -238,7 +256,7 @@ func sweepCommand() *cli.Command {
 			&cli.StringFlag{Name: "now", Usage: "sweep at active hour `H` instead of mem_config active_hours"},
 			&cli.StringFlag{Name: "wall-now", Usage: "wall clock `T` (unix seconds or RFC 3339) for events"},
 			&cli.IntFlag{Name: "chunk", Value: worker.DefaultChunkSize, Usage: "rows per transaction"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			args, err := positional(c)
@@ -304,7 +322,7 @@ func statusCommand() *cli.Command {
 	return withFlags(&cli.Command{
 		Name:  "status",
 		Usage: "counts, the clock, hours since the last sweep",
-		Flags: []cli.Flag{jsonFlag},
+		Flags: []cli.Flag{jsonFlag()},
 		Action: func(c *cli.Context) error {
 			db, err := openMemory(c, true)
 			if err != nil {
@@ -408,7 +426,7 @@ func configCommand() *cli.Command {
 		Name:  "config",
 		Usage: "read or change settings in mem_config",
 		Subcommands: []*cli.Command{
-			{Name: "get", Usage: "print one setting, or all", ArgsUsage: "[KEY]", Flags: []cli.Flag{jsonFlag},
+			{Name: "get", Usage: "print one setting, or all", ArgsUsage: "[KEY]", Flags: []cli.Flag{jsonFlag()},
 				Action: func(c *cli.Context) error {
 					args, err := positional(c)
 					if err != nil {
@@ -470,7 +488,7 @@ func decayedCommand() *cli.Command {
 	return withFlags(&cli.Command{
 		Name:  "decayed",
 		Usage: "recent removals, and the edges closest to decaying",
-		Flags: []cli.Flag{&cli.IntFlag{Name: "limit", Value: 10, Usage: "rows per list"}, jsonFlag},
+		Flags: []cli.Flag{&cli.IntFlag{Name: "limit", Value: 10, Usage: "rows per list"}, jsonFlag()},
 		Action: func(c *cli.Context) error {
 			db, err := openMemory(c, true)
 			if err != nil {
@@ -506,7 +524,7 @@ func explainCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "edge", Usage: "explain the edge between blocks A and B"},
 			&cli.StringFlag{Name: "fact", Usage: "explain the fact `ID`"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			args, err := positional(c)
@@ -539,6 +557,10 @@ func explainEdge(c *cli.Context, a, b string) error {
 	}
 	w := c.App.Writer
 	fmt.Fprintf(w, "edge %s — %s (%s, origin %s)\n", x.From, x.To, x.RelationType, x.Origin)
+	if x.Invalid {
+		fmt.Fprintf(w, "  verdict    %s\n", x.Verdict)
+		return nil
+	}
 	fmt.Fprintf(w, "  tiers      %s / %s\n", x.TierFrom, x.TierTo)
 	fmt.Fprintf(w, "  weight     %.4f, reinforced %g times (established: %v)\n", x.Weight, x.ReinforcementCount, x.Established)
 	fmt.Fprintf(w, "  lambda     %g per active hour\n", x.Lambda)
@@ -587,7 +609,7 @@ func restoreCommand() *cli.Command {
 			&cli.BoolFlag{Name: "edge", Usage: "restore the edge between blocks A and B"},
 			&cli.StringFlag{Name: "block", Usage: "restore the archived block `ID` with its tags and edges"},
 			&cli.StringFlag{Name: "fact", Usage: "restore the archived or pruned fact `ID`"},
-			jsonFlag,
+			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			args, err := positional(c)
@@ -632,6 +654,9 @@ func restoreCommand() *cli.Command {
 				}
 			}
 			fmt.Fprintln(c.App.Writer)
+			if r.Warning != "" {
+				fmt.Fprintln(c.App.ErrWriter, "memworker: warning: "+r.Warning)
+			}
 			return nil
 		},
 	})
@@ -658,7 +683,7 @@ func factCommand() *cli.Command {
 		Usage: "feedback on and recall of facts",
 		Subcommands: []*cli.Command{
 			{Name: "feedback", Usage: "up: importance +0.05 and the clock reset; down: importance −0.10", ArgsUsage: "ID up|down",
-				Flags: []cli.Flag{jsonFlag},
+				Flags: []cli.Flag{jsonFlag()},
 				Action: func(c *cli.Context) error {
 					args, err := positional(c)
 					if err != nil {
@@ -679,7 +704,7 @@ func factCommand() *cli.Command {
 					return change(c, r)
 				}},
 			{Name: "recall", Usage: "record a use: access count +1, the clock reset (--auto: passive, changes nothing)", ArgsUsage: "ID",
-				Flags: []cli.Flag{&cli.BoolFlag{Name: "auto", Usage: "a passive auto-recall, which never reinforces"}, jsonFlag},
+				Flags: []cli.Flag{&cli.BoolFlag{Name: "auto", Usage: "a passive auto-recall, which never reinforces"}, jsonFlag()},
 				Action: func(c *cli.Context) error {
 					args, err := positional(c)
 					if err != nil {
@@ -707,7 +732,7 @@ func demoCommand() *cli.Command {
 	return withFlags(&cli.Command{
 		Name:  "demo",
 		Usage: "migrate a fresh file, load a sample memory graph, advance the clock, sweep, report",
-		Flags: []cli.Flag{jsonFlag},
+		Flags: []cli.Flag{jsonFlag()},
 		Action: func(c *cli.Context) error {
 			path := c.String("db")
 			if path == "" {
@@ -726,6 +751,9 @@ func demoCommand() *cli.Command {
 				return err
 			}
 			w := c.App.Writer
+			if c.Bool("json") {
+				w = c.App.ErrWriter // stdout carries the JSON report alone
+			}
 			fmt.Fprintf(w, "sample memory graph loaded into %s\n", path)
 			now, err := worker.AdvanceClock(c.Context, db, worker.DemoSweepAt-480)
 			if err != nil {
@@ -737,7 +765,7 @@ func demoCommand() *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				return printJSON(w, r)
+				return printJSON(c.App.Writer, r)
 			}
 			fmt.Fprintf(w, "\n%s\n\n", r.Summary)
 			fmt.Fprintf(w, "  archived blocks            %d (and %d of their edges)\n", r.Archived, r.EdgesRemovedWithBlocks)
