@@ -20,6 +20,10 @@ import (
 // writing to the same file never waits long for the lock.
 const DefaultChunkSize = 500
 
+// DefaultPause is the breather between chunk transactions: enough for a
+// writer waiting on the lock to take it.
+const DefaultPause = time.Millisecond
+
 // LeaseDuration is how long a sweep's claim on a database lasts without a
 // heartbeat; a crashed worker's lease expires and the next sweep takes over.
 const LeaseDuration = 60 * time.Second
@@ -32,6 +36,11 @@ type SweepOptions struct {
 	WallNow   *time.Time // wall clock; nil is time.Now()
 	ChunkSize int        // rows per apply transaction; 0 is DefaultChunkSize
 	Owner     string     // who holds the lease, for the "already running" message
+	// Pause between chunk transactions, so an app writing to the same file
+	// gets the lock between them.
+	Pause time.Duration
+	// Progress, when set, is told after each chunk how far a step is.
+	Progress func(step string, done, total int64)
 }
 
 // sweep is one run in progress on a pinned connection (temp tables live
@@ -97,7 +106,11 @@ func Sweep(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) {
 	s.report.Summary = s.report.BuildSummary()
 	if err != nil {
 		if !opt.DryRun {
-			s.finishLease(context.WithoutCancel(ctx), "failed")
+			status := "failed"
+			if ctx.Err() != nil {
+				status = "interrupted"
+			}
+			s.finishLease(context.WithoutCancel(ctx), status)
 		}
 		return nil, err
 	}
@@ -535,6 +548,16 @@ func (s *sweep) chunks(ctx context.Context, table string, withTx bool, f func(lo
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if lo > 1 && withTx && s.opt.Pause > 0 {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(s.opt.Pause):
+			}
+		}
+		if s.opt.Progress != nil {
+			s.opt.Progress(table, lo-1, maxSeq)
+		}
 		run := func() error { return f(lo, lo+step-1) }
 		if withTx {
 			run = func() error { return s.inTx(ctx, func() error { return f(lo, lo+step-1) }) }
@@ -542,6 +565,9 @@ func (s *sweep) chunks(ctx context.Context, table string, withTx bool, f func(lo
 		if err := run(); err != nil {
 			return err
 		}
+	}
+	if s.opt.Progress != nil && maxSeq > 0 {
+		s.opt.Progress(table, maxSeq, maxSeq)
 	}
 	return nil
 }

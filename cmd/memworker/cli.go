@@ -6,14 +6,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
+	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 
 	"github.com/memdecay/memdecay/schema"
 	"github.com/memdecay/memdecay/sqlfuncs"
@@ -81,7 +86,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			return cli.ShowAppHelp(c)
 		},
 		Commands: []*cli.Command{
-			migrateCommand(), sweepCommand(), statusCommand(), clockCommand(), configCommand(),
+			migrateCommand(), sweepCommand(), runCommand(), statusCommand(), clockCommand(), configCommand(),
 			decayedCommand(), explainCommand(), restoreCommand(), factCommand(), demoCommand(),
 		},
 	}
@@ -246,18 +251,52 @@ func migrateCommand() *cli.Command {
 	})
 }
 
+// sweepFlags are the flags sweep and run share.
+func sweepFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "dry-run", Usage: "compute and report; change no byte of the file"},
+		&cli.BoolFlag{Name: "full", Usage: "evaluate every row, not only those changed or due (same result, slower)"},
+		&cli.StringFlag{Name: "now", Usage: "sweep at active hour `H` instead of mem_config active_hours"},
+		&cli.StringFlag{Name: "wall-now", Usage: "wall clock `T` (unix seconds or RFC 3339) for facts, policies and events"},
+		&cli.IntFlag{Name: "chunk", Value: worker.DefaultChunkSize, Usage: "rows per transaction"},
+		&cli.DurationFlag{Name: "pause", Value: worker.DefaultPause, Usage: "pause between transactions, so app writers get the lock"},
+		&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 1, Usage: "databases swept at once when --db is a glob"},
+	}
+}
+
+// sweepOptions reads the shared sweep flags.
+func sweepOptions(c *cli.Context, cmd string) (worker.SweepOptions, error) {
+	opt := worker.SweepOptions{DryRun: c.Bool("dry-run"), Full: c.Bool("full"), ChunkSize: c.Int("chunk"), Pause: c.Duration("pause")}
+	if s := c.String("now"); s != "" {
+		h, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(h) || math.IsInf(h, 0) || h < 0 {
+			return opt, usagef(cmd, "--now %q is not a non-negative number of active hours", s)
+		}
+		opt.Now = &h
+	}
+	if s := c.String("wall-now"); s != "" {
+		t, err := parseWallTime(s)
+		if err != nil {
+			return opt, usagef(cmd, "--wall-now: %v", err)
+		}
+		opt.WallNow = &t
+	}
+	if opt.ChunkSize <= 0 {
+		return opt, usagef(cmd, "--chunk must be positive")
+	}
+	if opt.Pause < 0 || c.Int("jobs") < 1 {
+		return opt, usagef(cmd, "--pause must not be negative and --jobs must be at least 1")
+	}
+	return opt, nil
+}
+
 func sweepCommand() *cli.Command {
 	return withFlags(&cli.Command{
 		Name:  "sweep",
-		Usage: "archive faded blocks, prune and decay edges, reinforce, report",
-		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "dry-run", Usage: "compute and report; change no byte of the file"},
-			&cli.BoolFlag{Name: "full", Usage: "evaluate every row, not only those changed or due (same result, slower)"},
-			&cli.StringFlag{Name: "now", Usage: "sweep at active hour `H` instead of mem_config active_hours"},
-			&cli.StringFlag{Name: "wall-now", Usage: "wall clock `T` (unix seconds or RFC 3339) for events"},
-			&cli.IntFlag{Name: "chunk", Value: worker.DefaultChunkSize, Usage: "rows per transaction"},
-			jsonFlag(),
-		},
+		Usage: "archive faded blocks, prune and decay edges, run policies and the fact lifecycle, report",
+		Description: "--db may be a glob (\"memories/*.db\"): the files are swept -j at a time, " +
+			"with one report per file and a total.",
+		Flags: append(sweepFlags(), jsonFlag()),
 		Action: func(c *cli.Context) error {
 			args, err := positional(c)
 			if err != nil {
@@ -266,44 +305,151 @@ func sweepCommand() *cli.Command {
 			if len(args) > 0 {
 				return usagef("sweep", "unexpected argument %q", args[0])
 			}
-			opt := worker.SweepOptions{DryRun: c.Bool("dry-run"), Full: c.Bool("full"), ChunkSize: c.Int("chunk")}
-			if s := c.String("now"); s != "" {
-				h, err := strconv.ParseFloat(s, 64)
-				if err != nil || math.IsNaN(h) || math.IsInf(h, 0) || h < 0 {
-					return usagef("sweep", "--now %q is not a non-negative number of active hours", s)
-				}
-				opt.Now = &h
+			opt, err := sweepOptions(c, "sweep")
+			if err != nil {
+				return err
 			}
-			if s := c.String("wall-now"); s != "" {
-				t, err := parseWallTime(s)
+			pattern, err := dbPath(c)
+			if err != nil {
+				return err
+			}
+			paths, err := worker.ExpandPaths(pattern)
+			if err != nil {
+				return err
+			}
+			if len(paths) == 1 {
+				if !c.Bool("json") {
+					opt.Progress = progressBar(c.App.ErrWriter)
+				}
+				r, err := worker.SweepFile(c.Context, paths[0], opt)
 				if err != nil {
-					return usagef("sweep", "--wall-now: %v", err)
+					return err
 				}
-				opt.WallNow = &t
+				if c.Bool("json") {
+					return printJSON(c.App.Writer, r)
+				}
+				fmt.Fprintln(c.App.Writer, dryRunPrefix(r)+r.Summary)
+				return nil
 			}
-			if opt.ChunkSize <= 0 {
-				return usagef("sweep", "--chunk must be positive")
-			}
-			db, err := openMemory(c, opt.DryRun)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			r, err := worker.Sweep(c.Context, db, opt)
-			if err != nil {
-				return err
-			}
+			results, total := worker.SweepFleet(c.Context, paths, c.Int("jobs"), opt)
 			if c.Bool("json") {
-				return printJSON(c.App.Writer, r)
+				if err := printJSON(c.App.Writer, map[string]any{"databases": results, "total": total}); err != nil {
+					return err
+				}
+			} else {
+				for _, r := range results {
+					if r.Report != nil {
+						fmt.Fprintf(c.App.Writer, "%s: %s%s\n", r.Path, dryRunPrefix(r.Report), r.Report.Summary)
+					} else {
+						fmt.Fprintf(c.App.Writer, "%s: FAILED: %s\n", r.Path, r.Error)
+					}
+				}
+				fmt.Fprintf(c.App.Writer, "total: %d databases (%d failed), %d archived, %d edges pruned, %d edges decayed, %d edges remain\n",
+					total.Databases, total.Failed, total.Archived, total.EdgesPruned, total.EdgesDecayed, total.TotalEdgesAfter)
 			}
-			prefix := ""
-			if r.DryRun {
-				prefix = "[dry run] "
+			if total.Failed > 0 {
+				return fmt.Errorf("%d of %d databases failed", total.Failed, total.Databases)
 			}
-			fmt.Fprintln(c.App.Writer, prefix+r.Summary)
 			return nil
 		},
 	})
+}
+
+func dryRunPrefix(r *worker.Report) string {
+	if r.DryRun {
+		return "[dry run] "
+	}
+	return ""
+}
+
+func runCommand() *cli.Command {
+	return withFlags(&cli.Command{
+		Name:  "run",
+		Usage: "the daemon: sweep on a schedule until SIGINT or SIGTERM",
+		Description: "Exactly one of --schedule (cron, local time), --every or --when-due " +
+			"(when active_hours − last_curate_at ≥ curate_interval_hours, polled). --db may be a glob.",
+		Flags: append(sweepFlags(),
+			&cli.StringFlag{Name: "schedule", Usage: "cron `EXPR`, e.g. \"30 4 * * 0\" (Sundays 04:30)"},
+			&cli.DurationFlag{Name: "every", Usage: "sweep now and then every `DURATION`, e.g. 1h"},
+			&cli.BoolFlag{Name: "when-due", Usage: "sweep when curate_interval_hours of activity have passed"},
+			&cli.DurationFlag{Name: "poll", Value: time.Minute, Usage: "how often --when-due looks"},
+			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "text or json"},
+			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error"},
+		),
+		Action: func(c *cli.Context) error {
+			args, err := positional(c)
+			if err != nil {
+				return err
+			}
+			if len(args) > 0 {
+				return usagef("run", "unexpected argument %q", args[0])
+			}
+			opt, err := sweepOptions(c, "run")
+			if err != nil {
+				return err
+			}
+			pattern, err := dbPath(c)
+			if err != nil {
+				return err
+			}
+			var level slog.Level
+			if err := level.UnmarshalText([]byte(c.String("log-level"))); err != nil {
+				return usagef("run", "--log-level %q: want debug, info, warn or error", c.String("log-level"))
+			}
+			handlerOpts := &slog.HandlerOptions{Level: level}
+			var handler slog.Handler
+			switch c.String("log-format") {
+			case "text":
+				handler = slog.NewTextHandler(c.App.ErrWriter, handlerOpts)
+			case "json":
+				handler = slog.NewJSONHandler(c.App.ErrWriter, handlerOpts)
+			default:
+				return usagef("run", "--log-format %q: want text or json", c.String("log-format"))
+			}
+			ro := worker.RunOptions{
+				Schedule: c.String("schedule"), Every: c.Duration("every"), WhenDue: c.Bool("when-due"),
+				Poll: c.Duration("poll"), Jobs: c.Int("jobs"), Sweep: opt, Logger: slog.New(handler),
+			}
+			if err := ro.Validate(); err != nil {
+				return usagef("run", "%v", err)
+			}
+			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return worker.Run(ctx, pattern, ro)
+		},
+	})
+}
+
+// progressBar draws rows done per step on a terminal; it is silent when
+// stderr is not one (logs, pipes, CI).
+func progressBar(w io.Writer) func(step string, done, total int64) {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	var bar *progressbar.ProgressBar
+	current := ""
+	return func(step string, done, total int64) {
+		if step != current || bar == nil {
+			if bar != nil {
+				bar.Finish()
+			}
+			current = step
+			bar = progressbar.NewOptions64(total, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription(stepNames[step]),
+				progressbar.OptionShowCount(), progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100*time.Millisecond))
+		}
+		bar.Set64(done)
+	}
+}
+
+// stepNames label the progress of each chunked step.
+var stepNames = map[string]string{
+	"refresh_ids":   "refreshing",
+	"refresh_edges": "refreshing edges",
+	"plan_blocks":   "archiving blocks",
+	"plan_edges":    "removing edges",
+	"plan_flags":    "excluding edges",
+	"plan_facts":    "archiving facts",
 }
 
 // parseWallTime reads unix seconds or an RFC 3339 time.

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Peer is one way of running the sweep on a database file.
+type Peer struct {
+	Key    string // file-name safe
+	Name   string // table heading
+	Worker bool   // a memworker run (its peak RSS is reported)
+	// prepare readies a copy for this peer before a timed run.
+	prepare func(ctx context.Context, db string) error
+	cmd     func(ctx context.Context, db string) (*exec.Cmd, error)
+}
+
+// Outcome is what one run of a peer did.
+type Outcome struct {
+	Seconds    float64
+	MaxRSSKiB  int64
+	Pruned     int64
+	Decayed    int64
+	After      int64
+	Archived   int64 // memworker only: blocks archived (must be 0 here)
+	WithBlocks int64 // memworker only: edges removed with archived blocks
+	InnerMS    int64 // memworker only: its own duration_ms
+}
+
+func setupPeers(ctx context.Context, o Options) ([]Peer, error) {
+	for _, f := range []string{"bench/apploop.py", "bench/plain.sql"} {
+		if _, err := os.Stat(f); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := exec.LookPath(o.Python); err != nil {
+		return nil, fmt.Errorf("the app loop needs %s: %w", o.Python, err)
+	}
+	out, err := exec.CommandContext(ctx, o.Shell, ":memory:", "SELECT exp(1) > 2.7;").CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "1" {
+		return nil, fmt.Errorf("the plain-SQL peer needs a sqlite3 shell with exp() (%s): %v %s", o.Shell, err, out)
+	}
+	help, err := exec.CommandContext(ctx, o.Worker, "sweep", "--help").CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("%s sweep --help: %w\n%s", o.Worker, err, help)
+	}
+	// The app loop and plain SQL stand for an app without memworker: unless
+	// -peer-triggers, their copies lose the triggers memworker's schema puts
+	// on mem_edges (which queue changed rows for incremental sweeps), so
+	// their deletes do not pay for memworker's bookkeeping.
+	var withoutWorker func(ctx context.Context, db string) error
+	if !o.PeerTriggers {
+		withoutWorker = dropEdgeTriggers
+	}
+	peers := []Peer{
+		{Key: "app", Name: "app loop", prepare: withoutWorker, cmd: func(ctx context.Context, db string) (*exec.Cmd, error) {
+			return exec.CommandContext(ctx, o.Python, "bench/apploop.py", db), nil
+		}},
+		{Key: "plain", Name: "plain SQL", prepare: withoutWorker, cmd: func(ctx context.Context, db string) (*exec.Cmd, error) {
+			script, err := os.Open("bench/plain.sql")
+			if err != nil {
+				return nil, err
+			}
+			cmd := exec.CommandContext(ctx, o.Shell, "-bail", db)
+			cmd.Stdin = script // closed by Wait
+			return cmd, nil
+		}},
+		{Key: "worker", Name: "memworker", Worker: true, cmd: func(ctx context.Context, db string) (*exec.Cmd, error) {
+			return exec.CommandContext(ctx, o.Worker, "sweep", "--db", db, "--json"), nil
+		}},
+	}
+	if bytes.Contains(help, []byte("--full")) {
+		peers = append(peers, Peer{Key: "worker-full", Name: "memworker --full", Worker: true,
+			cmd: func(ctx context.Context, db string) (*exec.Cmd, error) {
+				return exec.CommandContext(ctx, o.Worker, "sweep", "--db", db, "--json", "--full"), nil
+			}})
+		logf("memworker sweep has --full: timing it as a fourth peer")
+	}
+	return peers, nil
+}
+
+// Run runs the peer on db and measures its wall time and peak RSS.
+func (p Peer) Run(ctx context.Context, db string) (Outcome, error) {
+	cmd, err := p.cmd(ctx, db)
+	if err != nil {
+		return Outcome{}, err
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err = cmd.Run()
+	secs := time.Since(start).Seconds()
+	if err != nil {
+		return Outcome{}, fmt.Errorf("%s: %w\n%s%s", p.Name, err, stdout.Bytes(), stderr.Bytes())
+	}
+	o := Outcome{Seconds: secs}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		o.MaxRSSKiB = ru.Maxrss // KiB on Linux
+	}
+	if err := p.parse(stdout.Bytes(), &o); err != nil {
+		return o, fmt.Errorf("%s: reading its output: %w\n%s", p.Name, err, stdout.Bytes())
+	}
+	return o, nil
+}
+
+// parse reads the counts each peer prints: JSON from the app loop and
+// memworker, "name|count" lines from the shell.
+func (p Peer) parse(out []byte, o *Outcome) error {
+	if p.Key == "plain" {
+		got := map[string]int64{}
+		sc := bufio.NewScanner(bytes.NewReader(out))
+		for sc.Scan() {
+			k, v, ok := strings.Cut(sc.Text(), "|")
+			if !ok {
+				continue
+			}
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err != nil {
+				return err
+			}
+			got[k] = n
+		}
+		if len(got) != 3 {
+			return fmt.Errorf("want edges_pruned, edges_decayed and total_edges_after")
+		}
+		o.Pruned, o.Decayed, o.After = got["edges_pruned"], got["edges_decayed"], got["total_edges_after"]
+		return nil
+	}
+	var r map[string]any
+	if err := json.Unmarshal(out, &r); err != nil {
+		return err
+	}
+	num := func(k string) int64 {
+		f, _ := r[k].(float64)
+		return int64(f)
+	}
+	o.Pruned, o.Decayed, o.After = num("edges_pruned"), num("edges_decayed"), num("total_edges_after")
+	o.Archived, o.WithBlocks, o.InnerMS = num("archived"), num("edges_removed_with_blocks"), num("duration_ms")
+	return nil
+}
+
+// dropEdgeTriggers drops every trigger on mem_edges.
+func dropEdgeTriggers(ctx context.Context, path string) error {
+	db, err := openDB(path, nil)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'mem_edges'`)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return err
+		}
+		names = append(names, n)
+	}
+	rows.Close()
+	for _, n := range names {
+		if _, err := db.ExecContext(ctx, `DROP TRIGGER "`+strings.ReplaceAll(n, `"`, `""`)+`"`); err != nil {
+			return err
+		}
+	}
+	return db.Close()
+}

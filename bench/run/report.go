@@ -1,0 +1,222 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Machine describes where the numbers were taken.
+type Machine struct {
+	CPUs              int
+	CPU, RAM, Kernel  string
+	Load              string
+	Go, Shell, Python string
+	WorkerSQLite      string
+}
+
+// Results is everything the markdown report shows.
+type Results struct {
+	Options    Options
+	Machine    Machine
+	Peers      []Peer
+	GenSeconds float64
+	BaseBytes  int64
+	Clock      float64 // the graph's active_hours
+	// EdgeTriggers counts the triggers memworker's schema puts on mem_edges.
+	EdgeTriggers int
+	Started      time.Time
+	Scenarios    []ScenarioResult
+	Writer       *WriterResult
+}
+
+func describeMachine(ctx context.Context, o Options) Machine {
+	m := Machine{CPUs: runtime.NumCPU(), CPU: "?", RAM: "?", Go: runtime.Version()}
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPU = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
+				kib, _ := strconv.ParseFloat(f[1], 64)
+				m.RAM = fmt.Sprintf("%.1f GiB RAM", kib/(1<<20))
+			}
+		}
+	}
+	if data, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		m.Kernel = "Linux " + strings.TrimSpace(string(data))
+	}
+	if data, err := os.ReadFile("/proc/loadavg"); err == nil {
+		m.Load = strings.Join(strings.Fields(string(data))[:3], " ")
+	}
+	if f := strings.Fields(firstLine(ctx, o.Shell, "--version")); len(f) > 0 {
+		m.Shell = f[0]
+	}
+	m.Python = firstLine(ctx, o.Python, "-c",
+		"import platform, sqlite3; print(platform.python_version(), 'with SQLite', sqlite3.sqlite_version)")
+	if db, err := openDB(":memory:", nil); err == nil {
+		db.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&m.WorkerSQLite)
+		db.Close()
+	}
+	return m
+}
+
+func firstLine(ctx context.Context, name string, args ...string) string {
+	out, err := exec.CommandContext(ctx, name, args...).Output()
+	if err != nil {
+		return "?"
+	}
+	line, _, _ := bytes.Cut(bytes.TrimSpace(out), []byte("\n"))
+	return string(line)
+}
+
+func secs(s float64) string {
+	if s < 1 {
+		return strconv.FormatFloat(s, 'f', 3, 64)
+	}
+	return strconv.FormatFloat(s, 'f', 2, 64)
+}
+
+func ratio(a, b float64) string {
+	if b <= 0 {
+		return "–"
+	}
+	return strconv.FormatFloat(a/b, 'f', 2, 64) + "×"
+}
+
+func mb(kib int64) string { return strconv.FormatFloat(float64(kib)/1024, 'f', 0, 64) }
+
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func (r *ScenarioResult) median(key string) float64 {
+	var xs []float64
+	for _, o := range r.Runs[key] {
+		xs = append(xs, o.Seconds)
+	}
+	return median(xs)
+}
+
+func (r *ScenarioResult) maxRSS(key string) int64 {
+	var m int64
+	for _, o := range r.Runs[key] {
+		m = max(m, o.MaxRSSKiB)
+	}
+	return m
+}
+
+// Markdown renders the report: the command, the machine, the table of
+// medians and ratios, what each sweep removed, every peer's peak memory
+// and the writer's latencies.
+func (res *Results) Markdown() string {
+	var b strings.Builder
+	o, m := res.Options, res.Machine
+	hasFull := len(res.Peers) > 3
+	fmt.Fprintf(&b, "\n## Sweep benchmark, %s\n\n", res.Started.UTC().Format("2006-01-02 15:04 UTC"))
+	extra := ""
+	if o.PeerTriggers {
+		extra += " -peer-triggers"
+	}
+	if o.Worker != "build/memworker" {
+		extra += " -worker " + o.Worker
+	}
+	fmt.Fprintf(&b, "Command: `go run -tags sqlite_math_functions ./bench/run -blocks %d -edges %d -seed %d -runs %d%s`\n\n",
+		o.Blocks, o.Edges, o.Seed, o.Runs, extra)
+	fmt.Fprintf(&b, "- Machine: %d CPUs (`nproc`), %s, %s, %s; load average at start %s\n", m.CPUs, m.CPU, m.RAM, m.Kernel, m.Load)
+	fmt.Fprintf(&b, "- Software: %s; sqlite3 shell %s; %s %s; memworker's SQLite %s (mattn/go-sqlite3)\n",
+		m.Go, m.Shell, o.Python, m.Python, m.WorkerSQLite)
+	gen := "cached"
+	if res.GenSeconds > 0 {
+		gen = fmt.Sprintf("generated in %.0f s", res.GenSeconds)
+	}
+	fmt.Fprintf(&b, "- Graph: %s blocks, %s edges (seed %d), clock %g active hours, %.0f MB file, %s\n",
+		thousands(int64(o.Blocks)), thousands(int64(o.Edges)), o.Seed, res.Clock, float64(res.BaseBytes)/(1<<20), gen)
+	switch {
+	case res.EdgeTriggers > 0 && !o.PeerTriggers:
+		fmt.Fprintf(&b, "- The app loop's and plain SQL's copies have memworker's %d mem_edges triggers dropped before each run "+
+			"(an app without memworker would not have them; `-peer-triggers` keeps them)\n", res.EdgeTriggers)
+	case res.EdgeTriggers > 0:
+		fmt.Fprintf(&b, "- Every peer's copy keeps memworker's %d mem_edges triggers (`-peer-triggers`)\n", res.EdgeTriggers)
+	}
+	fmt.Fprintf(&b, "- Each time: the median of %d runs, wall seconds from process start to exit, every run on a fresh copy\n\n", o.Runs)
+
+	fmt.Fprint(&b, "| scenario | app loop (s) | plain SQL (s) | memworker (s) |")
+	if hasFull {
+		fmt.Fprint(&b, " memworker --full (s) |")
+	}
+	fmt.Fprint(&b, " memworker ÷ plain | app loop ÷ memworker | worker peak RSS (MB) |\n|---|---:|---:|---:|")
+	if hasFull {
+		fmt.Fprint(&b, "---:|")
+	}
+	fmt.Fprint(&b, "---:|---:|---:|\n")
+	for _, r := range res.Scenarios {
+		app, plain, w := r.median("app"), r.median("plain"), r.median("worker")
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |", r.Name, secs(app), secs(plain), secs(w))
+		rss := mb(r.maxRSS("worker"))
+		if hasFull {
+			fmt.Fprintf(&b, " %s |", secs(r.median("worker-full")))
+			rss += " / " + mb(r.maxRSS("worker-full"))
+		}
+		fmt.Fprintf(&b, " %s | %s | %s |\n", ratio(w, plain), ratio(app, w), rss)
+	}
+	if hasFull {
+		fmt.Fprint(&b, "\nWorker peak RSS: memworker / memworker --full.\n")
+	}
+
+	fmt.Fprint(&b, "\nWhat each sweep removed (every peer the same; the digest covers each surviving edge's key, weight, count, origin, anchor and pin):\n\n")
+	fmt.Fprint(&b, "| scenario | edges before | static prune | temporal decay | edges after | surviving edges |\n|---|---:|---:|---:|---:|---|\n")
+	for _, r := range res.Scenarios {
+		w := r.Runs["worker"][len(r.Runs["worker"])-1]
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", r.Name, thousands(r.EdgesBefore), thousands(w.Pruned),
+			thousands(w.Decayed), thousands(w.After), r.Digest)
+	}
+
+	fmt.Fprint(&b, "\nPeak RSS of every peer, MB (largest of the runs):\n\n| scenario |")
+	for _, p := range res.Peers {
+		fmt.Fprintf(&b, " %s |", p.Name)
+	}
+	fmt.Fprint(&b, "\n|---|")
+	for range res.Peers {
+		fmt.Fprint(&b, "---:|")
+	}
+	fmt.Fprintln(&b)
+	for _, r := range res.Scenarios {
+		fmt.Fprintf(&b, "| %s |", r.Name)
+		for _, p := range res.Peers {
+			fmt.Fprintf(&b, " %s |", mb(r.maxRSS(p.Key)))
+		}
+		fmt.Fprintln(&b)
+	}
+	if w := res.Writer; w != nil {
+		fmt.Fprintf(&b, "\nWriter beside a sweep: while `memworker sweep` ran its first sweep on a fresh copy (%s edges, %s s, peak RSS %s MB), "+
+			"an app on its own connection (WAL, busy_timeout 5000) wrote one edge every %s (%d inserts, %d updates): "+
+			"**%d of %d writes failed**; write latency p50 %s, p99 %s, worst %s.\n",
+			thousands(w.Edges), secs(w.SweepSeconds), mb(w.SweepRSSKiB), ms(WriteInterval), w.Inserts, w.Updates,
+			w.Failed, w.Writes, ms(w.P50), ms(w.P99), ms(w.Worst))
+	}
+	return b.String()
+}
+
+func ms(d time.Duration) string {
+	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 1, 64) + " ms"
+}

@@ -1,0 +1,166 @@
+package worker
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/robfig/cron/v3"
+)
+
+// RunOptions configures the daemon: exactly one of Schedule, Every or
+// WhenDue says when to sweep.
+type RunOptions struct {
+	Schedule string        // cron expression, e.g. "30 4 * * 0" (local time)
+	Every    time.Duration // sweep now, then at this interval
+	WhenDue  bool          // sweep when active_hours − last_curate_at ≥ curate_interval_hours
+	Poll     time.Duration // how often WhenDue looks; default one minute
+	Jobs     int           // files swept at once
+	Sweep    SweepOptions
+	Logger   *slog.Logger
+	// Backoff after a failed round: doubles from BackoffMin up to BackoffMax.
+	BackoffMin, BackoffMax time.Duration
+	// AfterRound, when set, is called after each round (tests wait on it).
+	AfterRound func(results []FleetResult)
+}
+
+// Validate checks that exactly one trigger is set and the cron expression
+// parses.
+func (o *RunOptions) Validate() error {
+	n := 0
+	for _, set := range []bool{o.Schedule != "", o.Every > 0, o.WhenDue} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return errors.New("run: want exactly one of --schedule, --every, --when-due")
+	}
+	if o.Schedule != "" {
+		if _, err := cron.ParseStandard(o.Schedule); err != nil {
+			return fmt.Errorf("run: --schedule %q: %w", o.Schedule, err)
+		}
+	}
+	return nil
+}
+
+// Run sweeps the files matched by pattern on the schedule until ctx ends,
+// then returns nil: a sweep in flight stops after its current chunk, which
+// commits or rolls back whole. Failed rounds are logged and retried after a
+// growing backoff.
+func Run(ctx context.Context, pattern string, opt RunOptions) error {
+	if err := opt.Validate(); err != nil {
+		return err
+	}
+	log := opt.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	opt.Poll = cmp.Or(opt.Poll, time.Minute)
+	opt.BackoffMin = cmp.Or(opt.BackoffMin, 5*time.Second)
+	opt.BackoffMax = cmp.Or(opt.BackoffMax, 5*time.Minute)
+	var sched cron.Schedule
+	if opt.Schedule != "" {
+		sched, _ = cron.ParseStandard(opt.Schedule)
+	}
+	log.Info("memworker running", "db", pattern, "schedule", opt.Schedule, "every", opt.Every.String(), "when_due", opt.WhenDue)
+	backoff := time.Duration(0)
+	next := time.Now()
+	if sched != nil {
+		next = sched.Next(time.Now())
+	}
+	for {
+		if backoff == 0 {
+			log.Debug("next round", "at", next.Format(time.RFC3339))
+		}
+		select {
+		case <-ctx.Done():
+			log.Info("memworker stopping", "reason", context.Cause(ctx))
+			return nil
+		case <-time.After(time.Until(next)):
+		}
+		failed := round(ctx, pattern, opt, log)
+		if ctx.Err() != nil {
+			log.Info("memworker stopping", "reason", context.Cause(ctx))
+			return nil
+		}
+		switch {
+		case failed:
+			backoff = min(max(2*backoff, opt.BackoffMin), opt.BackoffMax)
+			log.Warn("round failed; backing off", "retry_in", backoff.String())
+			next = time.Now().Add(backoff)
+			continue
+		case sched != nil:
+			next = sched.Next(time.Now())
+		case opt.Every > 0:
+			next = time.Now().Add(opt.Every)
+		default:
+			next = time.Now().Add(opt.Poll)
+		}
+		backoff = 0
+	}
+}
+
+// round sweeps every matched file once (only the due ones for WhenDue) and
+// reports whether any failed.
+func round(ctx context.Context, pattern string, opt RunOptions, log *slog.Logger) (failed bool) {
+	paths, err := ExpandPaths(pattern)
+	if err != nil {
+		log.Error("round", "err", err)
+		return true
+	}
+	if opt.WhenDue {
+		paths = duePaths(ctx, paths, log, &failed)
+	}
+	results, total := SweepFleet(ctx, paths, opt.Jobs, opt.Sweep)
+	for _, r := range results {
+		switch {
+		case r.Busy:
+			log.Info("skipped: another sweep is running", "db", r.Path, "detail", r.Error)
+		case r.Report != nil:
+			log.Info("swept", "db", r.Path, "sweep_id", r.Report.SweepID, "clock_hours", r.Report.ClockHours,
+				"archived", r.Report.Archived, "edges_pruned", r.Report.EdgesPruned, "edges_decayed", r.Report.EdgesDecayed,
+				"total_edges_after", r.Report.TotalEdgesAfter, "duration_ms", r.Report.DurationMS, "summary", r.Report.Summary)
+		case ctx.Err() != nil:
+			log.Info("sweep interrupted", "db", r.Path)
+		default:
+			log.Error("sweep failed", "db", r.Path, "err", r.Error)
+			failed = true
+		}
+	}
+	if len(paths) > 1 {
+		log.Info("round done", "databases", total.Databases, "failed", total.Failed, "edges_decayed", total.EdgesDecayed)
+	}
+	if opt.AfterRound != nil {
+		opt.AfterRound(results)
+	}
+	return failed
+}
+
+// duePaths keeps the files whose clock has moved curate_interval_hours
+// since their last sweep (or that were never swept).
+func duePaths(ctx context.Context, paths []string, log *slog.Logger, failed *bool) []string {
+	var due []string
+	for _, p := range paths {
+		db, err := OpenMemory(p, true)
+		if err != nil {
+			log.Error("checking due", "db", p, "err", err)
+			*failed = true
+			continue
+		}
+		cfg, err := LoadConfig(ctx, db.SQL)
+		db.Close()
+		if err != nil {
+			log.Error("checking due", "db", p, "err", err)
+			*failed = true
+			continue
+		}
+		if cfg.LastCurateAt == nil || cfg.ActiveHours-*cfg.LastCurateAt >= cfg.CurateIntervalHours {
+			due = append(due, p)
+		}
+	}
+	return due
+}

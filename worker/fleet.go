@@ -1,0 +1,110 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// ExpandPaths turns --db into database files: a plain path as is, a glob
+// pattern (*, ?, [) into its matches, sorted. A pattern matching nothing is
+// an error.
+func ExpandPaths(pattern string) ([]string, error) {
+	if !strings.ContainsAny(pattern, "*?[") {
+		return []string{pattern}, nil
+	}
+	matches, err := filepath.Glob(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("--db %q: %w", pattern, err)
+	}
+	if len(matches) == 0 {
+		return nil, fmt.Errorf("--db %q matches no file", pattern)
+	}
+	sort.Strings(matches)
+	return matches, nil
+}
+
+// FleetResult is one file's sweep.
+type FleetResult struct {
+	Path   string  `json:"path"`
+	Report *Report `json:"report,omitempty"`
+	Error  string  `json:"error,omitempty"`
+	Busy   bool    `json:"busy,omitempty"` // another worker holds the lease
+}
+
+// FleetTotal adds up a fleet's reports.
+type FleetTotal struct {
+	Databases                int   `json:"databases"`
+	Failed                   int   `json:"failed"`
+	Archived                 int64 `json:"archived"`
+	EdgesPruned              int64 `json:"edges_pruned"`
+	EdgesDecayed             int64 `json:"edges_decayed"`
+	EdgesDeferred            int64 `json:"edges_deferred"`
+	TotalEdgesAfter          int64 `json:"total_edges_after"`
+	Reinforced               int64 `json:"reinforced"`
+	ConstitutionalReinforced int64 `json:"constitutional_reinforced"`
+	FactsArchived            int64 `json:"facts_archived"`
+	FactsPruned              int64 `json:"facts_pruned"`
+	InvalidRows              int64 `json:"invalid_rows"`
+}
+
+// SweepFleet sweeps every file, at most jobs at a time, and returns one
+// result per file in the order given, with the total.
+func SweepFleet(ctx context.Context, paths []string, jobs int, opt SweepOptions) ([]FleetResult, FleetTotal) {
+	results := make([]FleetResult, len(paths))
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(1, jobs))
+	for i, p := range paths {
+		g.Go(func() error {
+			results[i] = FleetResult{Path: p}
+			r, err := SweepFile(ctx, p, opt)
+			if err != nil {
+				results[i].Error = err.Error()
+				results[i].Busy = errors.Is(err, ErrSweepRunning)
+				return nil // one file's failure does not stop the others
+			}
+			results[i].Report = r
+			return nil
+		})
+	}
+	g.Wait()
+	total := FleetTotal{Databases: len(paths)}
+	for _, res := range results {
+		r := res.Report
+		if r == nil {
+			total.Failed++
+			continue
+		}
+		total.Archived += r.Archived
+		total.EdgesPruned += r.EdgesPruned
+		total.EdgesDecayed += r.EdgesDecayed
+		total.EdgesDeferred += r.EdgesDeferred
+		total.TotalEdgesAfter += r.TotalEdgesAfter
+		total.Reinforced += r.Reinforced
+		total.ConstitutionalReinforced += r.ConstitutionalReinforced
+		total.FactsArchived += r.Facts.Archived
+		total.FactsPruned += r.Facts.Pruned
+		total.InvalidRows += r.InvalidRows.Count
+	}
+	return results, total
+}
+
+// SweepFile opens one memory database (read-only for a dry run), sweeps it
+// and closes it.
+func SweepFile(ctx context.Context, path string, opt SweepOptions) (*Report, error) {
+	db, err := OpenMemory(path, opt.DryRun)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	r, err := Sweep(ctx, db, opt)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
+}
