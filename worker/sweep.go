@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/memdecay/memdecay/sqlfuncs"
@@ -672,6 +673,9 @@ func (s *sweep) acquireLease(ctx context.Context) (id int64, err error) {
 	var started int64
 	err = s.conn.QueryRowContext(ctx, `SELECT id, coalesce(owner, '?'), started_at FROM mem_sweeps
 		WHERE status = 'running' AND lease_until > ? ORDER BY id DESC LIMIT 1`, time.Now().Unix()).Scan(&other, &owner, &started)
+	if err == nil && ownerGone(owner) {
+		err = sql.ErrNoRows // a worker on this machine that died (kill -9): its lease is void
+	}
 	if err == nil {
 		return 0, fmt.Errorf("%w: sweep %d by %s since %s; try again when it finishes",
 			ErrSweepRunning, other, owner, time.Unix(started, 0).UTC().Format(time.RFC3339))
@@ -689,6 +693,21 @@ func (s *sweep) acquireLease(ctx context.Context) (id int64, err error) {
 		return 0, fmt.Errorf("sweep: %w", err)
 	}
 	return res.LastInsertId()
+}
+
+// ownerGone reports whether a lease's owner ("pid N on HOST") was a process
+// on this host that no longer runs. Owners elsewhere wait for their lease
+// to expire.
+func ownerGone(owner string) bool {
+	var pid int
+	var host string
+	if _, err := fmt.Sscanf(owner, "pid %d on %s", &pid, &host); err != nil || pid <= 0 {
+		return false
+	}
+	if me, _ := os.Hostname(); host != me {
+		return false
+	}
+	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }
 
 func (s *sweep) finishLease(ctx context.Context, status string) {
