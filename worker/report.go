@@ -10,7 +10,8 @@ import (
 type Report struct {
 	SweepID                  int64         `json:"sweep_id"`
 	DryRun                   bool          `json:"dry_run"`
-	Full                     bool          `json:"full"` // every row evaluated, not only the changed and due ones
+	Full                     bool          `json:"full"`    // every row evaluated, not only the changed and due ones
+	Resumed                  bool          `json:"resumed"` // finished the saved plan of a sweep cut off at this clock
 	ClockHours               float64       `json:"clock_hours"`
 	WallTime                 int64         `json:"wall_time"`
 	Archived                 int64         `json:"archived"`

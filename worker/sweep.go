@@ -55,10 +55,13 @@ type sweep struct {
 	blockMark, edgeMark, factMark int64
 	// What derived state was computed under, and what it must be now.
 	fingerprint, storedFingerprint string
-	cfg                            Config
-	now                            float64
-	wall                           time.Time
-	report                         Report
+	// resume: finish the saved plan of a sweep cut off at this clock.
+	resume bool
+	saved  savedPlan
+	cfg    Config
+	now    float64
+	wall   time.Time
+	report Report
 }
 
 // Sweep runs the edge curate sweep (SPEC §4.1): plan every phase at one
@@ -85,22 +88,14 @@ func Sweep(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) {
 	if opt.WallNow != nil {
 		s.wall = *opt.WallNow
 	}
-	if s.cfg, err = LoadConfig(ctx, conn); err != nil {
-		return nil, fmt.Errorf("sweep: %w", err)
-	}
-	s.now = s.cfg.ActiveHours
-	if opt.Now != nil {
-		s.now = *opt.Now
-	}
-	if math.IsNaN(s.now) || math.IsInf(s.now, 0) {
-		return nil, fmt.Errorf("sweep: clock %v is not a finite number", s.now)
-	}
-	s.report = Report{DryRun: opt.DryRun, ClockHours: s.now, WallTime: s.wall.Unix()}
-
+	// A real sweep takes the lease first, then reads the settings and the
+	// clock inside it: a sweep that waited for another sees its result.
 	if !opt.DryRun {
-		if s.report.SweepID, err = s.acquireLease(ctx); err != nil {
+		if err := s.acquireLease(ctx); err != nil {
 			return nil, err
 		}
+	} else if err := s.loadClock(ctx); err != nil {
+		return nil, err
 	}
 	err = s.run(ctx)
 	s.report.DurationMS = time.Since(start).Milliseconds()
@@ -144,13 +139,22 @@ func (s *sweep) run(ctx context.Context) error {
 	if err := s.prepare(ctx); err != nil {
 		return err
 	}
-	full := s.opt.Full || s.storedFingerprint != s.fingerprint
-	s.report.Full = full
-	if err := s.refresh(ctx, full); err != nil {
-		return fmt.Errorf("sweep: refreshing derived state: %w", err)
-	}
-	if err := s.inRead(ctx, "COMMIT", func() error { return s.plan(ctx, full) }); err != nil {
-		return err
+	if s.resume {
+		if err := s.restorePlan(ctx); err != nil {
+			return fmt.Errorf("sweep: resuming sweep %d: %w", s.report.SweepID, err)
+		}
+	} else {
+		full := s.opt.Full || s.storedFingerprint != s.fingerprint
+		s.report.Full = full
+		if err := s.refresh(ctx, full); err != nil {
+			return fmt.Errorf("sweep: refreshing derived state: %w", err)
+		}
+		if err := s.inRead(ctx, "COMMIT", func() error { return s.plan(ctx, full) }); err != nil {
+			return err
+		}
+		if err := s.savePlan(ctx); err != nil {
+			return fmt.Errorf("sweep: saving the plan: %w", err)
+		}
 	}
 	steps := []struct {
 		what, table, stmts string
@@ -171,10 +175,36 @@ func (s *sweep) run(ctx context.Context) error {
 	if err := s.finish(ctx); err != nil {
 		return fmt.Errorf("sweep: reinforce and record: %w", err)
 	}
+	if err := s.clearQueues(ctx); err != nil {
+		return fmt.Errorf("sweep: clearing queues: %w", err)
+	}
 	if err := s.expireEvents(ctx); err != nil {
 		return fmt.Errorf("sweep: expire old events: %w", err)
 	}
 	return nil
+}
+
+// clearQueues drops the queue entries this sweep refreshed and the saved
+// plans of this and earlier sweeps, in bounded transactions. Entries left by an interrupted sweep are refreshed again
+// next time, which is harmless.
+func (s *sweep) clearQueues(ctx context.Context) error {
+	limit := int64(10 * s.opt.ChunkSize)
+	for {
+		var n int64
+		err := s.inTx(ctx, func() error {
+			var err error
+			n, err = s.exec(ctx, "clear_queues", sql.Named("limit", limit))
+			if err == nil {
+				var m int64
+				m, err = s.exec(ctx, "clear_plan", sql.Named("limit", limit))
+				n += m
+			}
+			return err
+		})
+		if err != nil || n == 0 {
+			return err
+		}
+	}
 }
 
 // inRead runs f in one deferred transaction: a consistent snapshot of the
@@ -596,9 +626,6 @@ func (s *sweep) finish(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if _, err := s.exec(ctx, "clear_queues"); err != nil {
-			return err
-		}
 		_, err = s.conn.ExecContext(ctx, `INSERT INTO mem_config (key, value) VALUES ('derived_fingerprint', ?)
 			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, s.fingerprint)
 		if err != nil {
@@ -620,7 +647,7 @@ func (s *sweep) expireEvents(ctx context.Context) error {
 		var n int64
 		err := s.inTx(ctx, func() error {
 			var err error
-			n, err = s.exec(ctx, "expire_events", sql.Named("cutoff", cutoff), sql.Named("limit", s.opt.ChunkSize))
+			n, err = s.exec(ctx, "expire_events", sql.Named("cutoff", cutoff), sql.Named("limit", int64(s.opt.ChunkSize)))
 			return err
 		})
 		if err != nil {
@@ -653,11 +680,29 @@ func (s *sweep) recordSweep(ctx context.Context, q querier, status string) error
 	return err
 }
 
+// loadClock reads mem_config and fixes the sweep's clock and report.
+func (s *sweep) loadClock(ctx context.Context) (err error) {
+	if s.cfg, err = LoadConfig(ctx, s.conn); err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
+	s.now = s.cfg.ActiveHours
+	if s.opt.Now != nil {
+		s.now = *s.opt.Now
+	}
+	if math.IsNaN(s.now) || math.IsInf(s.now, 0) {
+		return fmt.Errorf("sweep: clock %v is not a finite number", s.now)
+	}
+	s.report = Report{DryRun: s.opt.DryRun, ClockHours: s.now, WallTime: s.wall.Unix()}
+	return nil
+}
+
 // acquireLease claims the database for this sweep, or fails with
-// ErrSweepRunning while another worker's lease is live.
-func (s *sweep) acquireLease(ctx context.Context) (id int64, err error) {
+// ErrSweepRunning while another worker's lease is live. When the last
+// sweep at this clock was cut off after saving its plan, this sweep takes
+// its place and finishes that plan.
+func (s *sweep) acquireLease(ctx context.Context) (err error) {
 	if _, err := s.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		return 0, fmt.Errorf("sweep: %w", err)
+		return fmt.Errorf("sweep: %w", err)
 	}
 	defer func() {
 		if err != nil {
@@ -677,22 +722,44 @@ func (s *sweep) acquireLease(ctx context.Context) (id int64, err error) {
 		err = sql.ErrNoRows // a worker on this machine that died (kill -9): its lease is void
 	}
 	if err == nil {
-		return 0, fmt.Errorf("%w: sweep %d by %s since %s; try again when it finishes",
+		return fmt.Errorf("%w: sweep %d by %s since %s; try again when it finishes",
 			ErrSweepRunning, other, owner, time.Unix(started, 0).UTC().Format(time.RFC3339))
 	}
 	if !errors.Is(err, sql.ErrNoRows) {
-		return 0, fmt.Errorf("sweep: %w", err)
+		return fmt.Errorf("sweep: %w", err)
+	}
+	if err := s.loadClock(ctx); err != nil {
+		return err
 	}
 	if _, err := s.conn.ExecContext(ctx, `UPDATE mem_sweeps SET status = 'interrupted', finished_at = ?
 		WHERE status = 'running'`, time.Now().Unix()); err != nil {
-		return 0, fmt.Errorf("sweep: %w", err)
+		return fmt.Errorf("sweep: %w", err)
+	}
+	lease := time.Now().Add(LeaseDuration).Unix()
+	var plan string
+	err = s.conn.QueryRowContext(ctx, `SELECT id, plan FROM mem_sweeps
+		WHERE status IN ('interrupted', 'failed') AND plan IS NOT NULL AND clock_hours = ? AND NOT dry_run
+		  AND id > coalesce((SELECT max(id) FROM mem_sweeps WHERE status = 'done'), 0)
+		ORDER BY id DESC LIMIT 1`, s.now).Scan(&s.report.SweepID, &plan)
+	switch {
+	case err == nil:
+		if err := json.Unmarshal([]byte(plan), &s.saved); err != nil {
+			return fmt.Errorf("sweep: reading the saved plan of sweep %d: %w", s.report.SweepID, err)
+		}
+		s.resume = true
+		_, err = s.conn.ExecContext(ctx, `UPDATE mem_sweeps SET status = 'running', finished_at = NULL, lease_until = ?, owner = ?
+			WHERE id = ?`, lease, s.opt.Owner, s.report.SweepID)
+		return err
+	case !errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("sweep: %w", err)
 	}
 	res, err := s.conn.ExecContext(ctx, `INSERT INTO mem_sweeps (started_at, clock_hours, dry_run, status, lease_until, owner)
-		VALUES (?, ?, 0, 'running', ?, ?)`, time.Now().Unix(), s.now, time.Now().Add(LeaseDuration).Unix(), s.opt.Owner)
+		VALUES (?, ?, 0, 'running', ?, ?)`, time.Now().Unix(), s.now, lease, s.opt.Owner)
 	if err != nil {
-		return 0, fmt.Errorf("sweep: %w", err)
+		return fmt.Errorf("sweep: %w", err)
 	}
-	return res.LastInsertId()
+	s.report.SweepID, err = res.LastInsertId()
+	return err
 }
 
 // ownerGone reports whether a lease's owner ("pid N on HOST") was a process

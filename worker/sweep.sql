@@ -509,9 +509,14 @@ SET reinforcement_count = reinforcement_count + (SELECT count(*) FROM plan_reinf
 WHERE id IN (SELECT id FROM plan_reinforce) AND status = 'active';
 
 -- name: clear_queues
-DELETE FROM main.mem_dirty_blocks WHERE seq <= :block_mark;
-DELETE FROM main.mem_dirty_edges WHERE seq <= :edge_mark;
-DELETE FROM main.mem_dirty_facts WHERE seq <= :fact_mark;
+-- The rows this sweep refreshed leave the queues, a bounded batch at a time.
+DELETE FROM main.mem_dirty_blocks WHERE seq IN (SELECT seq FROM main.mem_dirty_blocks WHERE seq <= :block_mark LIMIT :limit);
+DELETE FROM main.mem_dirty_edges WHERE seq IN (SELECT seq FROM main.mem_dirty_edges WHERE seq <= :edge_mark LIMIT :limit);
+DELETE FROM main.mem_dirty_facts WHERE seq IN (SELECT seq FROM main.mem_dirty_facts WHERE seq <= :fact_mark LIMIT :limit);
+
+-- name: clear_plan
+DELETE FROM main.mem_sweep_plans WHERE (sweep_id, step, seq) IN (
+    SELECT sweep_id, step, seq FROM main.mem_sweep_plans WHERE sweep_id <= :sweep LIMIT :limit);
 
 -- name: expire_events
 DELETE FROM main.mem_events WHERE id IN (
