@@ -48,7 +48,8 @@ type OpenOptions struct {
 // touching it) and opens it with a busy timeout. It leaves the journal mode
 // alone: UseWAL switches once the file is known to be a memory database.
 func Open(path string, opt OpenOptions) (*DB, error) {
-	if err := checkFile(path, opt.Create); err != nil {
+	created, err := checkFile(path, opt.Create)
+	if err != nil {
 		return nil, err
 	}
 	q := url.Values{}
@@ -61,6 +62,9 @@ func Open(path string, opt OpenOptions) (*DB, error) {
 	}
 	if !opt.ReadOnly {
 		q.Set("_synchronous", "NORMAL")
+	}
+	if created && !opt.ReadOnly {
+		q.Set("_journal_mode", "WAL") // a new file is ours: WAL from the start
 	}
 	db, err := openDSN(path, q)
 	if err != nil && opt.ReadOnly {
@@ -121,27 +125,29 @@ func (db *DB) Close() error { return db.SQL.Close() }
 
 var sqliteMagic = []byte("SQLite format 3\x00")
 
-func checkFile(path string, create bool) error {
+// checkFile refuses a file that is not SQLite; created reports that it does
+// not exist yet (and may be created).
+func checkFile(path string, create bool) (created bool, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		if create {
-			return nil
+			return true, nil
 		}
-		return fmt.Errorf("%s: %w", path, ErrNoDatabase)
+		return false, fmt.Errorf("%s: %w", path, ErrNoDatabase)
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer f.Close()
 	head := make([]byte, len(sqliteMagic))
 	n, err := io.ReadFull(f, head)
-	if n == 0 && (err == io.EOF) {
-		return nil // an empty file is an empty SQLite database
+	if n == 0 && err == io.EOF {
+		return false, nil // an empty file is an empty SQLite database
 	}
 	if err != nil || !bytes.Equal(head, sqliteMagic) {
-		return fmt.Errorf("%s: %w (refusing to touch it)", path, ErrNotSQLite)
+		return false, fmt.Errorf("%s: %w (refusing to touch it)", path, ErrNotSQLite)
 	}
-	return nil
+	return false, nil
 }
 
 // querier is what both *sql.DB and *sql.Conn offer.

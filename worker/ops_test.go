@@ -81,6 +81,12 @@ func bigMemory(t *testing.T, seed int64, nBlocks, nEdges int) string {
 			exec(`INSERT OR IGNORE INTO mem_block_tags VALUES (?, ?)`, opsBlock(i), propTags[rng.Intn(len(propTags))])
 		}
 	}
+	insertEdge, err := tx.Prepare(`INSERT OR IGNORE INTO mem_edges (from_id, to_id, weight, reinforcement_count, relation_type,
+		origin, last_active_hours, last_observed_at, pinned) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer insertEdge.Close()
 	for n := 0; n < nEdges; {
 		a, b := rng.Intn(nBlocks), rng.Intn(nBlocks)
 		if a == b {
@@ -99,9 +105,7 @@ func bigMemory(t *testing.T, seed int64, nBlocks, nEdges int) string {
 		if rng.Intn(5) > 1 {
 			count = rng.Intn(14)
 		}
-		res, err := tx.Exec(`INSERT OR IGNORE INTO mem_edges (from_id, to_id, weight, reinforcement_count, relation_type, origin,
-			last_active_hours, last_observed_at, pinned) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			opsBlock(a), opsBlock(b), weight, count,
+		res, err := insertEdge.Exec(opsBlock(a), opsBlock(b), weight, count,
 			[]string{"similar", "similar", "similar", "similar", "similar", "similar", "similar", "similar", "works_on", "chat"}[rng.Intn(10)],
 			[]string{"similarity", "similarity", "outcome", "observed", "agent"}[rng.Intn(5)],
 			anchor, opsWall.Unix()-int64(rng.Intn(90*86400)), boolInt(rng.Intn(100) == 0))
@@ -830,13 +834,16 @@ func TestKillNineConverges(t *testing.T) {
 		opsWrites(t, db.SQL, rand.New(rand.NewSource(9)), nBlocks, 300, opsClock+40, opsWall.Add(48*time.Hour).Unix())
 		db.Close()
 
+		// The references sweep in big chunks, the binary in chunks of 20:
+		// chunking must not change the result.
 		ref := openOps(t, copyMemory(t, v.orig))
-		r := opsSweep(t, ref, clock, wall, worker.SweepOptions{})
+		big := worker.SweepOptions{ChunkSize: worker.DefaultChunkSize}
+		r := opsSweep(t, ref, clock, wall, big)
 		if r.EdgesBefore-r.TotalEdgesAfter < 200 || (archival == "auto") != (r.Archived > 0) || r.Full {
 			t.Fatalf("archival %s: the reference sweep does not have the work the test needs: %s (full %v)", archival, r.Summary, r.Full)
 		}
 		v.once = memoryState(t, ref)
-		opsSweep(t, ref, clock, wall, worker.SweepOptions{})
+		opsSweep(t, ref, clock, wall, big)
 		v.twice = memoryState(t, ref) // for kills that land after the sweep finished
 		ref.Close()
 		variants = append(variants, v)
@@ -899,8 +906,6 @@ func TestKillNineConverges(t *testing.T) {
 		// A SIGKILLed worker cannot release its lease. The next sweep takes
 		// over when the owner is a dead process on this host; were it
 		// refused, expire the lease by hand (LeaseDuration is a minute).
-		// The finishing sweeps use the default chunk size: chunking must not
-		// change the result.
 		now, w := clock, wall
 		_, err = worker.Sweep(context.Background(), db, worker.SweepOptions{Now: &now, WallNow: &w})
 		if errors.Is(err, worker.ErrSweepRunning) {
@@ -1090,12 +1095,11 @@ func TestRefreshDuringSweepWins(t *testing.T) {
 			}
 		}
 	}
-	calls := 0
 	r := opsSweep(t, db, clock, wall, worker.SweepOptions{Progress: func(step string, done, total int64) {
 		if step != "plan_edges" {
 			return
 		}
-		switch calls++; {
+		switch {
 		case done == 0: // planned, nothing applied yet
 			refresh(early)
 		case done >= total/2 && late != nil: // half applied
@@ -1122,14 +1126,14 @@ func TestRefreshDuringSweepWins(t *testing.T) {
 		}
 	}
 	// Apart from the refreshed edges, the rows and events are the reference's.
+	var needles []string // how memoryState names a refreshed edge: its row, its events
+	for p := range refreshed {
+		needles = append(needles, "[edge "+p[0]+" "+p[1]+" ", " "+edgeSubject(p[0], p[1])+" ")
+	}
 	without := func(state string) string {
 		var keep []string
 		for _, l := range strings.Split(state, "\n") {
-			mentions := false
-			for p := range refreshed {
-				mentions = mentions || strings.HasPrefix(l, "[edge "+p[0]+" "+p[1]+" ") || strings.Contains(l, edgeSubject(p[0], p[1]))
-			}
-			if !mentions {
+			if !slices.ContainsFunc(needles, func(n string) bool { return strings.Contains(l, n) }) {
 				keep = append(keep, l)
 			}
 		}
@@ -1154,7 +1158,7 @@ func TestRefreshDuringSweepWins(t *testing.T) {
 // decides bridge protection again on the thinned graph (reported
 // separately); with archival off, cuts land anywhere.
 func TestIncrementalMatchesFullThroughInterruptions(t *testing.T) {
-	seeds := 10
+	seeds := 6
 	if testing.Short() {
 		seeds = 4
 	}

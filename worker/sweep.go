@@ -474,7 +474,9 @@ func (s *sweep) policyReport(ctx context.Context) error {
 // with the changes they record.
 func (s *sweep) appliedReport(ctx context.Context) error {
 	r := &s.report
-	planned := r.Archived + r.OrphansArchived + r.EdgesRemovedWithBlocks + r.EdgesPruned + r.EdgesDecayed + r.Facts.Archived + r.Facts.Pruned
+	// Skipped counts planned decisions an app's write overtook. Edges going
+	// with an archived block and orphans are taken as found when applied.
+	planned := r.Archived + r.EdgesPruned + r.EdgesDecayed + r.Facts.Archived + r.Facts.Pruned
 	byPolicy := map[string]*PolicyCount{}
 	for i := range r.Policies {
 		p := &r.Policies[i]
@@ -490,14 +492,12 @@ func (s *sweep) appliedReport(ctx context.Context) error {
 		return err
 	}
 	defer rows.Close()
-	var applied int64
 	for rows.Next() {
 		var kind, action, reason string
 		var n int64
 		if err := rows.Scan(&kind, &action, &reason, &n); err != nil {
 			return err
 		}
-		applied += n
 		_, relation, _ := strings.Cut(reason, ":")
 		switch {
 		case kind == "block" && reason == "orphaned":
@@ -523,6 +523,10 @@ func (s *sweep) appliedReport(ctx context.Context) error {
 		}
 	}
 	r.Facts.Kept = r.Facts.Processed - r.Facts.Immune - r.Facts.Archived - r.Facts.Pruned
+	applied := r.Archived + r.EdgesPruned + r.EdgesDecayed + r.Facts.Archived + r.Facts.Pruned
+	for _, p := range r.Policies {
+		applied += p.Decayed + p.Excluded + p.Readmitted
+	}
 	r.Skipped = planned - applied
 	return rows.Err()
 }
