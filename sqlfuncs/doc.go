@@ -23,6 +23,8 @@
 //	edge_strength(weight, reinforcement_count)
 //	log_normalise(count, max_count)
 //	composite_score(confidence, recency, centrality, reinforcement)
+//	policy_curve(model, params, clock)
+//	tideline_horizon(importance, decay_rate, access_count, threshold [, tier])
 package sqlfuncs
 
 // Version is the memdecay release, returned by memdecay_version().

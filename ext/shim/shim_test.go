@@ -193,6 +193,24 @@ var valueCases = []exprCase{
 	{`lifecycle_action('0.01', 'short', '0')`, "prune"},
 	{`lifecycle_action(NULL, 'short', 0)`, nil},
 	{`lifecycle_action(0.01, NULL, 0)`, nil},
+
+	// edge_strength = weight + ln(1 + count) × 0.10; log_normalise = ln(1+c)/ln(1+max).
+	{`edge_strength(0.5, 0)`, 0.5},
+	{`edge_strength(0.5, 9)`, 0.5 + 0.1*2.302585092994046},
+	{`log_normalise(3, 3)`, 1.0},
+	{`log_normalise(1, 3)`, 0.5},
+	{`log_normalise(0, 0)`, 0.0},
+	// composite_score = (0.30c + 0.05r + 0.25ce + 0.30re) / 0.90.
+	{`composite_score(1, 1, 1, 1)`, 1.0},
+	{`composite_score(0.5, 0, 0, 0)`, 0.15 / 0.90},
+	{`composite_score(NULL, 1, 1, 1)`, nil},
+	// tideline_horizon: score(d) = 0.4 e^(−λd) with λ = ln2/15.75 × 0.8 × 1.08 falls below 0.15 at ln(0.4/0.15)/λ.
+	{`tideline_horizon(0.4, 0.08, 0, 0.15)`, 25.794954413937302},
+	{`tideline_horizon(0.4, 0.08, 0, 0.5)`, 0.0},
+	{`tideline_horizon(0.85, 0.01, 0, 0.05, 'permanent')`, nil},
+	{`policy_curve('half_life', '{"half_life":"90d"}', 'wall')`, `{"half_life":90,"model":"half_life"}`},
+	{`policy_curve('linear', '{"rate":0.01,"hold":"30m"}', 'active_hours')`, `{"hold":0.5,"model":"linear","rate":0.01}`},
+	{`policy_curve(NULL, '{}', 'wall')`, nil},
 }
 
 // segmentSpec is the segment defaults table of SPEC §2.
@@ -279,6 +297,14 @@ var errorCases = []errorCase{
 	{`lifecycle_action(0.1, '', 0)`, "lifecycle_action", "tier is required"},
 	{`lifecycle_action('low', 'short', 0)`, "lifecycle_action", `score is not a number: "low"`},
 	{`lifecycle_action(0.1, 'short', 'yes')`, "lifecycle_action", `confirmed is not a number: "yes"`},
+	{`log_normalise(4, 3)`, "log_normalise", "count must not exceed max_count"},
+	{`edge_strength(-1, 0)`, "edge_strength", "weight must not be negative"},
+	{`composite_score(1e999, 0, 0, 0)`, "composite_score", "confidence must be finite"},
+	{`tideline_horizon(0.5, 0.1, 0, -1)`, "tideline_horizon", "threshold must not be negative"},
+	{`policy_curve('sigmoid', '{}', 'wall')`, "policy_curve", "model"},
+	{`policy_curve('half_life', '{"half_life":"ninety"}', 'wall')`, "policy_curve", "params half_life"},
+	{`policy_curve('half_life', '{"half_life":90}', 'moon')`, "policy_curve", "clock"},
+	{`policy_curve('linear', '{"rate":-1}', 'wall')`, "policy_curve", "params rate must not be negative"},
 }
 
 // functionArities is every registered function and its arities.
@@ -301,6 +327,11 @@ var functionArities = map[string][]int{
 	"segment_importance":  {1},
 	"segment_decay_rate":  {1},
 	"lifecycle_action":    {3},
+	"edge_strength":       {2},
+	"log_normalise":       {2},
+	"composite_score":     {4},
+	"tideline_horizon":    {4, 5},
+	"policy_curve":        {3},
 }
 
 // openMemDB opens an in-memory database on a single connection.
