@@ -73,8 +73,7 @@ func Sweep(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) {
 		opt.ChunkSize = DefaultChunkSize
 	}
 	if opt.Owner == "" {
-		host, _ := os.Hostname()
-		opt.Owner = fmt.Sprintf("pid %d on %s", os.Getpid(), host)
+		opt.Owner = thisProcess()
 	}
 	if !opt.DryRun && db.ReadOnly {
 		return nil, errors.New("sweep: the database is open read-only; use --dry-run")
@@ -766,16 +765,24 @@ func (s *sweep) acquireLease(ctx context.Context) (err error) {
 	return err
 }
 
-// ownerGone reports whether a lease's owner ("pid N on HOST") was a process
-// on this host that no longer runs. Owners elsewhere wait for their lease
-// to expire.
+// thisProcess names this worker in a lease: pid, host and pid namespace,
+// so a lease from another container sharing the hostname is not mistaken
+// for one of ours.
+func thisProcess() string {
+	host, _ := os.Hostname()
+	ns, _ := os.Readlink("/proc/self/ns/pid")
+	return fmt.Sprintf("pid %d on %s %s", os.Getpid(), host, ns)
+}
+
+// ownerGone reports whether a lease's owner was a process in this host's
+// pid namespace that no longer runs (a kill -9): its lease is void. Owners
+// elsewhere keep their lease until it expires.
 func ownerGone(owner string) bool {
 	var pid int
-	var host string
-	if _, err := fmt.Sscanf(owner, "pid %d on %s", &pid, &host); err != nil || pid <= 0 {
+	if _, err := fmt.Sscanf(owner, "pid %d on ", &pid); err != nil || pid <= 0 {
 		return false
 	}
-	if me, _ := os.Hostname(); host != me {
+	if owner != strings.Replace(thisProcess(), fmt.Sprintf("pid %d ", os.Getpid()), fmt.Sprintf("pid %d ", pid), 1) {
 		return false
 	}
 	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
