@@ -26,7 +26,15 @@ const blockTags = `json((SELECT json_group_array(t.tag) FROM main.mem_block_tags
 // statements holds the named statement lists of sweep.sql.
 var statements = parseNamed(sweepSQL)
 
-var snapshots = strings.NewReplacer("EDGE_SNAPSHOT", edgeSnapshot, "BLOCK_SNAPSHOT", blockSnapshot, "BLOCK_TAGS", blockTags)
+// validEdge is the test an edge row e passes when its numbers are numbers;
+// the others are reported and never touched.
+const validEdge = `(typeof(e.weight) IN ('integer', 'real') AND e.weight >= 0
+	AND typeof(e.reinforcement_count) IN ('integer', 'real') AND e.reinforcement_count >= 0
+	AND (e.last_active_hours IS NULL OR typeof(e.last_active_hours) IN ('integer', 'real'))
+	AND (e.last_observed_at IS NULL OR typeof(e.last_observed_at) IN ('integer', 'real')))`
+
+var snapshots = strings.NewReplacer("EDGE_SNAPSHOT", edgeSnapshot, "BLOCK_SNAPSHOT", blockSnapshot, "BLOCK_TAGS", blockTags,
+	"VALID_EDGE", validEdge)
 
 // parseNamed splits "-- name: x" sections into their statements (split at a
 // ';' that ends a line; no statement here has a trigger body).

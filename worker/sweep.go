@@ -145,15 +145,21 @@ func (s *sweep) run(ctx context.Context) error {
 	} else {
 		full := s.opt.Full || s.storedFingerprint != s.fingerprint
 		s.report.Full = full
+		done := phase("refresh")
 		if err := s.refresh(ctx, full); err != nil {
 			return fmt.Errorf("sweep: refreshing derived state: %w", err)
 		}
+		done()
+		done = phase("plan")
 		if err := s.inRead(ctx, "COMMIT", func() error { return s.plan(ctx, full) }); err != nil {
 			return err
 		}
+		done()
+		done = phase("save plan")
 		if err := s.savePlan(ctx); err != nil {
 			return fmt.Errorf("sweep: saving the plan: %w", err)
 		}
+		done()
 	}
 	steps := []struct {
 		what, table, stmts string
@@ -164,19 +170,25 @@ func (s *sweep) run(ctx context.Context) error {
 		{"archive and prune facts", "plan_facts", "apply_facts"},
 	}
 	for _, st := range steps {
+		done := phase(st.stmts)
 		if err := s.chunks(ctx, st.table, true, func(lo, hi int64) error {
 			_, err := s.exec(ctx, st.stmts, sql.Named("lo", lo), sql.Named("hi", hi))
 			return err
 		}); err != nil {
 			return fmt.Errorf("sweep: %s: %w", st.what, err)
 		}
+		done()
 	}
+	done := phase("finish")
 	if err := s.finish(ctx); err != nil {
 		return fmt.Errorf("sweep: reinforce and record: %w", err)
 	}
+	done()
+	done = phase("clear queues")
 	if err := s.clearQueues(ctx); err != nil {
 		return fmt.Errorf("sweep: clearing queues: %w", err)
 	}
+	done()
 	if err := s.expireEvents(ctx); err != nil {
 		return fmt.Errorf("sweep: expire old events: %w", err)
 	}
@@ -204,6 +216,15 @@ func (s *sweep) clearQueues(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// phase times a step of the sweep for MEMWORKER_TRACE.
+func phase(name string) func() {
+	if !traceSQL {
+		return func() {}
+	}
+	began := time.Now()
+	return func() { fmt.Fprintf(os.Stderr, "memworker trace: phase %s %v\n", name, time.Since(began)) }
 }
 
 // inRead runs f in one deferred transaction: a consistent snapshot of the
@@ -260,13 +281,13 @@ func (s *sweep) refresh(ctx context.Context, full bool) error {
 		if _, err := s.exec(ctx, fill); err != nil {
 			return err
 		}
-		err = s.chunks(ctx, p.ids, withTx, func(lo, hi int64) error {
+		err = s.chunksOf(ctx, p.ids, refreshChunkFactor*s.opt.ChunkSize, withTx, func(lo, hi int64) error {
 			names := []string{p.chunk}
 			if p.chunk == "refresh_blocks" {
+				names = []string{"refresh_blocks", "refresh_blocks_store"}
 				if !full {
-					names = append(names, "refresh_blocks_retier")
+					names = []string{"refresh_degrees_chunk", "refresh_blocks", "refresh_blocks_retier", "refresh_blocks_store"}
 				}
-				names = append(names, "refresh_blocks_store")
 			}
 			for _, n := range names {
 				if _, err := s.exec(ctx, n, sql.Named("lo", lo), sql.Named("hi", hi)); err != nil {
@@ -570,14 +591,22 @@ func (s *sweep) inTx(ctx context.Context, f func() error) (err error) {
 	return err
 }
 
+// refreshChunkFactor: a refresh writes only worker-owned rows, so its
+// transactions take a few chunks' worth of rows at a time.
+const refreshChunkFactor = 4
+
 // chunks calls f for consecutive seq ranges of a temp table, each in its
 // own write transaction when withTx is set.
 func (s *sweep) chunks(ctx context.Context, table string, withTx bool, f func(lo, hi int64) error) error {
+	return s.chunksOf(ctx, table, s.opt.ChunkSize, withTx, f)
+}
+
+func (s *sweep) chunksOf(ctx context.Context, table string, size int, withTx bool, f func(lo, hi int64) error) error {
 	maxSeq, err := s.count(ctx, "SELECT coalesce(max(seq), 0) FROM temp."+table)
 	if err != nil {
 		return err
 	}
-	step := int64(s.opt.ChunkSize)
+	step := int64(size)
 	for lo := int64(1); lo <= maxSeq; lo += step {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -814,6 +843,26 @@ func (s *sweep) args(extra ...any) []any {
 	}, extra...)
 }
 
+// traceSQL (MEMWORKER_TRACE=1) prints each sweep statement slower than
+// 20 ms to stderr, to find where a big sweep spends its time.
+var traceSQL = os.Getenv("MEMWORKER_TRACE") != ""
+
+// trace prints a slow statement's time and query plan.
+func (s *sweep) trace(ctx context.Context, name string, took time.Duration, query string, extra []any) {
+	plan := ""
+	if rows, err := s.conn.QueryContext(ctx, "EXPLAIN QUERY PLAN "+query, s.args(extra...)...); err == nil {
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if rows.Scan(&id, &parent, &unused, &detail) == nil {
+				plan += "\n    " + detail
+			}
+		}
+		rows.Close()
+	}
+	fmt.Fprintf(os.Stderr, "memworker trace: %s %v%s\n", name, took, plan)
+}
+
 // dueSlack widens "due by now" a little, so rounding between a stored due
 // time and the exact check never leaves a row out; the exact check decides.
 const dueSlack = 1e-6
@@ -821,10 +870,14 @@ const dueSlack = 1e-6
 // exec runs every statement of a named section of sweep.sql.
 func (s *sweep) exec(ctx context.Context, name string, extra ...any) (int64, error) {
 	var total int64
-	for _, q := range stmts(name) {
+	for i, q := range stmts(name) {
+		began := time.Now()
 		res, err := s.conn.ExecContext(ctx, q, s.args(extra...)...)
 		if err != nil {
 			return total, fmt.Errorf("%s: %w", name, err)
+		}
+		if traceSQL && time.Since(began) > 20*time.Millisecond {
+			s.trace(ctx, fmt.Sprintf("%s[%d]", name, i), time.Since(began), q, extra)
 		}
 		n, _ := res.RowsAffected()
 		total += n

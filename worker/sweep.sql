@@ -16,6 +16,8 @@ DROP TABLE IF EXISTS temp.mem_fact_due;
 DROP TABLE IF EXISTS temp.refresh_ids;
 DROP TABLE IF EXISTS temp.refresh_edges;
 DROP TABLE IF EXISTS temp.refresh_block_rows;
+DROP TABLE IF EXISTS temp.degree_from;
+DROP TABLE IF EXISTS temp.degree_to;
 DROP TABLE IF EXISTS temp.sweep_invalid;
 DROP TABLE IF EXISTS temp.scope_edges;
 DROP TABLE IF EXISTS temp.scope_blocks;
@@ -32,18 +34,27 @@ DROP TABLE IF EXISTS temp.plan_orphans;
 DROP TABLE IF EXISTS temp.plan_facts;
 DROP TABLE IF EXISTS temp.sweep_policy;
 DROP VIEW IF EXISTS temp.valid_edges;
+DROP VIEW IF EXISTS temp.valid_edges_from;
+DROP VIEW IF EXISTS temp.valid_edges_to;
 DROP VIEW IF EXISTS temp.sweep_edges;
 DROP VIEW IF EXISTS temp.sweep_blocks;
 DROP VIEW IF EXISTS temp.sweep_facts;
 -- Edges whose numbers are numbers; the others are reported, never touched.
 CREATE TEMP VIEW valid_edges AS
-SELECT e.rowid AS edge_rowid, e.* FROM main.mem_edges e
-WHERE typeof(e.weight) IN ('integer', 'real') AND e.weight >= 0
-  AND typeof(e.reinforcement_count) IN ('integer', 'real') AND e.reinforcement_count >= 0
-  AND (e.last_active_hours IS NULL OR typeof(e.last_active_hours) IN ('integer', 'real'))
-  AND (e.last_observed_at IS NULL OR typeof(e.last_observed_at) IN ('integer', 'real'));
+SELECT e.rowid AS edge_rowid, e.* FROM main.mem_edges e WHERE VALID_EDGE;
+-- The same, read in the order of one index: leaving (from_id, to_id) and
+-- arriving (to_id, rowid), for sums that must add in a fixed order.
+CREATE TEMP VIEW valid_edges_from AS
+SELECT e.* FROM main.mem_edges e INDEXED BY sqlite_autoindex_mem_edges_1 WHERE VALID_EDGE;
+CREATE TEMP VIEW valid_edges_to AS
+SELECT e.* FROM main.mem_edges e INDEXED BY mem_edges_to WHERE VALID_EDGE;
 CREATE TEMP TABLE refresh_ids (seq INTEGER PRIMARY KEY, id TEXT UNIQUE);
 CREATE TEMP TABLE refresh_edges (seq INTEGER PRIMARY KEY, from_id TEXT, to_id TEXT, UNIQUE (from_id, to_id));
+-- Weighted degree in two halves (edges leaving, edges arriving), summed in
+-- index order, whether for every block at once or a chunk at a time, so
+-- full and incremental refreshes add in the same order.
+CREATE TEMP TABLE degree_from (id TEXT PRIMARY KEY, strength REAL) WITHOUT ROWID;
+CREATE TEMP TABLE degree_to (id TEXT PRIMARY KEY, strength REAL) WITHOUT ROWID;
 CREATE TEMP TABLE refresh_block_rows (id TEXT PRIMARY KEY, tier TEXT, lambda REAL, constitutional INTEGER,
     degree REAL, archive_at REAL, problem TEXT);
 CREATE TEMP TABLE sweep_invalid (kind TEXT, id TEXT, problem TEXT);
@@ -80,6 +91,21 @@ CREATE TEMP TABLE mem_fact_due (id TEXT PRIMARY KEY, due_wall REAL, problem TEXT
 -- name: refresh_blocks_all
 INSERT OR IGNORE INTO refresh_ids (id) SELECT id FROM main.mem_blocks ORDER BY id;
 INSERT OR IGNORE INTO refresh_ids (id) SELECT id FROM mem_block_state ORDER BY id;
+INSERT INTO degree_from (id, strength)
+SELECT from_id, sum(edge_strength(weight, reinforcement_count)) FROM valid_edges_from GROUP BY from_id;
+INSERT INTO degree_to (id, strength)
+SELECT to_id, sum(edge_strength(weight, reinforcement_count)) FROM valid_edges_to GROUP BY to_id;
+
+-- name: refresh_degrees_chunk
+-- An incremental refresh sums the degrees of one chunk of blocks.
+DELETE FROM degree_from;
+DELETE FROM degree_to;
+INSERT INTO degree_from (id, strength)
+SELECT r.id, sum(edge_strength(e.weight, e.reinforcement_count))
+FROM refresh_ids r CROSS JOIN valid_edges_from e ON e.from_id = r.id WHERE r.seq BETWEEN :lo AND :hi GROUP BY r.id;
+INSERT INTO degree_to (id, strength)
+SELECT r.id, sum(edge_strength(e.weight, e.reinforcement_count))
+FROM refresh_ids r CROSS JOIN valid_edges_to e ON e.to_id = r.id WHERE r.seq BETWEEN :lo AND :hi GROUP BY r.id;
 
 -- name: refresh_blocks_queued
 INSERT OR IGNORE INTO refresh_ids (id) SELECT id FROM main.mem_dirty_blocks WHERE seq <= :block_mark ORDER BY id;
@@ -90,18 +116,13 @@ INSERT OR IGNORE INTO refresh_ids (id) SELECT id FROM main.mem_dirty_blocks WHER
 -- what makes an active block unusable.
 DELETE FROM refresh_block_rows;
 INSERT INTO refresh_block_rows (id, tier, lambda, constitutional, degree, archive_at, problem)
-SELECT id, tier, tier_lambda(tier), constitutional, degree,
-       CASE WHEN status = 'active' AND problem IS NULL AND typeof(last_reinforced_hours) IN ('integer', 'real')
-            THEN last_reinforced_hours + decay_horizon(1.0, tier_lambda(tier), :block_threshold) END,
-       problem
-FROM (
+WITH rows AS MATERIALIZED (
     SELECT b.id, b.status, b.last_reinforced_hours,
            decay_tier((SELECT json_group_array(CAST(t.tag AS TEXT)) FROM main.mem_block_tags t WHERE t.block_id = b.id),
                       CAST(b.category AS TEXT)) AS tier,
            EXISTS (SELECT 1 FROM main.mem_block_tags t WHERE t.block_id = b.id AND t.tag = 'self/constitutional') AS constitutional,
-           coalesce((SELECT sum(edge_strength(e.weight, e.reinforcement_count)) FROM valid_edges e WHERE e.from_id = b.id), 0)
-             + coalesce((SELECT sum(edge_strength(e.weight, e.reinforcement_count)) FROM valid_edges e WHERE e.to_id = b.id), 0)
-             AS degree,
+           coalesce((SELECT strength FROM degree_from d WHERE d.id = b.id), 0)
+             + coalesce((SELECT strength FROM degree_to d WHERE d.id = b.id), 0) AS degree,
            CASE WHEN b.status != 'active' THEN NULL
                 WHEN b.last_reinforced_hours IS NOT NULL AND typeof(b.last_reinforced_hours) NOT IN ('integer', 'real')
                     THEN 'last_reinforced_hours is ' || typeof(b.last_reinforced_hours)
@@ -110,8 +131,14 @@ FROM (
                 WHEN typeof(b.reinforcement_count) NOT IN ('integer', 'real') OR b.reinforcement_count < 0
                     THEN 'reinforcement_count is ' || typeof(b.reinforcement_count)
            END AS problem
-    FROM refresh_ids r JOIN main.mem_blocks b ON b.id = r.id
-    WHERE r.seq BETWEEN :lo AND :hi);
+    FROM refresh_ids r CROSS JOIN main.mem_blocks b ON b.id = r.id
+    WHERE r.seq BETWEEN :lo AND :hi),
+tiered AS MATERIALIZED (SELECT rows.*, tier_lambda(tier) AS lambda FROM rows)
+SELECT id, tier, lambda, constitutional, degree,
+       CASE WHEN status = 'active' AND problem IS NULL AND typeof(last_reinforced_hours) IN ('integer', 'real')
+            THEN last_reinforced_hours + decay_horizon(1.0, lambda, :block_threshold) END,
+       problem
+FROM tiered;
 
 -- name: refresh_blocks_retier
 -- A block whose tier changed changes the decay rate of its edges.
@@ -143,8 +170,7 @@ SELECT from_id, to_id FROM main.mem_dirty_edges WHERE seq <= :edge_mark ORDER BY
 -- One chunk of edges: when each next needs a decision. -1e308 means now
 -- (already below its threshold, or a static prune); NULL means never
 -- (pinned, no anchor, agent-asserted, or held excluded until re-observed).
-DELETE FROM mem_edge_due WHERE (from_id, to_id) IN (SELECT from_id, to_id FROM refresh_edges WHERE seq BETWEEN :lo AND :hi);
-INSERT INTO mem_edge_due (from_id, to_id, due_hours, due_wall, problem)
+INSERT OR REPLACE INTO mem_edge_due (from_id, to_id, due_hours, due_wall, problem)
 SELECT from_id, to_id,
        CASE WHEN horizon IS NULL OR clock = 'wall' THEN NULL WHEN horizon = 0 THEN -1e308 ELSE anchor + horizon END,
        CASE WHEN horizon IS NULL OR clock != 'wall' THEN NULL WHEN horizon = 0 THEN -1e308 ELSE anchor + horizon * 86400 END,
@@ -176,11 +202,15 @@ FROM (
                         THEN 'last_observed_at is ' || typeof(e.last_observed_at)
                END AS problem
         FROM refresh_edges r
-        JOIN main.mem_edges e ON e.from_id = r.from_id AND e.to_id = r.to_id
+        CROSS JOIN main.mem_edges e ON e.from_id = r.from_id AND e.to_id = r.to_id
         LEFT JOIN mem_block_state ta ON ta.id = e.from_id
         LEFT JOIN mem_block_state tb ON tb.id = e.to_id
         LEFT JOIN sweep_policy p ON p.relation_type = e.relation_type
         WHERE r.seq BETWEEN :lo AND :hi));
+-- Edges that are gone leave no due time behind.
+DELETE FROM mem_edge_due WHERE (from_id, to_id) IN (
+    SELECT r.from_id, r.to_id FROM refresh_edges r WHERE r.seq BETWEEN :lo AND :hi
+      AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.from_id = r.from_id AND e.to_id = r.to_id));
 
 -- name: refresh_facts_all
 INSERT OR IGNORE INTO refresh_ids (id) SELECT id FROM main.mem_facts ORDER BY id;
@@ -212,7 +242,7 @@ FROM (
                 THEN 'last_accessed_at is ' || typeof(f.last_accessed_at)
             WHEN typeof(f.created_at) NOT IN ('integer', 'real') THEN 'created_at is ' || typeof(f.created_at)
         END AS problem
-        FROM refresh_ids r JOIN main.mem_facts f ON f.id = r.id
+        FROM refresh_ids r CROSS JOIN main.mem_facts f ON f.id = r.id
         WHERE r.seq BETWEEN :lo AND :hi));
 
 -- name: scope_full
@@ -236,11 +266,11 @@ INSERT OR IGNORE INTO scope_facts SELECT id FROM mem_fact_due WHERE due_wall <= 
 INSERT OR IGNORE INTO scope_facts SELECT id FROM main.mem_dirty_facts WHERE seq <= :fact_mark;
 CREATE TEMP VIEW sweep_edges AS
 SELECT e.*, e.relation_type IN (SELECT relation_type FROM sweep_policy) AS has_policy
-FROM scope_edges s JOIN valid_edges e ON e.from_id = s.from_id AND e.to_id = s.to_id;
+FROM scope_edges s CROSS JOIN valid_edges e ON e.from_id = s.from_id AND e.to_id = s.to_id;
 CREATE TEMP VIEW sweep_blocks AS
-SELECT s.id FROM scope_blocks s JOIN main.mem_blocks b ON b.id = s.id WHERE b.status = 'active';
+SELECT s.id FROM scope_blocks s CROSS JOIN main.mem_blocks b ON b.id = s.id WHERE b.status = 'active';
 CREATE TEMP VIEW sweep_facts AS
-SELECT s.id FROM scope_facts s JOIN main.mem_facts f ON f.id = s.id WHERE f.status IN ('active', 'confirmed');
+SELECT s.id FROM scope_facts s CROSS JOIN main.mem_facts f ON f.id = s.id WHERE f.status IN ('active', 'confirmed');
 
 -- name: plan_invalid
 INSERT INTO sweep_invalid (kind, id, problem)
@@ -257,23 +287,25 @@ LIMIT 1 OFFSET (SELECT max(0, min(CAST(0.8 * count(*) AS INTEGER), count(*) - 1)
 
 -- name: plan_archive
 INSERT INTO plan_blocks (id, last_reinforced_hours, recency, tier)
-SELECT c.id, c.last_reinforced_hours, c.recency, c.tier FROM (
-    SELECT b.id, b.last_reinforced_hours, s.tier, s.degree,
-           effective_weight(1.0, s.lambda, :now - b.last_reinforced_hours) AS recency
-    FROM sweep_blocks k JOIN main.mem_blocks b ON b.id = k.id JOIN mem_block_state s ON s.id = b.id
-    WHERE s.problem IS NULL AND typeof(b.last_reinforced_hours) IN ('integer', 'real')) AS c
-WHERE c.recency < :block_threshold
-  AND NOT coalesce(c.degree >= :bridge, 0)
+WITH faded AS MATERIALIZED (
+    SELECT id, last_reinforced_hours, tier, degree, recency FROM (
+        SELECT b.id, b.last_reinforced_hours, s.tier, s.degree,
+               effective_weight(1.0, s.lambda, :now - b.last_reinforced_hours) AS recency
+        FROM sweep_blocks k CROSS JOIN main.mem_blocks b ON b.id = k.id CROSS JOIN mem_block_state s ON s.id = b.id
+        WHERE s.problem IS NULL AND typeof(b.last_reinforced_hours) IN ('integer', 'real'))
+    WHERE recency < :block_threshold)
+SELECT c.id, c.last_reinforced_hours, c.recency, c.tier FROM faded c
+WHERE NOT coalesce(c.degree >= :bridge, 0)
   AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.from_id = c.id AND e.pinned)
   AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.to_id = c.id AND e.pinned)
 ORDER BY c.id;
 -- Every valid edge touching an archived block goes with it.
 INSERT OR IGNORE INTO plan_edges (from_id, to_id, phase, weight, reinforcement_count, last_active_hours, last_observed_at)
 SELECT e.from_id, e.to_id, 'block_archived', e.weight, e.reinforcement_count, e.last_active_hours, e.last_observed_at
-FROM plan_blocks p JOIN valid_edges e ON e.from_id = p.id
+FROM plan_blocks p CROSS JOIN valid_edges e ON e.from_id = p.id
 UNION
 SELECT e.from_id, e.to_id, 'block_archived', e.weight, e.reinforcement_count, e.last_active_hours, e.last_observed_at
-FROM plan_blocks p JOIN valid_edges e ON e.to_id = p.id
+FROM plan_blocks p CROSS JOIN valid_edges e ON e.to_id = p.id
 ORDER BY 1, 2;
 
 -- name: plan_static
@@ -338,9 +370,10 @@ ORDER BY from_id, to_id;
 -- Orphans: active ends of policy-deleted edges (orphans = 'delete') that
 -- keep no edge at all once the planned removals are done.
 INSERT INTO plan_orphans (id)
-SELECT DISTINCT b.id FROM main.mem_blocks b
-JOIN (SELECT from_id AS id FROM plan_edges WHERE phase = 'policy' AND orphans = 'delete'
-      UNION SELECT to_id FROM plan_edges WHERE phase = 'policy' AND orphans = 'delete') o ON o.id = b.id
+SELECT DISTINCT b.id
+FROM (SELECT from_id AS id FROM plan_edges WHERE phase = 'policy' AND orphans = 'delete'
+      UNION SELECT to_id FROM plan_edges WHERE phase = 'policy' AND orphans = 'delete') o
+CROSS JOIN main.mem_blocks b ON b.id = o.id
 WHERE b.status = 'active' AND b.id NOT IN (SELECT id FROM plan_blocks)
   AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE (e.from_id = b.id OR e.to_id = b.id)
                   AND NOT EXISTS (SELECT 1 FROM plan_edges x WHERE x.from_id = e.from_id AND x.to_id = e.to_id));
@@ -352,27 +385,24 @@ WHERE s.constitutional AND b.status = 'active'
   AND s.id NOT IN (SELECT id FROM plan_blocks) AND s.id NOT IN (SELECT id FROM plan_orphans);
 -- Top N by composite over the active blocks and edges left after the
 -- removals and the constitutional reinforcement; ties to the smaller id.
--- Degrees come from mem_block_state, re-summed the same way for the blocks
--- that lose an edge in this sweep.
 INSERT INTO plan_reinforce (id, kind)
-WITH affected AS (SELECT from_id AS id FROM plan_edges UNION SELECT to_id FROM plan_edges),
-adjusted AS (
-    SELECT a.id,
-           coalesce((SELECT sum(edge_strength(e.weight, e.reinforcement_count)) FROM valid_edges e
-                     WHERE e.from_id = a.id AND NOT EXISTS (SELECT 1 FROM plan_edges p WHERE p.from_id = e.from_id AND p.to_id = e.to_id)), 0)
-         + coalesce((SELECT sum(edge_strength(e.weight, e.reinforcement_count)) FROM valid_edges e
-                     WHERE e.to_id = a.id AND NOT EXISTS (SELECT 1 FROM plan_edges p WHERE p.from_id = e.from_id AND p.to_id = e.to_id)), 0)
-           AS degree
-    FROM affected a),
+-- A block that loses edges in this sweep loses their strength from its
+-- stored degree.
+WITH lost AS MATERIALIZED (
+    SELECT id, sum(strength) AS strength FROM (
+        SELECT from_id AS id, edge_strength(weight, reinforcement_count) AS strength FROM plan_edges
+        UNION ALL
+        SELECT to_id, edge_strength(weight, reinforcement_count) FROM plan_edges)
+    GROUP BY id),
 candidates AS (
     SELECT b.id, coalesce(b.confidence, 0.5) AS confidence,
-           coalesce(adj.degree, s.degree) AS degree,
+           max(0, s.degree - coalesce(l.strength, 0)) AS degree,
            b.reinforcement_count + s.constitutional AS reinforcement_count,
            CASE WHEN s.constitutional THEN :now ELSE b.last_reinforced_hours END AS anchor,
            s.lambda
     FROM main.mem_blocks b
     JOIN mem_block_state s ON s.id = b.id
-    LEFT JOIN adjusted adj ON adj.id = b.id
+    LEFT JOIN lost l ON l.id = b.id
     WHERE b.status = 'active' AND s.problem IS NULL
       AND b.id NOT IN (SELECT id FROM plan_blocks)
       AND b.id NOT IN (SELECT id FROM plan_orphans)),
@@ -404,14 +434,14 @@ ORDER BY id;
 -- tags), their edges' events, then the removals and the status change.
 DELETE FROM apply_rows;
 INSERT INTO apply_rows (seq)
-SELECT p.seq FROM plan_blocks p JOIN main.mem_blocks b ON b.id = p.id
+SELECT p.seq FROM plan_blocks p CROSS JOIN main.mem_blocks b ON b.id = p.id
 WHERE p.seq BETWEEN :lo AND :hi AND b.status = 'active' AND b.last_reinforced_hours IS p.last_reinforced_hours;
 INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
 SELECT :sweep, :wall, :now, 'block', b.id, 'archive', 'decayed',
        json_object('block', BLOCK_SNAPSHOT, 'tags', BLOCK_TAGS, 'tier', p.tier, 'recency', p.recency)
-FROM apply_rows a JOIN plan_blocks p ON p.seq = a.seq JOIN main.mem_blocks b ON b.id = p.id;
+FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq JOIN main.mem_blocks b ON b.id = p.id;
 DELETE FROM apply_block_ids;
-INSERT INTO apply_block_ids (id) SELECT p.id FROM apply_rows a JOIN plan_blocks p ON p.seq = a.seq;
+INSERT INTO apply_block_ids (id) SELECT p.id FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq;
 INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
 SELECT :sweep, :wall, :now, 'edge', json_array(e.from_id, e.to_id), 'delete', 'block_archived',
        json_object('edge', EDGE_SNAPSHOT,
@@ -421,9 +451,9 @@ WHERE e.from_id IN (SELECT id FROM apply_block_ids) OR e.to_id IN (SELECT id FRO
 DELETE FROM main.mem_edges WHERE rowid IN (
     SELECT e.edge_rowid FROM valid_edges e
     WHERE e.from_id IN (SELECT id FROM apply_block_ids) OR e.to_id IN (SELECT id FROM apply_block_ids));
-DELETE FROM main.mem_block_tags WHERE block_id IN (SELECT p.id FROM apply_rows a JOIN plan_blocks p ON p.seq = a.seq);
+DELETE FROM main.mem_block_tags WHERE block_id IN (SELECT p.id FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq);
 UPDATE main.mem_blocks SET status = 'archived', archive_reason = 'decayed'
-WHERE id IN (SELECT p.id FROM apply_rows a JOIN plan_blocks p ON p.seq = a.seq);
+WHERE id IN (SELECT p.id FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq);
 
 -- name: apply_edges
 -- One chunk of static prunes, temporal decays and policy removals, each
@@ -431,7 +461,7 @@ WHERE id IN (SELECT p.id FROM apply_rows a JOIN plan_blocks p ON p.seq = a.seq);
 -- between wins), then the blocks this chunk left orphaned.
 DELETE FROM apply_rows;
 INSERT INTO apply_rows (seq)
-SELECT p.seq FROM plan_edges p JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id
+SELECT p.seq FROM plan_edges p CROSS JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id
 WHERE p.seq BETWEEN :lo AND :hi AND p.phase IN ('static', 'temporal', 'policy')
   AND e.weight IS p.weight AND e.reinforcement_count IS p.reinforcement_count
   AND e.last_active_hours IS p.last_active_hours AND e.last_observed_at IS p.last_observed_at AND NOT e.pinned;
@@ -441,17 +471,19 @@ SELECT :sweep, :wall, :now, 'edge', json_array(e.from_id, e.to_id),
        CASE p.phase WHEN 'policy' THEN 'policy:' || p.relation_type ELSE p.phase END,
        json_object('edge', EDGE_SNAPSHOT, 'effective_weight', p.effective, 'lambda', p.lambda,
                    CASE p.phase WHEN 'policy' THEN 'elapsed' ELSE 'elapsed_hours' END, p.elapsed)
-FROM apply_rows a JOIN plan_edges p ON p.seq = a.seq
+FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq
 JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id;
 DELETE FROM main.mem_edges WHERE rowid IN (
-    SELECT e.rowid FROM apply_rows a JOIN plan_edges p ON p.seq = a.seq
+    SELECT e.rowid FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq
     JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id);
 DELETE FROM apply_block_ids;
 INSERT INTO apply_block_ids (id)
-SELECT b.id FROM main.mem_blocks b
-WHERE b.id IN (SELECT p.from_id FROM apply_rows a JOIN plan_edges p ON p.seq = a.seq WHERE p.phase = 'policy' AND p.orphans = 'delete'
-               UNION SELECT p.to_id FROM apply_rows a JOIN plan_edges p ON p.seq = a.seq WHERE p.phase = 'policy' AND p.orphans = 'delete')
-  AND b.status = 'active'
+SELECT b.id FROM (SELECT p.from_id AS id FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq
+                  WHERE p.phase = 'policy' AND p.orphans = 'delete'
+                  UNION SELECT p.to_id FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq
+                  WHERE p.phase = 'policy' AND p.orphans = 'delete') AS o
+CROSS JOIN main.mem_blocks b ON b.id = o.id
+WHERE b.status = 'active'
   AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.from_id = b.id)
   AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.to_id = b.id);
 INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
@@ -464,7 +496,7 @@ UPDATE main.mem_blocks SET status = 'archived', archive_reason = 'orphaned' WHER
 -- One chunk of soft exclusions and readmissions under 'exclude' policies.
 DELETE FROM apply_rows;
 INSERT INTO apply_rows (seq)
-SELECT p.seq FROM plan_flags p JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id
+SELECT p.seq FROM plan_flags p CROSS JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id
 WHERE p.seq BETWEEN :lo AND :hi AND e.weight IS p.weight AND e.last_active_hours IS p.last_active_hours
   AND e.last_observed_at IS p.last_observed_at AND (e.excluded != 0) != p.excluded_to AND NOT e.pinned;
 INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
@@ -472,14 +504,14 @@ SELECT :sweep, :wall, :now, 'edge', json_array(e.from_id, e.to_id),
        CASE WHEN p.excluded_to THEN 'exclude' ELSE 'readmit' END,
        CASE WHEN p.excluded_to THEN 'below_minimum' ELSE 'reobserved' END || ':' || p.relation_type,
        json_object('edge', EDGE_SNAPSHOT, 'effective_weight', p.effective, 'threshold', p.threshold, 'elapsed', p.elapsed)
-FROM apply_rows a JOIN plan_flags p ON p.seq = a.seq
+FROM apply_rows a CROSS JOIN plan_flags p ON p.seq = a.seq
 JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id;
 -- Their due time changes with the flag: queue them for the next refresh.
 INSERT INTO main.mem_dirty_edges (from_id, to_id)
-SELECT p.from_id, p.to_id FROM apply_rows a JOIN plan_flags p ON p.seq = a.seq;
-UPDATE main.mem_edges SET excluded = (SELECT p.excluded_to FROM apply_rows a JOIN plan_flags p ON p.seq = a.seq
+SELECT p.from_id, p.to_id FROM apply_rows a CROSS JOIN plan_flags p ON p.seq = a.seq;
+UPDATE main.mem_edges SET excluded = (SELECT p.excluded_to FROM apply_rows a CROSS JOIN plan_flags p ON p.seq = a.seq
                                       WHERE p.from_id = mem_edges.from_id AND p.to_id = mem_edges.to_id)
-WHERE rowid IN (SELECT e.rowid FROM apply_rows a JOIN plan_flags p ON p.seq = a.seq
+WHERE rowid IN (SELECT e.rowid FROM apply_rows a CROSS JOIN plan_flags p ON p.seq = a.seq
                 JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id);
 
 -- name: apply_facts
@@ -487,7 +519,7 @@ WHERE rowid IN (SELECT e.rowid FROM apply_rows a JOIN plan_flags p ON p.seq = a.
 -- snapshot in its event.
 DELETE FROM apply_rows;
 INSERT INTO apply_rows (seq)
-SELECT p.seq FROM plan_facts p JOIN main.mem_facts f ON f.id = p.id
+SELECT p.seq FROM plan_facts p CROSS JOIN main.mem_facts f ON f.id = p.id
 WHERE p.seq BETWEEN :lo AND :hi AND p.action IN ('archive', 'prune') AND f.status = 'active'
   AND f.importance IS p.importance AND f.access_count IS p.access_count AND f.last_accessed_at IS p.last_accessed_at;
 INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
@@ -497,10 +529,10 @@ SELECT :sweep, :wall, :now, 'fact', f.id, p.action, 'faded',
                                        'last_accessed_at', f.last_accessed_at, 'status', f.status,
                                        'content', f.content, 'created_at', f.created_at),
                    'score', p.score, 'days_since_access', p.days)
-FROM apply_rows a JOIN plan_facts p ON p.seq = a.seq JOIN main.mem_facts f ON f.id = p.id;
-DELETE FROM main.mem_facts WHERE id IN (SELECT p.id FROM apply_rows a JOIN plan_facts p ON p.seq = a.seq WHERE p.action = 'prune');
+FROM apply_rows a CROSS JOIN plan_facts p ON p.seq = a.seq JOIN main.mem_facts f ON f.id = p.id;
+DELETE FROM main.mem_facts WHERE id IN (SELECT p.id FROM apply_rows a CROSS JOIN plan_facts p ON p.seq = a.seq WHERE p.action = 'prune');
 UPDATE main.mem_facts SET status = 'archived'
-WHERE id IN (SELECT p.id FROM apply_rows a JOIN plan_facts p ON p.seq = a.seq WHERE p.action = 'archive');
+WHERE id IN (SELECT p.id FROM apply_rows a CROSS JOIN plan_facts p ON p.seq = a.seq WHERE p.action = 'archive');
 
 -- name: apply_reinforce
 UPDATE main.mem_blocks
