@@ -47,8 +47,9 @@ fuzz: ## Run each fuzz target for FUZZTIME (default 10s)
 	  done; \
 	done
 
-bench: build ## Benchmarks against the peers (not part of make test)
-	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchtime 5x -count 5 ./ext/shim
+bench: build ## Benchmarks against the peers (not part of make test); appends to bench/RESULTS.md
+	MEMDECAY_SO=$(abspath $(SO)) $(GO) test -tags $(TAGS) -run '^$$' -bench . -benchtime 3x -count 3 ./ext/shim ./ext
+	$(GO) run -tags $(TAGS) ./bench/run -out bench/RESULTS.md
 
 clean: ## Remove build outputs
 	rm -rf $(BUILD)
