@@ -49,6 +49,7 @@ type Options struct {
 	Python              string
 	Shell               string
 	Writer              bool
+	Scenarios           string
 	PeerTriggers        bool
 	Keep                bool
 }
@@ -65,6 +66,7 @@ func main() {
 	flag.StringVar(&o.Python, "python", "/usr/bin/python3", "Python for the app loop")
 	flag.StringVar(&o.Shell, "sqlite3", "sqlite3", "sqlite3 shell for the plain-SQL peer")
 	flag.BoolVar(&o.Writer, "writer", true, "also run the writer-beside-a-sweep scenario")
+	flag.StringVar(&o.Scenarios, "scenarios", "first,noop,steady", "which of first, noop, steady to run (noop and steady need first)")
 	flag.BoolVar(&o.PeerTriggers, "peer-triggers", false, "keep memworker's mem_edges triggers in the app loop's and plain SQL's copies")
 	flag.BoolVar(&o.Keep, "keep", false, "keep the scratch copies")
 	flag.Parse()
@@ -124,46 +126,72 @@ func run(ctx context.Context, o Options) error {
 		db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'mem_edges'").Scan(&res.EdgeTriggers)
 		db.Close()
 	}
-	for _, sc := range b.scenarios() {
-		logf("scenario: %s", sc.name)
-		r, err := b.scenario(ctx, sc)
-		if r != nil {
-			res.Scenarios = append(res.Scenarios, *r)
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", sc.name, err)
-		}
+	runErr := b.all(ctx, res)
+	if runErr != nil {
+		res.Failure = runErr.Error()
 	}
-	if o.Writer {
-		logf("scenario: writer beside a sweep")
-		w, err := b.writerBesideSweep(ctx)
-		res.Writer = w
-		if err != nil {
-			return fmt.Errorf("writer beside a sweep: %w", err)
-		}
-	}
+	// The report is printed (and appended) even when a scenario failed, so
+	// the finished ones are not lost; the failure is stated in it.
 	md := res.Markdown()
 	fmt.Print(md)
 	if o.Out != "" {
-		f, err := os.OpenFile(o.Out, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-		if err != nil {
-			return err
-		}
-		if _, err := io.WriteString(f, md); err != nil {
-			f.Close()
-			return err
-		}
-		if err := f.Close(); err != nil {
+		if err := appendFile(o.Out, md); err != nil {
 			return err
 		}
 		logf("results appended to %s", o.Out)
 	}
-	if res.Writer != nil && res.Writer.Failed > 0 {
-		return fmt.Errorf("writer beside a sweep: %d of %d writes failed (first: %s)",
-			res.Writer.Failed, res.Writer.Writes, res.Writer.FirstError)
+	if runErr != nil {
+		return runErr
 	}
 	failed = false
 	return nil
+}
+
+// all runs every scenario in order, stopping at the first failure.
+func (b *bench) all(ctx context.Context, res *Results) error {
+	want := map[string]bool{}
+	for _, k := range strings.Split(b.o.Scenarios, ",") {
+		want[strings.TrimSpace(k)] = true
+	}
+	if (want["noop"] || want["steady"]) && !want["first"] {
+		return errors.New("-scenarios: noop and steady start from the first sweep's result; include first")
+	}
+	for _, sc := range b.scenarios() {
+		if !want[sc.key] {
+			continue
+		}
+		logf("scenario: %s", sc.name)
+		r, err := b.scenario(ctx, sc)
+		if err != nil {
+			return fmt.Errorf("%s: %w", sc.name, err)
+		}
+		res.Scenarios = append(res.Scenarios, *r)
+	}
+	if !b.o.Writer {
+		return nil
+	}
+	logf("scenario: writer beside a sweep")
+	w, err := b.writerBesideSweep(ctx)
+	if err != nil {
+		return fmt.Errorf("writer beside a sweep: %w", err)
+	}
+	res.Writer = w
+	if w.Failed > 0 {
+		return fmt.Errorf("writer beside a sweep: %d of %d writes failed (first: %s)", w.Failed, w.Writes, w.FirstError)
+	}
+	return nil
+}
+
+func appendFile(path, text string) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.WriteString(f, text); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // chdirRoot moves to the module root (the directory holding go.mod), so

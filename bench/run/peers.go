@@ -10,8 +10,6 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
-	"time"
 )
 
 // Peer is one way of running the sweep on a database file.
@@ -28,6 +26,7 @@ type Peer struct {
 type Outcome struct {
 	Seconds    float64
 	MaxRSSKiB  int64
+	MaxWAL     int64 // largest size of the -wal file seen while it ran
 	Pruned     int64
 	Decayed    int64
 	After      int64
@@ -96,16 +95,11 @@ func (p Peer) Run(ctx context.Context, db string) (Outcome, error) {
 	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	err = cmd.Run()
-	secs := time.Since(start).Seconds()
+	m, err := measure(cmd, db)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("%s: %w\n%s%s", p.Name, err, stdout.Bytes(), stderr.Bytes())
 	}
-	o := Outcome{Seconds: secs}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		o.MaxRSSKiB = ru.Maxrss // KiB on Linux
-	}
+	o := Outcome{Seconds: m.Seconds, MaxRSSKiB: m.PeakRSSKiB, MaxWAL: m.MaxWAL}
 	if err := p.parse(stdout.Bytes(), &o); err != nil {
 		return o, fmt.Errorf("%s: reading its output: %w\n%s", p.Name, err, stdout.Bytes())
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -19,6 +21,7 @@ type Machine struct {
 	Load              string
 	Go, Shell, Python string
 	WorkerSQLite      string
+	WorkerBinary      string // sha256 prefix and modification time of the binary
 }
 
 // Results is everything the markdown report shows.
@@ -34,6 +37,7 @@ type Results struct {
 	Started      time.Time
 	Scenarios    []ScenarioResult
 	Writer       *WriterResult
+	Failure      string // why the run stopped early, if it did
 }
 
 func describeMachine(ctx context.Context, o Options) Machine {
@@ -65,6 +69,13 @@ func describeMachine(ctx context.Context, o Options) Machine {
 	}
 	m.Python = firstLine(ctx, o.Python, "-c",
 		"import platform, sqlite3; print(platform.python_version(), 'with SQLite', sqlite3.sqlite_version)")
+	if data, err := os.ReadFile(o.Worker); err == nil {
+		sum := sha256.Sum256(data)
+		m.WorkerBinary = "sha256 " + hex.EncodeToString(sum[:])[:12]
+		if fi, err := os.Stat(o.Worker); err == nil {
+			m.WorkerBinary += ", built " + fi.ModTime().UTC().Format("2006-01-02 15:04 UTC")
+		}
+	}
 	if db, err := openDB(":memory:", nil); err == nil {
 		db.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&m.WorkerSQLite)
 		db.Close()
@@ -125,17 +136,30 @@ func (r *ScenarioResult) maxRSS(key string) int64 {
 	return m
 }
 
+func (r *ScenarioResult) maxWAL(key string) int64 {
+	var m int64
+	for _, o := range r.Runs[key] {
+		m = max(m, o.MaxWAL)
+	}
+	return m
+}
+
 // Markdown renders the report: the command, the machine, the table of
 // medians and ratios, what each sweep removed, every peer's peak memory
 // and the writer's latencies.
 func (res *Results) Markdown() string {
 	var b strings.Builder
 	o, m := res.Options, res.Machine
-	hasFull := len(res.Peers) > 3
 	fmt.Fprintf(&b, "\n## Sweep benchmark, %s\n\n", res.Started.UTC().Format("2006-01-02 15:04 UTC"))
 	extra := ""
 	if o.PeerTriggers {
 		extra += " -peer-triggers"
+	}
+	if o.Scenarios != "first,noop,steady" {
+		extra += " -scenarios " + o.Scenarios
+	}
+	if !o.Writer {
+		extra += " -writer=false"
 	}
 	if o.Worker != "build/memworker" {
 		extra += " -worker " + o.Worker
@@ -143,8 +167,8 @@ func (res *Results) Markdown() string {
 	fmt.Fprintf(&b, "Command: `go run -tags sqlite_math_functions ./bench/run -blocks %d -edges %d -seed %d -runs %d%s`\n\n",
 		o.Blocks, o.Edges, o.Seed, o.Runs, extra)
 	fmt.Fprintf(&b, "- Machine: %d CPUs (`nproc`), %s, %s, %s; load average at start %s\n", m.CPUs, m.CPU, m.RAM, m.Kernel, m.Load)
-	fmt.Fprintf(&b, "- Software: %s; sqlite3 shell %s; %s %s; memworker's SQLite %s (mattn/go-sqlite3)\n",
-		m.Go, m.Shell, o.Python, m.Python, m.WorkerSQLite)
+	fmt.Fprintf(&b, "- Software: %s; sqlite3 shell %s; %s %s; %s (%s) with SQLite %s (mattn/go-sqlite3)\n",
+		m.Go, m.Shell, o.Python, m.Python, o.Worker, m.WorkerBinary, m.WorkerSQLite)
 	gen := "cached"
 	if res.GenSeconds > 0 {
 		gen = fmt.Sprintf("generated in %.0f s", res.GenSeconds)
@@ -160,63 +184,74 @@ func (res *Results) Markdown() string {
 	}
 	fmt.Fprintf(&b, "- Each time: the median of %d runs, wall seconds from process start to exit, every run on a fresh copy\n\n", o.Runs)
 
-	fmt.Fprint(&b, "| scenario | app loop (s) | plain SQL (s) | memworker (s) |")
-	if hasFull {
-		fmt.Fprint(&b, " memworker --full (s) |")
-	}
-	fmt.Fprint(&b, " memworker ÷ plain | app loop ÷ memworker | worker peak RSS (MB) |\n|---|---:|---:|---:|")
-	if hasFull {
-		fmt.Fprint(&b, "---:|")
-	}
-	fmt.Fprint(&b, "---:|---:|---:|\n")
-	for _, r := range res.Scenarios {
-		app, plain, w := r.median("app"), r.median("plain"), r.median("worker")
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |", r.Name, secs(app), secs(plain), secs(w))
-		rss := mb(r.maxRSS("worker"))
-		if hasFull {
-			fmt.Fprintf(&b, " %s |", secs(r.median("worker-full")))
-			rss += " / " + mb(r.maxRSS("worker-full"))
-		}
-		fmt.Fprintf(&b, " %s | %s | %s |\n", ratio(w, plain), ratio(app, w), rss)
-	}
-	if hasFull {
-		fmt.Fprint(&b, "\nWorker peak RSS: memworker / memworker --full.\n")
-	}
-
-	fmt.Fprint(&b, "\nWhat each sweep removed (every peer the same; the digest covers each surviving edge's key, weight, count, origin, anchor and pin):\n\n")
-	fmt.Fprint(&b, "| scenario | edges before | static prune | temporal decay | edges after | surviving edges |\n|---|---:|---:|---:|---:|---|\n")
-	for _, r := range res.Scenarios {
-		w := r.Runs["worker"][len(r.Runs["worker"])-1]
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", r.Name, thousands(r.EdgesBefore), thousands(w.Pruned),
-			thousands(w.Decayed), thousands(w.After), r.Digest)
-	}
-
-	fmt.Fprint(&b, "\nPeak RSS of every peer, MB (largest of the runs):\n\n| scenario |")
-	for _, p := range res.Peers {
-		fmt.Fprintf(&b, " %s |", p.Name)
-	}
-	fmt.Fprint(&b, "\n|---|")
-	for range res.Peers {
-		fmt.Fprint(&b, "---:|")
-	}
-	fmt.Fprintln(&b)
-	for _, r := range res.Scenarios {
-		fmt.Fprintf(&b, "| %s |", r.Name)
-		for _, p := range res.Peers {
-			fmt.Fprintf(&b, " %s |", mb(r.maxRSS(p.Key)))
-		}
-		fmt.Fprintln(&b)
+	if len(res.Scenarios) > 0 {
+		res.tables(&b)
 	}
 	if w := res.Writer; w != nil {
-		fmt.Fprintf(&b, "\nWriter beside a sweep: while `memworker sweep` ran its first sweep on a fresh copy (%s edges, %s s, peak RSS %s MB), "+
+		fmt.Fprintf(&b, "\nWriter beside a sweep: while `memworker sweep` ran its first sweep on a fresh copy (%s edges, %s s, peak RSS %s MB, -wal up to %s MB), "+
 			"an app on its own connection (WAL, busy_timeout 5000) wrote one edge every %s (%d inserts, %d updates): "+
 			"**%d of %d writes failed**; write latency p50 %s, p99 %s, worst %s.\n",
-			thousands(w.Edges), secs(w.SweepSeconds), mb(w.SweepRSSKiB), ms(WriteInterval), w.Inserts, w.Updates,
+			thousands(w.Edges), secs(w.SweepSeconds), mb(w.SweepRSSKiB), mb(w.MaxWAL>>10), ms(WriteInterval), w.Inserts, w.Updates,
 			w.Failed, w.Writes, ms(w.P50), ms(w.P99), ms(w.Worst))
+	}
+	if res.Failure != "" {
+		fmt.Fprintf(&b, "\n**The run stopped early:** %s\n", strings.ReplaceAll(res.Failure, "\n", " "))
 	}
 	return b.String()
 }
 
 func ms(d time.Duration) string {
 	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 1, 64) + " ms"
+}
+
+// tables writes the timing, removal and memory tables.
+func (res *Results) tables(b *strings.Builder) {
+	hasFull := len(res.Peers) > 3
+	fmt.Fprint(b, "| scenario | app loop (s) | plain SQL (s) | memworker (s) |")
+	if hasFull {
+		fmt.Fprint(b, " memworker --full (s) |")
+	}
+	fmt.Fprint(b, " memworker ÷ plain | app loop ÷ memworker | worker peak RSS (MB) |\n|---|---:|---:|---:|")
+	if hasFull {
+		fmt.Fprint(b, "---:|")
+	}
+	fmt.Fprint(b, "---:|---:|---:|\n")
+	for _, r := range res.Scenarios {
+		app, plain, w := r.median("app"), r.median("plain"), r.median("worker")
+		fmt.Fprintf(b, "| %s | %s | %s | %s |", r.Name, secs(app), secs(plain), secs(w))
+		rss := mb(r.maxRSS("worker"))
+		if hasFull {
+			fmt.Fprintf(b, " %s |", secs(r.median("worker-full")))
+			rss += " / " + mb(r.maxRSS("worker-full"))
+		}
+		fmt.Fprintf(b, " %s | %s | %s |\n", ratio(w, plain), ratio(app, w), rss)
+	}
+	if hasFull {
+		fmt.Fprint(b, "\nWorker peak RSS: memworker / memworker --full.\n")
+	}
+
+	fmt.Fprint(b, "\nWhat each sweep removed (every peer the same; the digest covers each surviving edge's key, weight, count, origin, anchor and pin):\n\n")
+	fmt.Fprint(b, "| scenario | edges before | static prune | temporal decay | edges after | surviving edges |\n|---|---:|---:|---:|---:|---|\n")
+	for _, r := range res.Scenarios {
+		w := r.Runs["worker"][len(r.Runs["worker"])-1]
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", r.Name, thousands(r.EdgesBefore), thousands(w.Pruned),
+			thousands(w.Decayed), thousands(w.After), r.Digest)
+	}
+
+	fmt.Fprint(b, "\nPeak RSS of each process / largest -wal file seen during the run, MB (largest of the runs):\n\n| scenario |")
+	for _, p := range res.Peers {
+		fmt.Fprintf(b, " %s |", p.Name)
+	}
+	fmt.Fprint(b, "\n|---|")
+	for range res.Peers {
+		fmt.Fprint(b, "---:|")
+	}
+	fmt.Fprintln(b)
+	for _, r := range res.Scenarios {
+		fmt.Fprintf(b, "| %s |", r.Name)
+		for _, p := range res.Peers {
+			fmt.Fprintf(b, " %s / %s |", mb(r.maxRSS(p.Key)), mb(r.maxWAL(p.Key)>>10))
+		}
+		fmt.Fprintln(b)
+	}
 }

@@ -45,6 +45,7 @@ type bench struct {
 }
 
 type scenario struct {
+	key  string // for -scenarios
 	name string
 	// from gives the file a peer's run starts from.
 	from func(p Peer) string
@@ -57,9 +58,9 @@ type scenario struct {
 func (b *bench) scenarios() []scenario {
 	fromState := func(p Peer) string { return b.state[p.Key] }
 	return []scenario{
-		{name: "first sweep", from: func(Peer) string { return b.base }, keep: true},
-		{name: "no-op sweep (same clock)", from: fromState},
-		{name: fmt.Sprintf("steady state (+%d h, %d %% reinforced)", AdvanceHours, 100/ReinforceModulo), from: fromState,
+		{key: "first", name: "first sweep", from: func(Peer) string { return b.base }, keep: true},
+		{key: "noop", name: "no-op sweep (same clock)", from: fromState},
+		{key: "steady", name: fmt.Sprintf("steady state (+%d h, %d %% reinforced)", AdvanceHours, 100/ReinforceModulo), from: fromState,
 			prepare: func(ctx context.Context, db string) error { return execAll(ctx, db, steadyWrites) }},
 	}
 }
@@ -111,8 +112,8 @@ func (b *bench) scenario(ctx context.Context, sc scenario) (*ScenarioResult, err
 				return r, fmt.Errorf("%s archived %d blocks (%d edges with them): the generated graph must not age "+
 					"blocks out, or the peers (which only prune and decay edges) cannot agree", p.Name, out.Archived, out.WithBlocks)
 			}
-			logf("  %-17s run %d: %7.2fs  rss %5.0f MB  pruned %d, decayed %d, %d left",
-				p.Name, run+1, out.Seconds, float64(out.MaxRSSKiB)/1024, out.Pruned, out.Decayed, out.After)
+			logf("  %-17s run %d: %7.2fs  rss %5.0f MB  wal %5.0f MB  pruned %d, decayed %d, %d left",
+				p.Name, run+1, out.Seconds, float64(out.MaxRSSKiB)/1024, float64(out.MaxWAL)/(1<<20), out.Pruned, out.Decayed, out.After)
 			r.Runs[p.Key] = append(r.Runs[p.Key], out)
 			if prev := last[p.Key]; prev != "" {
 				removeDB(prev)

@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"path/filepath"
 	"slices"
-	"syscall"
 	"time"
 )
 
@@ -21,6 +20,7 @@ type WriterResult struct {
 	Edges            int64
 	SweepSeconds     float64
 	SweepRSSKiB      int64
+	MaxWAL           int64
 	Writes, Failed   int
 	FirstError       string
 	P50, P99, Worst  time.Duration
@@ -130,17 +130,13 @@ func (b *bench) writerBesideSweep(ctx context.Context) (*WriterResult, error) {
 	}()
 	// Let the writer get going, so the sweep starts under load.
 	time.Sleep(100 * time.Millisecond)
-	start := time.Now()
-	runErr := cmd.Run()
-	res.SweepSeconds = time.Since(start).Seconds()
+	m, runErr := measure(cmd, db)
+	res.SweepSeconds, res.SweepRSSKiB, res.MaxWAL = m.Seconds, m.PeakRSSKiB, m.MaxWAL
 	time.Sleep(100 * time.Millisecond)
 	close(stop)
 	lat := <-done
 	if runErr != nil {
 		return res, fmt.Errorf("%s: %w\n%s%s", worker.Name, runErr, stdout.Bytes(), stderr.Bytes())
-	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		res.SweepRSSKiB = ru.Maxrss
 	}
 	slices.Sort(lat)
 	if n := len(lat); n > 0 {

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// Measured is what a finished process cost.
+type Measured struct {
+	Seconds    float64 // wall time, start to exit
+	PeakRSSKiB int64   // high-water resident set size
+	MaxWAL     int64   // largest size of the database's -wal file seen meanwhile
+}
+
+// measure runs cmd to completion, sampling its peak RSS and the size of
+// db's -wal file.
+//
+// The peak RSS comes from /proc/PID/status (VmHWM) and from getrusage.
+// getrusage alone is not enough: Go starts children with vfork semantics, so
+// Linux counts the parent's own high-water RSS as the child's when it
+// execs, and every child would look at least as large as this process.
+// Its value is used only when it exceeds this process's high-water mark;
+// the sampled VmHWM (every 20 ms) covers smaller children.
+func measure(cmd *exec.Cmd, db string) (Measured, error) {
+	parent := vmHWM("self")
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return Measured{}, err
+	}
+	pid := strconv.Itoa(cmd.Process.Pid)
+	stop := make(chan struct{})
+	peaks := make(chan [2]int64)
+	go func() {
+		var rss, wal int64
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			rss = max(rss, vmHWM(pid))
+			if fi, err := os.Stat(db + "-wal"); err == nil {
+				wal = max(wal, fi.Size())
+			}
+			select {
+			case <-stop:
+				peaks <- [2]int64{rss, wal}
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	err := cmd.Wait()
+	m := Measured{Seconds: time.Since(start).Seconds()}
+	close(stop)
+	p := <-peaks
+	m.PeakRSSKiB, m.MaxWAL = p[0], p[1]
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss > parent {
+		m.PeakRSSKiB = max(m.PeakRSSKiB, ru.Maxrss) // KiB on Linux
+	}
+	return m, err
+}
+
+// vmHWM reads a process's high-water RSS in KiB (0 when unknown).
+func vmHWM(pid string) int64 {
+	data, err := os.ReadFile("/proc/" + pid + "/status")
+	if err != nil {
+		return 0
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		if v, ok := bytes.CutPrefix(sc.Bytes(), []byte("VmHWM:")); ok {
+			f := bytes.Fields(v)
+			if len(f) > 0 {
+				n, _ := strconv.ParseInt(string(f[0]), 10, 64)
+				return n
+			}
+		}
+	}
+	return 0
+}
