@@ -162,3 +162,19 @@ func TidelineHorizon(importance, decayRate, accessCount, threshold float64, tier
 	lambda, reinforcement := tidelineTerms(importance, decayRate, accessCount)
 	return finiteHorizon((math.Log(importance*reinforcement) - math.Log(threshold)) / lambda), nil
 }
+
+// Feedback nudges from reference 001: asymmetric on purpose, so a few bad
+// recalls outweigh many lukewarm ones.
+const (
+	FeedbackUp   = 0.05 // importance + 0.05 (max 1); the access clock resets
+	FeedbackDown = 0.10 // importance − 0.10 (min 0); the clock is left alone
+)
+
+// FeedbackImportance is a fact's importance after explicit feedback, and
+// whether the nudge was clamped at 1 or 0.
+func FeedbackImportance(importance float64, up bool) (after float64, clamped bool) {
+	if up {
+		return math.Min(1, importance+FeedbackUp), importance+FeedbackUp > 1
+	}
+	return math.Max(0, importance-FeedbackDown), importance-FeedbackDown < 0
+}

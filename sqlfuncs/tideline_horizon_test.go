@@ -69,3 +69,19 @@ func FuzzTidelineHorizon(f *testing.F) {
 		}
 	})
 }
+
+func TestFeedbackImportance(t *testing.T) {
+	for _, c := range []struct {
+		before  float64
+		up      bool
+		after   float64
+		clamped bool
+	}{
+		{0.70, true, 0.75, false}, {0.98, true, 1, true}, {0.75, false, 0.65, false}, {0.05, false, 0, true},
+	} {
+		after, clamped := FeedbackImportance(c.before, c.up)
+		if math.Abs(after-c.after) > 1e-12 || clamped != c.clamped {
+			t.Errorf("FeedbackImportance(%v, %v) = %v, %v; want %v, %v", c.before, c.up, after, clamped, c.after, c.clamped)
+		}
+	}
+}

@@ -11,13 +11,6 @@ import (
 	"github.com/memdecay/memdecay/sqlfuncs"
 )
 
-// Feedback nudges, from reference 001: asymmetric on purpose, so a few bad
-// recalls outweigh many lukewarm ones.
-const (
-	FeedbackUp   = 0.05 // importance + 0.05 (max 1), access time reset, access count + 1
-	FeedbackDown = 0.10 // importance − 0.10 (min 0), access time untouched
-)
-
 // ErrNoFact is returned for an unknown fact id.
 var ErrNoFact = errors.New("no such fact")
 
@@ -44,10 +37,8 @@ func Feedback(ctx context.Context, db *DB, id string, up bool, now time.Time) (*
 		kind = "up"
 	}
 	return changeFact(ctx, db, id, kind, now, func(importance float64) (float64, bool, bool) {
-		if up {
-			return math.Min(1, importance+FeedbackUp), true, importance+FeedbackUp > 1
-		}
-		return math.Max(0, importance-FeedbackDown), false, importance-FeedbackDown < 0
+		after, clamped := sqlfuncs.FeedbackImportance(importance, up)
+		return after, up, clamped
 	})
 }
 
