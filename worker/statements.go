@@ -24,7 +24,21 @@ const blockSnapshot = `json_object('id', b.id, 'category', b.category, 'status',
 const blockTags = `json((SELECT json_group_array(t.tag) FROM main.mem_block_tags t WHERE t.block_id = b.id))`
 
 // statements holds the named statement lists of sweep.sql.
-var statements = parseNamed(sweepSQL)
+var statements = withEdgeRefreshes(parseNamed(sweepSQL))
+
+// withEdgeRefreshes makes the two forms of an edge refresh from the one
+// computation in sweep.sql: refresh_edges reads a chunk of queued edges
+// through the primary key, refresh_edges_all every edge in table order.
+func withEdgeRefreshes(named map[string][]string) map[string][]string {
+	const token = "EDGES_TO_REFRESH"
+	chunk := named["refresh_edges"]
+	named["refresh_edges_all"] = []string{strings.Replace(chunk[0], token, "main.mem_edges e NOT INDEXED", 1)}
+	for i := range chunk {
+		chunk[i] = strings.Replace(chunk[i], token, `refresh_edges r CROSS JOIN main.mem_edges e
+			ON e.from_id = r.from_id AND e.to_id = r.to_id AND r.seq BETWEEN :lo AND :hi`, 1)
+	}
+	return named
+}
 
 // validEdge is the test an edge row e passes when its numbers are numbers;
 // the others are reported and never touched.

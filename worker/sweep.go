@@ -53,8 +53,10 @@ type sweep struct {
 	conn  *sql.Conn
 	opt   SweepOptions
 	start time.Time
-	// Queue marks: the rows queued up to these seqs are refreshed by this
-	// sweep and cleared when it finishes.
+	// Queue marks: the rows queued after the first three seqs and up to the
+	// last three are refreshed by this sweep's next refresh; everything up
+	// to the marks is cleared when it finishes.
+	blockFrom, edgeFrom, factFrom int64
 	blockMark, edgeMark, factMark int64
 	// What derived state was computed under, and what it must be now.
 	fingerprint, storedFingerprint string
@@ -90,7 +92,7 @@ func Sweep(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) {
 	// edge indexes all over a big file.
 	// And fewer, larger checkpoints: each one syncs the file, and a sweep
 	// commits many short transactions.
-	for _, pragma := range []string{fmt.Sprintf("PRAGMA cache_size = -%d", SweepCacheKiB), "PRAGMA wal_autocheckpoint = 16384"} {
+	for _, pragma := range []string{fmt.Sprintf("PRAGMA cache_size = -%d", SweepCacheKiB), fmt.Sprintf("PRAGMA temp.cache_size = -%d", SweepCacheKiB), "PRAGMA wal_autocheckpoint = 16384"} {
 		if _, err := conn.ExecContext(ctx, pragma); err != nil {
 			return nil, fmt.Errorf("sweep: %w", err)
 		}
@@ -132,13 +134,7 @@ func (s *sweep) run(ctx context.Context) error {
 			if err := s.prepare(ctx); err != nil {
 				return err
 			}
-			if _, err := s.exec(ctx, "shadow_state"); err != nil {
-				return err
-			}
-			if err := s.refresh(ctx, true); err != nil {
-				return err
-			}
-			if err := s.plan(ctx, true); err != nil {
+			if err := s.planFull(ctx); err != nil {
 				return err
 			}
 			if s.cfg.EventRetentionDays > 0 {
@@ -157,17 +153,32 @@ func (s *sweep) run(ctx context.Context) error {
 	} else {
 		full := s.opt.Full || s.storedFingerprint != s.fingerprint
 		s.report.Full = full
-		done := phase("refresh")
-		if err := s.refresh(ctx, full); err != nil {
-			return fmt.Errorf("sweep: refreshing derived state: %w", err)
+		if full {
+			// Every row's derived state is computed into temp tables at the
+			// plan's snapshot, then the rows that changed are copied over.
+			done := phase("refresh and plan")
+			if err := s.inRead(ctx, "COMMIT", func() error { return s.planFull(ctx) }); err != nil {
+				return err
+			}
+			done()
+			done = phase("sync derived state")
+			if err := s.syncDerived(ctx); err != nil {
+				return fmt.Errorf("sweep: storing derived state: %w", err)
+			}
+			done()
+		} else {
+			done := phase("refresh")
+			if err := s.refresh(ctx, false); err != nil {
+				return fmt.Errorf("sweep: refreshing derived state: %w", err)
+			}
+			done()
+			done = phase("plan")
+			if err := s.inRead(ctx, "COMMIT", func() error { return s.plan(ctx, false) }); err != nil {
+				return err
+			}
+			done()
 		}
-		done()
-		done = phase("plan")
-		if err := s.inRead(ctx, "COMMIT", func() error { return s.plan(ctx, full) }); err != nil {
-			return err
-		}
-		done()
-		done = phase("save plan")
+		done := phase("save plan")
 		if err := s.savePlan(ctx); err != nil {
 			return fmt.Errorf("sweep: saving the plan: %w", err)
 		}
@@ -196,6 +207,25 @@ func (s *sweep) run(ctx context.Context) error {
 		return fmt.Errorf("sweep: reinforce and record: %w", err)
 	}
 	done()
+	// The sweep is done and recorded; what follows tidies up, and a stop
+	// now leaves it to the next sweep.
+	if err := s.settle(ctx); err != nil && ctx.Err() == nil {
+		return err
+	}
+	return nil
+}
+
+// settle refreshes what this sweep changed itself (degrees of blocks that
+// lost edges, reinforced blocks, archived rows), so the next sweep starts
+// with nothing queued by this one, then clears the queues and expires old
+// events.
+func (s *sweep) settle(ctx context.Context) error {
+	done := phase("settle")
+	s.blockFrom, s.edgeFrom, s.factFrom = s.blockMark, s.edgeMark, s.factMark
+	if err := s.refresh(ctx, false); err != nil {
+		return fmt.Errorf("sweep: refreshing derived state: %w", err)
+	}
+	done()
 	done = phase("clear queues")
 	if err := s.clearQueues(ctx); err != nil {
 		return fmt.Errorf("sweep: clearing queues: %w", err)
@@ -207,11 +237,49 @@ func (s *sweep) run(ctx context.Context) error {
 	return nil
 }
 
+// planFull computes every row's derived state into temp tables that shadow
+// the main ones, then plans from them, all in the caller's read snapshot.
+func (s *sweep) planFull(ctx context.Context) error {
+	if _, err := s.exec(ctx, "shadow_state"); err != nil {
+		return err
+	}
+	if err := s.refresh(ctx, true); err != nil {
+		return fmt.Errorf("sweep: refreshing derived state: %w", err)
+	}
+	return s.plan(ctx, true)
+}
+
+// syncDerived copies the derived rows a full refresh changed into the main
+// tables in bounded transactions. Until the sweep finishes, the stored
+// fingerprint is cleared, so a sweep cut off here makes the next one full.
+func (s *sweep) syncDerived(ctx context.Context) error {
+	if _, err := s.exec(ctx, "sync_collect"); err != nil {
+		return err
+	}
+	err := s.inTx(ctx, func() error {
+		_, err := s.conn.ExecContext(ctx, `DELETE FROM main.mem_config WHERE key = 'derived_fingerprint'`)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	err = s.chunksOf(ctx, "sync_rows", syncChunkFactor*s.opt.ChunkSize, true, func(lo, hi int64) error {
+		_, err := s.exec(ctx, "sync_apply", sql.Named("lo", lo), sql.Named("hi", hi))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	_, err = s.exec(ctx, "drop_shadow_state")
+	return err
+}
+
 // clearQueues drops the queue entries this sweep refreshed and the saved
 // plans of this and earlier sweeps, in bounded transactions. Entries left by an interrupted sweep are refreshed again
 // next time, which is harmless.
 func (s *sweep) clearQueues(ctx context.Context) error {
-	limit := int64(10 * s.opt.ChunkSize)
+	// Queue rows are worker-owned and go in runs of seq: big batches.
+	limit := int64(100 * s.opt.ChunkSize)
 	for {
 		var n int64
 		err := s.inTx(ctx, func() error {
@@ -264,24 +332,31 @@ func (s *sweep) prepare(ctx context.Context) error {
 	return s.loadPolicies(ctx)
 }
 
-// refresh recomputes the derived state of the queued rows (or of every
-// row) in chunks: blocks first (an edge's due time depends on its ends'
-// tiers), then edges, then facts. Queue marks are taken before each part,
-// so rows queued meanwhile wait for the next sweep.
+// refresh recomputes the derived state of the rows queued after the from
+// marks (or, full, of every row, into the temp shadow tables): blocks first
+// (an edge's due time depends on its ends' tiers), then edges, then facts.
+// Queue marks are taken before each part, so rows queued meanwhile wait.
 func (s *sweep) refresh(ctx context.Context, full bool) error {
-	withTx := !s.opt.DryRun
+	withTx := !full
 	parts := []struct {
 		queue, ids, fill, chunk string
-		mark                    *int64
+		from, mark              *int64
 	}{
-		{"mem_dirty_blocks", "refresh_ids", "refresh_blocks", "refresh_blocks", &s.blockMark},
-		{"mem_dirty_edges", "refresh_edges", "refresh_edges", "refresh_edges", &s.edgeMark},
-		{"mem_dirty_facts", "refresh_ids", "refresh_facts", "refresh_facts", &s.factMark},
+		{"mem_dirty_blocks", "refresh_ids", "refresh_blocks", "refresh_blocks", &s.blockFrom, &s.blockMark},
+		{"mem_dirty_edges", "refresh_edges", "refresh_edges", "refresh_edges", &s.edgeFrom, &s.edgeMark},
+		{"mem_dirty_facts", "refresh_ids", "refresh_facts", "refresh_facts", &s.factFrom, &s.factMark},
 	}
 	for _, p := range parts {
 		var err error
 		if *p.mark, err = s.count(ctx, "SELECT coalesce(max(seq), 0) FROM main."+p.queue); err != nil {
 			return err
+		}
+		if full && p.chunk == "refresh_edges" {
+			// Every edge in one pass, in table order, into the temp shadow.
+			if _, err := s.exec(ctx, "refresh_edges_all"); err != nil {
+				return err
+			}
+			continue
 		}
 		if _, err := s.conn.ExecContext(ctx, "DELETE FROM temp."+p.ids); err != nil {
 			return err
@@ -293,14 +368,31 @@ func (s *sweep) refresh(ctx context.Context, full bool) error {
 		if _, err := s.exec(ctx, fill); err != nil {
 			return err
 		}
-		err = s.chunksOf(ctx, p.ids, refreshChunkFactor*s.opt.ChunkSize, withTx, func(lo, hi int64) error {
-			names := []string{p.chunk}
-			if p.chunk == "refresh_blocks" {
-				names = []string{"refresh_blocks", "refresh_blocks_store"}
-				if !full {
-					names = []string{"refresh_degrees_chunk", "refresh_blocks", "refresh_blocks_retier", "refresh_blocks_store"}
-				}
+		names := []string{p.chunk}
+		if p.chunk == "refresh_blocks" {
+			names = []string{"refresh_blocks", "refresh_blocks_store"}
+			if !full {
+				names = []string{"refresh_blocks", "refresh_blocks_retier", "refresh_blocks_store"}
 			}
+			// Many blocks' degrees are summed faster in one pass over the
+			// edges than through the indexes, block by block.
+			n, err := s.count(ctx, "SELECT count(*) FROM temp."+p.ids)
+			if err != nil {
+				return err
+			}
+			if full || n >= bulkDegreeBlocks {
+				if _, err := s.exec(ctx, "degrees_all"); err != nil {
+					return err
+				}
+			} else if n > 0 {
+				names = append([]string{"degrees_chunk"}, names...)
+			}
+		}
+		size := refreshChunkFactor * s.opt.ChunkSize
+		if full {
+			size = math.MaxInt32 // temp tables only, in the caller's snapshot
+		}
+		err = s.chunksOf(ctx, p.ids, size, withTx, func(lo, hi int64) error {
 			for _, n := range names {
 				if _, err := s.exec(ctx, n, sql.Named("lo", lo), sql.Named("hi", hi)); err != nil {
 					return err
@@ -365,7 +457,13 @@ func (s *sweep) plan(ctx context.Context, full bool) (err error) {
 	if _, err := s.exec(ctx, "plan_decay", sql.Named("budget", budget)); err != nil {
 		return err
 	}
-	for _, name := range []string{"plan_policy", "plan_reinforce", "plan_facts"} {
+	names := []string{"plan_policy", "plan_reinforce", "plan_facts", "plan_order"}
+	if policies, err := s.count(ctx, "SELECT count(*) FROM temp.sweep_policy"); err != nil {
+		return err
+	} else if policies == 0 {
+		names = names[1:]
+	}
+	for _, name := range names {
 		if _, err := s.exec(ctx, name); err != nil {
 			return err
 		}
@@ -470,7 +568,7 @@ func (s *sweep) planReport(ctx context.Context, deferred int64) error {
 		return err
 	}
 	r.DecayedSample, err = queryAll(ctx, s.conn, `SELECT from_id, to_id, weight, effective FROM temp.plan_edges
-		WHERE phase IN ('temporal', 'policy') ORDER BY phase DESC, seq LIMIT 5`,
+		WHERE phase IN ('temporal', 'policy') ORDER BY phase DESC, effective, from_id, to_id LIMIT 5`,
 		func(rows *sql.Rows, v *EdgeSample) error {
 			return rows.Scan(&v.From, &v.To, &v.Weight, &v.EffectiveWeight)
 		})
@@ -603,9 +701,16 @@ func (s *sweep) inTx(ctx context.Context, f func() error) (err error) {
 	return err
 }
 
-// refreshChunkFactor: a refresh writes only worker-owned rows, so its
-// transactions take a few chunks' worth of rows at a time.
-const refreshChunkFactor = 4
+// refreshChunkFactor and syncChunkFactor: a refresh and a sync write only
+// worker-owned rows, so their transactions take a few chunks' worth of rows.
+const (
+	refreshChunkFactor = 4
+	syncChunkFactor    = 16
+)
+
+// bulkDegreeBlocks: from this many blocks to refresh, their degrees are
+// summed in one pass over every edge.
+const bulkDegreeBlocks = 5000
 
 // chunks calls f for consecutive seq ranges of a temp table, each in its
 // own write transaction when withTx is set.
@@ -849,6 +954,9 @@ func (s *sweep) args(extra ...any) []any {
 		sql.Named("prune_score", sqlfuncs.PruneScore),
 		sql.Named("top_n", s.cfg.ReinforceTopN),
 		sql.Named("slack", dueSlack),
+		sql.Named("block_from", s.blockFrom),
+		sql.Named("edge_from", s.edgeFrom),
+		sql.Named("fact_from", s.factFrom),
 		sql.Named("block_mark", s.blockMark),
 		sql.Named("edge_mark", s.edgeMark),
 		sql.Named("fact_mark", s.factMark),

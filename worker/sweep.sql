@@ -16,14 +16,16 @@ DROP TABLE IF EXISTS temp.mem_fact_due;
 DROP TABLE IF EXISTS temp.refresh_ids;
 DROP TABLE IF EXISTS temp.refresh_edges;
 DROP TABLE IF EXISTS temp.refresh_block_rows;
-DROP TABLE IF EXISTS temp.degree_from;
-DROP TABLE IF EXISTS temp.degree_to;
+DROP TABLE IF EXISTS temp.degree;
+DROP TABLE IF EXISTS temp.sync_rows;
+DROP TABLE IF EXISTS temp.chunk_mark;
 DROP TABLE IF EXISTS temp.sweep_invalid;
 DROP TABLE IF EXISTS temp.scope_edges;
 DROP TABLE IF EXISTS temp.scope_blocks;
 DROP TABLE IF EXISTS temp.scope_facts;
 DROP TABLE IF EXISTS temp.plan_blocks;
 DROP TABLE IF EXISTS temp.plan_edges;
+DROP TABLE IF EXISTS temp.plan_edges_planned;
 DROP TABLE IF EXISTS temp.plan_decay;
 DROP TABLE IF EXISTS temp.plan_reinforce;
 DROP TABLE IF EXISTS temp.apply_rows;
@@ -34,27 +36,32 @@ DROP TABLE IF EXISTS temp.plan_orphans;
 DROP TABLE IF EXISTS temp.plan_facts;
 DROP TABLE IF EXISTS temp.sweep_policy;
 DROP VIEW IF EXISTS temp.valid_edges;
-DROP VIEW IF EXISTS temp.valid_edges_from;
-DROP VIEW IF EXISTS temp.valid_edges_to;
+DROP VIEW IF EXISTS temp.valid_edges_scan;
 DROP VIEW IF EXISTS temp.sweep_edges;
 DROP VIEW IF EXISTS temp.sweep_blocks;
 DROP VIEW IF EXISTS temp.sweep_facts;
 -- Edges whose numbers are numbers; the others are reported, never touched.
 CREATE TEMP VIEW valid_edges AS
 SELECT e.rowid AS edge_rowid, e.* FROM main.mem_edges e WHERE VALID_EDGE;
--- The same, read in the order of one index: leaving (from_id, to_id) and
--- arriving (to_id, rowid), for sums that must add in a fixed order.
-CREATE TEMP VIEW valid_edges_from AS
-SELECT e.* FROM main.mem_edges e INDEXED BY sqlite_autoindex_mem_edges_1 WHERE VALID_EDGE;
-CREATE TEMP VIEW valid_edges_to AS
-SELECT e.* FROM main.mem_edges e INDEXED BY mem_edges_to WHERE VALID_EDGE;
+-- The same for reading every edge: in table order, never through an index
+-- (an index order reads the table's pages at random).
+CREATE TEMP VIEW valid_edges_scan AS
+SELECT e.rowid AS edge_rowid, e.* FROM main.mem_edges e NOT INDEXED WHERE VALID_EDGE;
 CREATE TEMP TABLE refresh_ids (seq INTEGER PRIMARY KEY, id TEXT UNIQUE);
 CREATE TEMP TABLE refresh_edges (seq INTEGER PRIMARY KEY, from_id TEXT, to_id TEXT, UNIQUE (from_id, to_id));
--- Weighted degree in two halves (edges leaving, edges arriving), summed in
--- index order, whether for every block at once or a chunk at a time, so
--- full and incremental refreshes add in the same order.
-CREATE TEMP TABLE degree_from (id TEXT PRIMARY KEY, strength REAL) WITHOUT ROWID;
-CREATE TEMP TABLE degree_to (id TEXT PRIMARY KEY, strength REAL) WITHOUT ROWID;
+-- Weighted degrees of the blocks being refreshed. Each block's edge
+-- strengths are added smallest first, whether for every block at once or
+-- a chunk at a time, so full and incremental refreshes give the same bits
+-- whatever order the rows are stored in.
+CREATE TEMP TABLE degree (id TEXT PRIMARY KEY, strength REAL) WITHOUT ROWID;
+-- Derived rows a full refresh changed, to copy into the main tables a
+-- chunk at a time (columns NULL: the row goes).
+CREATE TEMP TABLE sync_rows (seq INTEGER PRIMARY KEY, kind TEXT, id TEXT, to_id TEXT, present INTEGER,
+    tier TEXT, lambda REAL, constitutional INTEGER, degree REAL, archive_at REAL,
+    due_hours REAL, due_wall REAL, problem TEXT);
+-- The queue's last entry when an apply chunk began: entries after it are
+-- the chunk's own removals, already settled.
+CREATE TEMP TABLE chunk_mark (edge_seq INTEGER);
 CREATE TEMP TABLE refresh_block_rows (id TEXT PRIMARY KEY, tier TEXT, lambda REAL, constitutional INTEGER,
     degree REAL, archive_at REAL, problem TEXT);
 CREATE TEMP TABLE sweep_invalid (kind TEXT, id TEXT, problem TEXT);
@@ -62,7 +69,7 @@ CREATE TEMP TABLE plan_blocks (seq INTEGER PRIMARY KEY, id TEXT UNIQUE, last_rei
 CREATE TEMP TABLE plan_edges (
     seq INTEGER PRIMARY KEY, from_id TEXT, to_id TEXT, phase TEXT, relation_type TEXT, orphans TEXT,
     weight, reinforcement_count, last_active_hours, last_observed_at, effective REAL, lambda REAL, elapsed REAL,
-    UNIQUE (from_id, to_id));
+    edge_rowid INTEGER, UNIQUE (from_id, to_id));
 CREATE TEMP TABLE plan_flags (
     seq INTEGER PRIMARY KEY, from_id TEXT, to_id TEXT, relation_type TEXT, excluded_to INTEGER,
     weight, last_active_hours, last_observed_at, effective REAL, threshold REAL, elapsed REAL);
@@ -90,25 +97,31 @@ CREATE TEMP TABLE mem_fact_due (id TEXT PRIMARY KEY, due_wall REAL, problem TEXT
 
 -- name: refresh_blocks_all
 INSERT OR IGNORE INTO refresh_ids (id) SELECT id FROM main.mem_blocks ORDER BY id;
-INSERT OR IGNORE INTO refresh_ids (id) SELECT id FROM mem_block_state ORDER BY id;
-INSERT INTO degree_from (id, strength)
-SELECT from_id, sum(edge_strength(weight, reinforcement_count)) FROM valid_edges_from GROUP BY from_id;
-INSERT INTO degree_to (id, strength)
-SELECT to_id, sum(edge_strength(weight, reinforcement_count)) FROM valid_edges_to GROUP BY to_id;
 
--- name: refresh_degrees_chunk
--- An incremental refresh sums the degrees of one chunk of blocks.
-DELETE FROM degree_from;
-DELETE FROM degree_to;
-INSERT INTO degree_from (id, strength)
-SELECT r.id, sum(edge_strength(e.weight, e.reinforcement_count))
-FROM refresh_ids r CROSS JOIN valid_edges_from e ON e.from_id = r.id WHERE r.seq BETWEEN :lo AND :hi GROUP BY r.id;
-INSERT INTO degree_to (id, strength)
-SELECT r.id, sum(edge_strength(e.weight, e.reinforcement_count))
-FROM refresh_ids r CROSS JOIN valid_edges_to e ON e.to_id = r.id WHERE r.seq BETWEEN :lo AND :hi GROUP BY r.id;
+-- name: degrees_all
+-- Every block's weighted degree in one pass over the edges, in table order.
+DELETE FROM degree;
+INSERT INTO degree (id, strength)
+WITH s AS MATERIALIZED (
+    SELECT from_id, to_id, edge_strength(weight, reinforcement_count) AS strength FROM valid_edges_scan)
+SELECT id, sum(strength ORDER BY strength) FROM (SELECT from_id AS id, strength FROM s UNION ALL SELECT to_id, strength FROM s)
+GROUP BY id;
+
+-- name: degrees_chunk
+-- The weighted degrees of one chunk of blocks, through the edge indexes.
+DELETE FROM degree;
+INSERT INTO degree (id, strength)
+SELECT id, sum(strength ORDER BY strength) FROM (
+    SELECT r.id, edge_strength(e.weight, e.reinforcement_count) AS strength
+    FROM refresh_ids r CROSS JOIN main.mem_edges e ON e.from_id = r.id WHERE r.seq BETWEEN :lo AND :hi AND VALID_EDGE
+    UNION ALL
+    SELECT r.id, edge_strength(e.weight, e.reinforcement_count)
+    FROM refresh_ids r CROSS JOIN main.mem_edges e ON e.to_id = r.id WHERE r.seq BETWEEN :lo AND :hi AND VALID_EDGE)
+GROUP BY id;
 
 -- name: refresh_blocks_queued
-INSERT OR IGNORE INTO refresh_ids (id) SELECT id FROM main.mem_dirty_blocks WHERE seq <= :block_mark ORDER BY id;
+INSERT OR IGNORE INTO refresh_ids (id) SELECT id FROM main.mem_dirty_blocks
+WHERE seq > :block_from AND seq <= :block_mark ORDER BY id;
 
 -- name: refresh_blocks
 -- One chunk of blocks: tier, weighted degree (on the graph as it stands),
@@ -121,8 +134,7 @@ WITH rows AS MATERIALIZED (
            decay_tier((SELECT json_group_array(CAST(t.tag AS TEXT)) FROM main.mem_block_tags t WHERE t.block_id = b.id),
                       CAST(b.category AS TEXT)) AS tier,
            EXISTS (SELECT 1 FROM main.mem_block_tags t WHERE t.block_id = b.id AND t.tag = 'self/constitutional') AS constitutional,
-           coalesce((SELECT strength FROM degree_from d WHERE d.id = b.id), 0)
-             + coalesce((SELECT strength FROM degree_to d WHERE d.id = b.id), 0) AS degree,
+           coalesce((SELECT strength FROM degree d WHERE d.id = b.id), 0) AS degree,
            CASE WHEN b.status != 'active' THEN NULL
                 WHEN b.last_reinforced_hours IS NOT NULL AND typeof(b.last_reinforced_hours) NOT IN ('integer', 'real')
                     THEN 'last_reinforced_hours is ' || typeof(b.last_reinforced_hours)
@@ -158,16 +170,14 @@ DELETE FROM mem_block_state WHERE id IN (SELECT id FROM refresh_ids WHERE seq BE
 INSERT INTO mem_block_state (id, tier, lambda, constitutional, degree, archive_at, problem)
 SELECT id, tier, lambda, constitutional, degree, archive_at, problem FROM refresh_block_rows;
 
--- name: refresh_edges_all
-INSERT OR IGNORE INTO refresh_edges (from_id, to_id) SELECT from_id, to_id FROM main.mem_edges ORDER BY from_id, to_id;
-INSERT OR IGNORE INTO refresh_edges (from_id, to_id) SELECT from_id, to_id FROM mem_edge_due ORDER BY from_id, to_id;
 
 -- name: refresh_edges_queued
 INSERT OR IGNORE INTO refresh_edges (from_id, to_id)
-SELECT from_id, to_id FROM main.mem_dirty_edges WHERE seq <= :edge_mark ORDER BY from_id, to_id;
+SELECT from_id, to_id FROM main.mem_dirty_edges WHERE seq > :edge_from AND seq <= :edge_mark ORDER BY from_id, to_id;
 
 -- name: refresh_edges
--- One chunk of edges: when each next needs a decision. -1e308 means now
+-- One chunk of edges (or, in refresh_edges_all, every edge): when each
+-- next needs a decision. -1e308 means now
 -- (already below its threshold, or a static prune); NULL means never
 -- (pinned, no anchor, agent-asserted, or held excluded until re-observed).
 INSERT OR REPLACE INTO mem_edge_due (from_id, to_id, due_hours, due_wall, problem)
@@ -201,12 +211,12 @@ FROM (
                     WHEN e.last_observed_at IS NOT NULL AND typeof(e.last_observed_at) NOT IN ('integer', 'real')
                         THEN 'last_observed_at is ' || typeof(e.last_observed_at)
                END AS problem
-        FROM refresh_edges r
-        CROSS JOIN main.mem_edges e ON e.from_id = r.from_id AND e.to_id = r.to_id
+        FROM EDGES_TO_REFRESH
         LEFT JOIN mem_block_state ta ON ta.id = e.from_id
         LEFT JOIN mem_block_state tb ON tb.id = e.to_id
-        LEFT JOIN sweep_policy p ON p.relation_type = e.relation_type
-        WHERE r.seq BETWEEN :lo AND :hi));
+        LEFT JOIN sweep_policy p ON p.relation_type = e.relation_type))
+-- In key order: appends to the table it fills.
+ORDER BY from_id, to_id;
 -- Edges that are gone leave no due time behind.
 DELETE FROM mem_edge_due WHERE (from_id, to_id) IN (
     SELECT r.from_id, r.to_id FROM refresh_edges r WHERE r.seq BETWEEN :lo AND :hi
@@ -214,10 +224,10 @@ DELETE FROM mem_edge_due WHERE (from_id, to_id) IN (
 
 -- name: refresh_facts_all
 INSERT OR IGNORE INTO refresh_ids (id) SELECT id FROM main.mem_facts ORDER BY id;
-INSERT OR IGNORE INTO refresh_ids (id) SELECT id FROM mem_fact_due ORDER BY id;
 
 -- name: refresh_facts_queued
-INSERT OR IGNORE INTO refresh_ids (id) SELECT id FROM main.mem_dirty_facts WHERE seq <= :fact_mark ORDER BY id;
+INSERT OR IGNORE INTO refresh_ids (id) SELECT id FROM main.mem_dirty_facts
+WHERE seq > :fact_from AND seq <= :fact_mark ORDER BY id;
 
 -- name: refresh_facts
 -- One chunk of facts: the wall time their score crosses the next lifecycle
@@ -245,10 +255,66 @@ FROM (
         FROM refresh_ids r CROSS JOIN main.mem_facts f ON f.id = r.id
         WHERE r.seq BETWEEN :lo AND :hi));
 
+-- name: sync_collect
+-- A full refresh computes the derived state into temp tables; the rows
+-- that differ from the main tables' are then copied over a chunk at a
+-- time. Edges this sweep is about to prune or decay are left out: their
+-- removal settles them (and an app's write that saves one queues it).
+DELETE FROM sync_rows;
+INSERT INTO sync_rows (kind, id, present, tier, lambda, constitutional, degree, archive_at, problem)
+SELECT 'block', t.id, 1, t.tier, t.lambda, t.constitutional, t.degree, t.archive_at, t.problem
+FROM temp.mem_block_state t LEFT JOIN main.mem_block_state m ON m.id = t.id
+WHERE m.id IS NULL OR m.tier IS NOT t.tier OR m.lambda IS NOT t.lambda OR m.constitutional IS NOT t.constitutional
+   OR m.degree IS NOT t.degree OR m.archive_at IS NOT t.archive_at OR m.problem IS NOT t.problem
+ORDER BY t.id;
+INSERT INTO sync_rows (kind, id, present)
+SELECT 'block', m.id, 0 FROM main.mem_block_state m
+WHERE NOT EXISTS (SELECT 1 FROM temp.mem_block_state t WHERE t.id = m.id) ORDER BY m.id;
+INSERT INTO sync_rows (kind, id, to_id, present, due_hours, due_wall, problem)
+SELECT 'edge', t.from_id, t.to_id, 1, t.due_hours, t.due_wall, t.problem
+FROM temp.mem_edge_due t LEFT JOIN main.mem_edge_due m ON m.from_id = t.from_id AND m.to_id = t.to_id
+WHERE (m.from_id IS NULL OR m.due_hours IS NOT t.due_hours OR m.due_wall IS NOT t.due_wall OR m.problem IS NOT t.problem)
+  AND NOT EXISTS (SELECT 1 FROM plan_edges p WHERE p.from_id = t.from_id AND p.to_id = t.to_id
+                  AND p.phase IN ('static', 'temporal', 'policy'))
+ORDER BY t.from_id, t.to_id;
+INSERT INTO sync_rows (kind, id, to_id, present)
+SELECT 'edge', m.from_id, m.to_id, 0 FROM main.mem_edge_due m
+WHERE NOT EXISTS (SELECT 1 FROM temp.mem_edge_due t WHERE t.from_id = m.from_id AND t.to_id = m.to_id)
+ORDER BY m.from_id, m.to_id;
+INSERT INTO sync_rows (kind, id, present, due_wall, problem)
+SELECT 'fact', t.id, 1, t.due_wall, t.problem
+FROM temp.mem_fact_due t LEFT JOIN main.mem_fact_due m ON m.id = t.id
+WHERE m.id IS NULL OR m.due_wall IS NOT t.due_wall OR m.problem IS NOT t.problem
+ORDER BY t.id;
+INSERT INTO sync_rows (kind, id, present)
+SELECT 'fact', m.id, 0 FROM main.mem_fact_due m
+WHERE NOT EXISTS (SELECT 1 FROM temp.mem_fact_due t WHERE t.id = m.id) ORDER BY m.id;
+
+-- name: sync_apply
+INSERT OR REPLACE INTO main.mem_block_state (id, tier, lambda, constitutional, degree, archive_at, problem)
+SELECT id, tier, lambda, constitutional, degree, archive_at, problem FROM sync_rows
+WHERE seq BETWEEN :lo AND :hi AND kind = 'block' AND present;
+DELETE FROM main.mem_block_state WHERE id IN (
+    SELECT id FROM sync_rows WHERE seq BETWEEN :lo AND :hi AND kind = 'block' AND NOT present);
+INSERT OR REPLACE INTO main.mem_edge_due (from_id, to_id, due_hours, due_wall, problem)
+SELECT id, to_id, due_hours, due_wall, problem FROM sync_rows
+WHERE seq BETWEEN :lo AND :hi AND kind = 'edge' AND present;
+DELETE FROM main.mem_edge_due WHERE (from_id, to_id) IN (
+    SELECT id, to_id FROM sync_rows WHERE seq BETWEEN :lo AND :hi AND kind = 'edge' AND NOT present);
+INSERT OR REPLACE INTO main.mem_fact_due (id, due_wall, problem)
+SELECT id, due_wall, problem FROM sync_rows WHERE seq BETWEEN :lo AND :hi AND kind = 'fact' AND present;
+DELETE FROM main.mem_fact_due WHERE id IN (
+    SELECT id FROM sync_rows WHERE seq BETWEEN :lo AND :hi AND kind = 'fact' AND NOT present);
+
+-- name: drop_shadow_state
+DROP TABLE temp.mem_block_state;
+DROP TABLE temp.mem_edge_due;
+DROP TABLE temp.mem_fact_due;
+
 -- name: scope_full
 -- Evaluate every row.
 CREATE TEMP VIEW sweep_edges AS
-SELECT e.*, e.relation_type IN (SELECT relation_type FROM sweep_policy) AS has_policy FROM valid_edges e;
+SELECT e.*, e.relation_type IN (SELECT relation_type FROM sweep_policy) AS has_policy FROM valid_edges_scan e;
 CREATE TEMP VIEW sweep_blocks AS SELECT id FROM main.mem_blocks WHERE status = 'active';
 CREATE TEMP VIEW sweep_facts AS SELECT id FROM main.mem_facts WHERE status IN ('active', 'confirmed');
 
@@ -300,17 +366,21 @@ WHERE NOT coalesce(c.degree >= :bridge, 0)
   AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.to_id = c.id AND e.pinned)
 ORDER BY c.id;
 -- Every valid edge touching an archived block goes with it.
-INSERT OR IGNORE INTO plan_edges (from_id, to_id, phase, weight, reinforcement_count, last_active_hours, last_observed_at)
-SELECT e.from_id, e.to_id, 'block_archived', e.weight, e.reinforcement_count, e.last_active_hours, e.last_observed_at
+INSERT OR IGNORE INTO plan_edges (from_id, to_id, phase, weight, reinforcement_count, last_active_hours, last_observed_at,
+                                   edge_rowid)
+SELECT e.from_id, e.to_id, 'block_archived', e.weight, e.reinforcement_count, e.last_active_hours, e.last_observed_at,
+       e.edge_rowid
 FROM plan_blocks p CROSS JOIN valid_edges e ON e.from_id = p.id
 UNION
-SELECT e.from_id, e.to_id, 'block_archived', e.weight, e.reinforcement_count, e.last_active_hours, e.last_observed_at
+SELECT e.from_id, e.to_id, 'block_archived', e.weight, e.reinforcement_count, e.last_active_hours, e.last_observed_at,
+       e.edge_rowid
 FROM plan_blocks p CROSS JOIN valid_edges e ON e.to_id = p.id
 ORDER BY 1, 2;
 
 -- name: plan_static
-INSERT OR IGNORE INTO plan_edges (from_id, to_id, phase, weight, reinforcement_count, last_active_hours, last_observed_at)
-SELECT from_id, to_id, 'static', weight, reinforcement_count, last_active_hours, last_observed_at
+INSERT OR IGNORE INTO plan_edges (from_id, to_id, phase, weight, reinforcement_count, last_active_hours, last_observed_at,
+                                   edge_rowid)
+SELECT from_id, to_id, 'static', weight, reinforcement_count, last_active_hours, last_observed_at, edge_rowid
 FROM sweep_edges
 WHERE weight < :prune_threshold AND reinforcement_count = 0 AND NOT pinned AND NOT has_policy
 ORDER BY from_id, to_id;
@@ -318,11 +388,11 @@ ORDER BY from_id, to_id;
 -- name: plan_decay_candidates
 CREATE TEMP TABLE plan_decay AS
 SELECT * FROM (
-    SELECT from_id, to_id, weight, reinforcement_count, last_active_hours, last_observed_at, lambda,
+    SELECT from_id, to_id, weight, reinforcement_count, last_active_hours, last_observed_at, lambda, edge_rowid,
            max(0, :now - last_active_hours) AS elapsed,
            effective_weight(weight, lambda, :now - last_active_hours) AS effective
     FROM (
-        SELECT e.from_id, e.to_id, e.weight, e.reinforcement_count, e.last_active_hours, e.last_observed_at,
+        SELECT e.from_id, e.to_id, e.weight, e.reinforcement_count, e.last_active_hours, e.last_observed_at, e.edge_rowid,
                lambda_edge(coalesce(ta.tier, 'standard'), coalesce(tb.tier, 'standard'),
                            e.reinforcement_count, :established) AS lambda
         FROM sweep_edges e
@@ -335,8 +405,9 @@ WHERE effective < :decay_threshold;
 -- name: plan_decay
 -- The decay cap: the lowest effective weights first, ties by edge.
 INSERT INTO plan_edges (from_id, to_id, phase, weight, reinforcement_count, last_active_hours, last_observed_at,
-                        effective, lambda, elapsed)
-SELECT from_id, to_id, 'temporal', weight, reinforcement_count, last_active_hours, last_observed_at, effective, lambda, elapsed
+                        effective, lambda, elapsed, edge_rowid)
+SELECT from_id, to_id, 'temporal', weight, reinforcement_count, last_active_hours, last_observed_at, effective, lambda, elapsed,
+       edge_rowid
 FROM plan_decay ORDER BY effective, from_id, to_id LIMIT :budget;
 
 -- name: plan_policy
@@ -345,7 +416,7 @@ FROM plan_decay ORDER BY effective, from_id, to_id LIMIT :budget;
 -- archived block are left out.
 CREATE TEMP TABLE plan_policy_eval AS
 SELECT e.from_id, e.to_id, e.relation_type, e.weight, e.reinforcement_count, e.last_active_hours,
-       e.last_observed_at, e.excluded, e.pinned, p.action, p.orphans, p.curve, p.to_zero, p.threshold,
+       e.last_observed_at, e.excluded, e.pinned, e.edge_rowid, p.action, p.orphans, p.curve, p.to_zero, p.threshold,
        max(0, CASE p.clock WHEN 'wall' THEN (:wall - e.last_observed_at) / 86400.0 ELSE :now - e.last_active_hours END) AS elapsed
 FROM sweep_edges e JOIN sweep_policy p ON p.relation_type = e.relation_type
 WHERE NOT EXISTS (SELECT 1 FROM plan_edges x WHERE x.from_id = e.from_id AND x.to_id = e.to_id);
@@ -355,9 +426,9 @@ UPDATE plan_policy_eval SET effective = curve_weight(curve, weight, elapsed) WHE
 UPDATE plan_policy_eval SET below = CASE WHEN to_zero THEN effective <= 0 ELSE effective < threshold END
 WHERE effective IS NOT NULL;
 INSERT INTO plan_edges (from_id, to_id, phase, relation_type, orphans, weight, reinforcement_count,
-                        last_active_hours, last_observed_at, effective, elapsed)
+                        last_active_hours, last_observed_at, effective, elapsed, edge_rowid)
 SELECT from_id, to_id, 'policy', relation_type, orphans, weight, reinforcement_count,
-       last_active_hours, last_observed_at, effective, elapsed
+       last_active_hours, last_observed_at, effective, elapsed, edge_rowid
 FROM plan_policy_eval WHERE below AND action = 'delete'
 ORDER BY from_id, to_id;
 INSERT INTO plan_flags (from_id, to_id, relation_type, excluded_to, weight, last_active_hours, last_observed_at,
@@ -416,6 +487,18 @@ ORDER BY composite_score(
          id
 LIMIT :top_n;
 
+-- name: plan_order
+-- Removals are applied in the table's row order, so each chunk of deletes
+-- touches few of its pages.
+CREATE TEMP TABLE plan_edges_planned AS SELECT * FROM plan_edges;
+DELETE FROM plan_edges;
+INSERT INTO plan_edges (from_id, to_id, phase, relation_type, orphans, weight, reinforcement_count, last_active_hours,
+                        last_observed_at, effective, lambda, elapsed, edge_rowid)
+SELECT from_id, to_id, phase, relation_type, orphans, weight, reinforcement_count, last_active_hours,
+       last_observed_at, effective, lambda, elapsed, edge_rowid
+FROM plan_edges_planned ORDER BY edge_rowid, seq;
+DROP TABLE plan_edges_planned;
+
 -- name: plan_facts
 -- Fact lifecycle on the wall clock: days since the last access (or since
 -- creation when never accessed).
@@ -459,6 +542,8 @@ WHERE id IN (SELECT p.id FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a
 -- One chunk of static prunes, temporal decays and policy removals, each
 -- edge only if it is unchanged since it was planned (an app's refresh in
 -- between wins), then the blocks this chunk left orphaned.
+DELETE FROM chunk_mark;
+INSERT INTO chunk_mark (edge_seq) SELECT coalesce(max(seq), 0) FROM main.mem_dirty_edges;
 DELETE FROM apply_rows;
 INSERT INTO apply_rows (seq)
 SELECT p.seq FROM plan_edges p CROSS JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id
@@ -476,6 +561,11 @@ JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id;
 DELETE FROM main.mem_edges WHERE rowid IN (
     SELECT e.rowid FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq
     JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id);
+-- The removed edges need no refresh: their due times go with them (their
+-- ends stay queued, for their degrees).
+DELETE FROM main.mem_edge_due WHERE (from_id, to_id) IN (
+    SELECT p.from_id, p.to_id FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq);
+DELETE FROM main.mem_dirty_edges WHERE seq > (SELECT edge_seq FROM chunk_mark);
 DELETE FROM apply_block_ids;
 INSERT INTO apply_block_ids (id)
 SELECT b.id FROM (SELECT p.from_id AS id FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq
