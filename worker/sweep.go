@@ -278,6 +278,34 @@ func (s *sweep) syncDerived(ctx context.Context) error {
 // plans of this and earlier sweeps, in bounded transactions. Entries left by an interrupted sweep are refreshed again
 // next time, which is harmless.
 func (s *sweep) clearQueues(ctx context.Context) error {
+	// A table with nothing newer than its mark is emptied whole, which
+	// SQLite does by dropping its pages rather than row by row.
+	err := s.inTx(ctx, func() error {
+		tables := []struct {
+			table, newer string
+			mark         int64
+		}{
+			{"mem_dirty_blocks", "seq > ?", s.blockMark},
+			{"mem_dirty_edges", "seq > ?", s.edgeMark},
+			{"mem_dirty_facts", "seq > ?", s.factMark},
+			{"mem_sweep_plans", "sweep_id > ?", s.report.SweepID},
+		}
+		for _, t := range tables {
+			newer, err := s.count(ctx, "SELECT EXISTS (SELECT 1 FROM main."+t.table+" WHERE "+t.newer+")", t.mark)
+			if err != nil {
+				return err
+			}
+			if newer == 0 {
+				if _, err := s.conn.ExecContext(ctx, "DELETE FROM main."+t.table); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
 	// Queue rows are worker-owned and go in runs of seq: big batches.
 	limit := int64(100 * s.opt.ChunkSize)
 	for {

@@ -399,7 +399,9 @@ SELECT * FROM (
         LEFT JOIN mem_block_state ta ON ta.id = e.from_id
         LEFT JOIN mem_block_state tb ON tb.id = e.to_id
         WHERE e.origin IS NOT 'agent' AND e.last_active_hours IS NOT NULL AND NOT e.pinned AND NOT e.has_policy
-          AND NOT EXISTS (SELECT 1 FROM plan_edges p WHERE p.from_id = e.from_id AND p.to_id = e.to_id)))
+          -- Not already planned: not a static prune, not going with a block.
+          AND NOT (e.weight < :prune_threshold AND e.reinforcement_count = 0)
+          AND e.from_id NOT IN (SELECT id FROM plan_blocks) AND e.to_id NOT IN (SELECT id FROM plan_blocks)))
 WHERE effective < :decay_threshold;
 
 -- name: plan_decay
