@@ -26,9 +26,10 @@ const blockTags = `json((SELECT json_group_array(t.tag) FROM main.mem_block_tags
 // statements holds the named statement lists of sweep.sql.
 var statements = withEdgeRefreshes(parseNamed(sweepSQL))
 
-// withEdgeRefreshes makes the two forms of an edge refresh from the one
-// computation in sweep.sql: refresh_edges reads a chunk of queued edges
-// through the primary key, refresh_edges_all every edge in table order.
+// withEdgeRefreshes makes two forms of the edge refresh and of the edge
+// evaluation from the one computation of each in sweep.sql: refresh_edges
+// and evaluate_edges read queued or scoped edges through the primary key,
+// the _all forms every edge in table order.
 func withEdgeRefreshes(named map[string][]string) map[string][]string {
 	const token = "EDGES_TO_REFRESH"
 	chunk := named["refresh_edges"]
@@ -37,6 +38,10 @@ func withEdgeRefreshes(named map[string][]string) map[string][]string {
 		chunk[i] = strings.Replace(chunk[i], token, `refresh_edges r CROSS JOIN main.mem_edges e
 			ON e.from_id = r.from_id AND e.to_id = r.to_id AND r.seq BETWEEN :lo AND :hi`, 1)
 	}
+	scope := named["evaluate_edges"]
+	named["evaluate_edges_all"] = []string{strings.Replace(scope[0], "EDGES_IN_SCOPE", "valid_edges_scan e", 1)}
+	named["evaluate_edges"] = []string{strings.Replace(scope[0], "EDGES_IN_SCOPE",
+		"scope_edges s CROSS JOIN valid_edges e ON e.from_id = s.from_id AND e.to_id = s.to_id", 1)}
 	return named
 }
 

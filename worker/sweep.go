@@ -408,7 +408,11 @@ func (s *sweep) refresh(ctx context.Context, full bool) error {
 			if err != nil {
 				return err
 			}
-			if full || n >= bulkDegreeBlocks {
+			blocks, err := s.count(ctx, "SELECT count(*) FROM main.mem_blocks")
+			if err != nil {
+				return err
+			}
+			if full || n*bulkDegreeShare >= blocks {
 				if _, err := s.exec(ctx, "degrees_all"); err != nil {
 					return err
 				}
@@ -442,7 +446,11 @@ func (s *sweep) plan(ctx context.Context, full bool) (err error) {
 	if full {
 		scope = "scope_full"
 	}
-	for _, name := range []string{scope, "plan_invalid"} {
+	evaluate := "evaluate_edges"
+	if full {
+		evaluate = "evaluate_edges_all"
+	}
+	for _, name := range []string{scope, evaluate, "plan_invalid"} {
 		if _, err := s.exec(ctx, name); err != nil {
 			return err
 		}
@@ -736,9 +744,10 @@ const (
 	syncChunkFactor    = 16
 )
 
-// bulkDegreeBlocks: from this many blocks to refresh, their degrees are
-// summed in one pass over every edge.
-const bulkDegreeBlocks = 5000
+// bulkDegreeShare: when at least 1/bulkDegreeShare of the blocks are to be
+// refreshed, their degrees are summed in one pass over every edge rather
+// than through the indexes, block by block.
+const bulkDegreeShare = 2
 
 // chunks calls f for consecutive seq ranges of a temp table, each in its
 // own write transaction when withTx is set.

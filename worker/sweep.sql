@@ -37,7 +37,7 @@ DROP TABLE IF EXISTS temp.plan_facts;
 DROP TABLE IF EXISTS temp.sweep_policy;
 DROP VIEW IF EXISTS temp.valid_edges;
 DROP VIEW IF EXISTS temp.valid_edges_scan;
-DROP VIEW IF EXISTS temp.sweep_edges;
+DROP TABLE IF EXISTS temp.sweep_edges;
 DROP VIEW IF EXISTS temp.sweep_blocks;
 DROP VIEW IF EXISTS temp.sweep_facts;
 -- Edges whose numbers are numbers; the others are reported, never touched.
@@ -313,8 +313,6 @@ DROP TABLE temp.mem_fact_due;
 
 -- name: scope_full
 -- Evaluate every row.
-CREATE TEMP VIEW sweep_edges AS
-SELECT e.*, e.relation_type IN (SELECT relation_type FROM sweep_policy) AS has_policy FROM valid_edges_scan e;
 CREATE TEMP VIEW sweep_blocks AS SELECT id FROM main.mem_blocks WHERE status = 'active';
 CREATE TEMP VIEW sweep_facts AS SELECT id FROM main.mem_facts WHERE status IN ('active', 'confirmed');
 
@@ -330,13 +328,28 @@ INSERT OR IGNORE INTO scope_blocks SELECT id FROM mem_block_state WHERE archive_
 CREATE TEMP TABLE scope_facts (id TEXT PRIMARY KEY) WITHOUT ROWID;
 INSERT OR IGNORE INTO scope_facts SELECT id FROM mem_fact_due WHERE due_wall <= :wall + :slack;
 INSERT OR IGNORE INTO scope_facts SELECT id FROM main.mem_dirty_facts WHERE seq <= :fact_mark;
-CREATE TEMP VIEW sweep_edges AS
-SELECT e.*, e.relation_type IN (SELECT relation_type FROM sweep_policy) AS has_policy
-FROM scope_edges s CROSS JOIN valid_edges e ON e.from_id = s.from_id AND e.to_id = s.to_id;
 CREATE TEMP VIEW sweep_blocks AS
 SELECT s.id FROM scope_blocks s CROSS JOIN main.mem_blocks b ON b.id = s.id WHERE b.status = 'active';
 CREATE TEMP VIEW sweep_facts AS
 SELECT s.id FROM scope_facts s CROSS JOIN main.mem_facts f ON f.id = s.id WHERE f.status IN ('active', 'confirmed');
+
+-- name: evaluate_edges
+-- The edges in scope (EDGES_IN_SCOPE: every valid edge, or the scoped ones),
+-- each read once: its numbers, and for an edge the default curve decays
+-- (not agent-asserted, anchored, not pinned, no policy) its decay rate and
+-- effective weight now.
+CREATE TEMP TABLE sweep_edges AS
+SELECT e.*, CASE WHEN lambda IS NOT NULL THEN max(0, :now - last_active_hours) END AS elapsed,
+       CASE WHEN lambda IS NOT NULL THEN effective_weight(weight, lambda, :now - last_active_hours) END AS effective
+FROM (
+    SELECT e.edge_rowid, e.from_id, e.to_id, e.weight, e.reinforcement_count, e.relation_type, e.origin,
+           e.last_active_hours, e.last_observed_at, e.pinned, e.excluded, e.has_policy,
+           CASE WHEN e.origin IS NOT 'agent' AND e.last_active_hours IS NOT NULL AND NOT e.pinned AND NOT e.has_policy
+                THEN lambda_edge(coalesce(ta.tier, 'standard'), coalesce(tb.tier, 'standard'), e.reinforcement_count, :established)
+           END AS lambda
+    FROM (SELECT e.*, e.relation_type IN (SELECT relation_type FROM sweep_policy) AS has_policy FROM EDGES_IN_SCOPE) e
+    LEFT JOIN mem_block_state ta ON ta.id = e.from_id
+    LEFT JOIN mem_block_state tb ON tb.id = e.to_id) e;
 
 -- name: plan_invalid
 INSERT INTO sweep_invalid (kind, id, problem)
@@ -387,22 +400,12 @@ ORDER BY from_id, to_id;
 
 -- name: plan_decay_candidates
 CREATE TEMP TABLE plan_decay AS
-SELECT * FROM (
-    SELECT from_id, to_id, weight, reinforcement_count, last_active_hours, last_observed_at, lambda, edge_rowid,
-           max(0, :now - last_active_hours) AS elapsed,
-           effective_weight(weight, lambda, :now - last_active_hours) AS effective
-    FROM (
-        SELECT e.from_id, e.to_id, e.weight, e.reinforcement_count, e.last_active_hours, e.last_observed_at, e.edge_rowid,
-               lambda_edge(coalesce(ta.tier, 'standard'), coalesce(tb.tier, 'standard'),
-                           e.reinforcement_count, :established) AS lambda
-        FROM sweep_edges e
-        LEFT JOIN mem_block_state ta ON ta.id = e.from_id
-        LEFT JOIN mem_block_state tb ON tb.id = e.to_id
-        WHERE e.origin IS NOT 'agent' AND e.last_active_hours IS NOT NULL AND NOT e.pinned AND NOT e.has_policy
-          -- Not already planned: not a static prune, not going with a block.
-          AND NOT (e.weight < :prune_threshold AND e.reinforcement_count = 0)
-          AND e.from_id NOT IN (SELECT id FROM plan_blocks) AND e.to_id NOT IN (SELECT id FROM plan_blocks)))
-WHERE effective < :decay_threshold;
+SELECT from_id, to_id, weight, reinforcement_count, last_active_hours, last_observed_at, lambda, edge_rowid, elapsed, effective
+FROM sweep_edges e
+WHERE lambda IS NOT NULL AND effective < :decay_threshold
+  -- Not already planned: not a static prune, not going with a block.
+  AND NOT (e.weight < :prune_threshold AND e.reinforcement_count = 0)
+  AND e.from_id NOT IN (SELECT id FROM plan_blocks) AND e.to_id NOT IN (SELECT id FROM plan_blocks);
 
 -- name: plan_decay
 -- The decay cap: the lowest effective weights first, ties by edge.
