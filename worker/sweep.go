@@ -60,6 +60,8 @@ type sweep struct {
 	blockMark, edgeMark, factMark int64
 	// What derived state was computed under, and what it must be now.
 	fingerprint, storedFingerprint string
+	checkpointed                   time.Time // the last checkpoint
+	busyFile                       bool      // an app writes beside the sweep (see checkpoint)
 	// resume: finish the saved plan of a sweep cut off at this clock.
 	resume bool
 	saved  savedPlan
@@ -89,10 +91,9 @@ func Sweep(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) {
 	}
 	defer conn.Close()
 	// A bigger page cache than SQLite's 2 MB default: a sweep touches the
-	// edge indexes all over a big file.
-	// And fewer, larger checkpoints: each one syncs the file, and a sweep
-	// commits many short transactions.
-	for _, pragma := range []string{fmt.Sprintf("PRAGMA cache_size = -%d", SweepCacheKiB), fmt.Sprintf("PRAGMA temp.cache_size = -%d", SweepCacheKiB), "PRAGMA wal_autocheckpoint = 16384"} {
+	// edge indexes all over a big file. The sweep checkpoints after each of
+	// its commits itself (see checkpoint).
+	for _, pragma := range []string{fmt.Sprintf("PRAGMA cache_size = -%d", SweepCacheKiB), fmt.Sprintf("PRAGMA temp.cache_size = -%d", SweepCacheKiB), "PRAGMA wal_autocheckpoint = 0"} {
 		if _, err := conn.ExecContext(ctx, pragma); err != nil {
 			return nil, fmt.Errorf("sweep: %w", err)
 		}
@@ -278,36 +279,8 @@ func (s *sweep) syncDerived(ctx context.Context) error {
 // plans of this and earlier sweeps, in bounded transactions. Entries left by an interrupted sweep are refreshed again
 // next time, which is harmless.
 func (s *sweep) clearQueues(ctx context.Context) error {
-	// A table with nothing newer than its mark is emptied whole, which
-	// SQLite does by dropping its pages rather than row by row.
-	err := s.inTx(ctx, func() error {
-		tables := []struct {
-			table, newer string
-			mark         int64
-		}{
-			{"mem_dirty_blocks", "seq > ?", s.blockMark},
-			{"mem_dirty_edges", "seq > ?", s.edgeMark},
-			{"mem_dirty_facts", "seq > ?", s.factMark},
-			{"mem_sweep_plans", "sweep_id > ?", s.report.SweepID},
-		}
-		for _, t := range tables {
-			newer, err := s.count(ctx, "SELECT EXISTS (SELECT 1 FROM main."+t.table+" WHERE "+t.newer+")", t.mark)
-			if err != nil {
-				return err
-			}
-			if newer == 0 {
-				if _, err := s.conn.ExecContext(ctx, "DELETE FROM main."+t.table); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
 	// Queue rows are worker-owned and go in runs of seq: big batches.
-	limit := int64(100 * s.opt.ChunkSize)
+	limit := int64(10 * s.opt.ChunkSize)
 	for {
 		var n int64
 		err := s.inTx(ctx, func() error {
@@ -332,7 +305,10 @@ func phase(name string) func() {
 		return func() {}
 	}
 	began := time.Now()
-	return func() { fmt.Fprintf(os.Stderr, "memworker trace: phase %s %v\n", name, time.Since(began)) }
+	return func() {
+		fmt.Fprintf(os.Stderr, "memworker trace: phase %s %v (%s to %s)\n", name, time.Since(began),
+			began.Format("15:04:05.000"), time.Now().Format("15:04:05.000"))
+	}
 }
 
 // inRead runs f in one deferred transaction: a consistent snapshot of the
@@ -727,7 +703,9 @@ func (s *sweep) inTx(ctx context.Context, f func() error) (err error) {
 			s.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
 			return
 		}
-		_, err = s.conn.ExecContext(context.WithoutCancel(ctx), "COMMIT")
+		if _, err = s.conn.ExecContext(context.WithoutCancel(ctx), "COMMIT"); err == nil {
+			s.checkpoint(context.WithoutCancel(ctx))
+		}
 	}()
 	if err := f(); err != nil {
 		return err
@@ -737,11 +715,50 @@ func (s *sweep) inTx(ctx context.Context, f func() error) (err error) {
 	return err
 }
 
+// checkpoint keeps the WAL short while an app writes beside the sweep.
+// Alone, the sweep's WAL restarts by itself after SQLite's passive
+// checkpoints, so a passive one at most every checkpointEvery is enough.
+// With an app writing all the time, each passive checkpoint ends a step
+// behind its commits and the WAL (and the cost of every page read) grows
+// for the whole sweep; once the WAL passes checkpointFrames the sweep takes
+// that as the sign and, after each commit from then on, copies its backlog
+// passively and then restarts the WAL, waiting at most checkpointWaitMS for
+// the app's readers (so its writer is held back no longer). Failing to
+// checkpoint is not an error: a later commit tries again.
+func (s *sweep) checkpoint(ctx context.Context) {
+	if !s.busyFile && time.Since(s.checkpointed) < checkpointEvery {
+		return
+	}
+	s.checkpointed = time.Now()
+	var busy, frames, copied int64
+	if s.conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied) != nil {
+		return
+	}
+	if frames >= checkpointFrames {
+		s.busyFile = true
+	}
+	if !s.busyFile || frames < restartFrames {
+		return
+	}
+	s.conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", checkpointWaitMS))
+	s.conn.ExecContext(ctx, "PRAGMA wal_checkpoint(RESTART)")
+	s.conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", BusyTimeoutMS))
+}
+
+// WAL lengths are in 4 KiB pages: checkpointFrames is 64 MiB, restartFrames
+// about one chunk's worth.
+const (
+	checkpointEvery  = time.Second
+	checkpointFrames = 16384
+	restartFrames    = 1000
+	checkpointWaitMS = 50
+)
+
 // refreshChunkFactor and syncChunkFactor: a refresh and a sync write only
 // worker-owned rows, so their transactions take a few chunks' worth of rows.
 const (
-	refreshChunkFactor = 4
-	syncChunkFactor    = 16
+	refreshChunkFactor = 2
+	syncChunkFactor    = 4
 )
 
 // bulkDegreeShare: when at least 1/bulkDegreeShare of the blocks are to be
@@ -793,18 +810,21 @@ func (s *sweep) chunksOf(ctx context.Context, table string, size int, withTx boo
 // transaction.
 func (s *sweep) finish(ctx context.Context) error {
 	r := &s.report
+	// The counting reads many rows: done before the write transaction, so
+	// an app's writer never waits on it. The events counted are all
+	// committed, and only this sweep writes them.
+	if err := s.appliedReport(ctx); err != nil {
+		return err
+	}
+	n, err := s.count(ctx, "SELECT count(*) FROM main.mem_edges")
+	if err != nil {
+		return err
+	}
+	r.TotalEdgesAfter = n
 	return s.inTx(ctx, func() error {
 		if _, err := s.exec(ctx, "apply_reinforce"); err != nil {
 			return err
 		}
-		if err := s.appliedReport(ctx); err != nil {
-			return err
-		}
-		n, err := s.count(ctx, "SELECT count(*) FROM main.mem_edges")
-		if err != nil {
-			return err
-		}
-		r.TotalEdgesAfter = n
 		if err := SetConfig(ctx, s.conn, "last_curate_at", fmt.Sprint(s.now)); err != nil {
 			return err
 		}

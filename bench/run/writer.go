@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/url"
+	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -26,6 +27,10 @@ type WriterResult struct {
 	P50, P99, Worst  time.Duration
 	Inserts, Updates int
 }
+
+// slowWrite is the write latency worth logging as it happens, to match it
+// with what the sweep was doing (MEMWORKER_TRACE=1h prints its phases).
+const slowWrite = 250 * time.Millisecond
 
 // writerBesideSweep runs memworker's sweep on a fresh copy while an app,
 // on its own connection (WAL, busy_timeout 5000), writes one edge every
@@ -86,6 +91,7 @@ func (b *bench) writerBesideSweep(ctx context.Context) (*WriterResult, error) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 
+	began := time.Now()
 	stop := make(chan struct{})
 	done := make(chan []time.Duration)
 	go func() {
@@ -118,7 +124,11 @@ func (b *bench) writerBesideSweep(ctx context.Context) (*WriterResult, error) {
 					last_active_hours = ? WHERE from_id = ? AND to_id = ?`, clock, p.from, p.to)
 				res.Updates++
 			}
-			lat = append(lat, time.Since(start))
+			took := time.Since(start)
+			lat = append(lat, took)
+			if took > slowWrite {
+				logf("  slow write: %s at %.1fs into the run", took.Round(time.Millisecond), start.Sub(began).Seconds())
+			}
 			res.Writes++
 			if err != nil {
 				res.Failed++
@@ -137,6 +147,9 @@ func (b *bench) writerBesideSweep(ctx context.Context) (*WriterResult, error) {
 	lat := <-done
 	if runErr != nil {
 		return res, fmt.Errorf("%s: %w\n%s%s", worker.Name, runErr, stdout.Bytes(), stderr.Bytes())
+	}
+	if os.Getenv("MEMWORKER_TRACE") != "" {
+		os.Stderr.Write(stderr.Bytes()) // the sweep's phases, to set beside the slow writes
 	}
 	slices.Sort(lat)
 	if n := len(lat); n > 0 {
