@@ -279,7 +279,47 @@ func (s *sweep) syncDerived(ctx context.Context) error {
 // plans of this and earlier sweeps, in bounded transactions. Entries left by an interrupted sweep are refreshed again
 // next time, which is harmless.
 func (s *sweep) clearQueues(ctx context.Context) error {
-	// Queue rows are worker-owned and go in runs of seq: big batches.
+	// A table is emptied whole, which SQLite does by freeing its pages
+	// rather than row by row (much the cheapest for the big queue a first
+	// sweep leaves), keeping the few rows queued after the mark.
+	err := s.inTx(ctx, func() error {
+		tables := []struct {
+			table, newer string
+			mark         int64
+		}{
+			{"mem_dirty_blocks", "seq > ?", s.blockMark},
+			{"mem_dirty_edges", "seq > ?", s.edgeMark},
+			{"mem_dirty_facts", "seq > ?", s.factMark},
+			{"mem_sweep_plans", "sweep_id > ?", s.report.SweepID},
+		}
+		for _, t := range tables {
+			newer, err := s.count(ctx, "SELECT count(*) FROM (SELECT 1 FROM main."+t.table+" WHERE "+t.newer+" LIMIT ?)",
+				t.mark, keepRowsMax+1)
+			if err != nil || newer > keepRowsMax {
+				return err
+			}
+			for _, q := range []string{
+				"DROP TABLE IF EXISTS temp.keep_rows",
+				"CREATE TEMP TABLE keep_rows AS SELECT * FROM main." + t.table + " WHERE " + t.newer,
+				"DELETE FROM main." + t.table,
+				"INSERT INTO main." + t.table + " SELECT * FROM temp.keep_rows",
+				"DROP TABLE temp.keep_rows",
+			} {
+				var args []any
+				if strings.Contains(q, "?") {
+					args = []any{t.mark}
+				}
+				if _, err := s.conn.ExecContext(ctx, q, args...); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	// Otherwise a bounded batch at a time (queue rows go in runs of seq).
 	limit := int64(10 * s.opt.ChunkSize)
 	for {
 		var n int64
@@ -753,6 +793,10 @@ const (
 	restartFrames    = 1000
 	checkpointWaitMS = 50
 )
+
+// keepRowsMax: a queue with more rows than this after its mark is cleared
+// a batch at a time instead of emptied whole.
+const keepRowsMax = 10000
 
 // refreshChunkFactor and syncChunkFactor: a refresh and a sync write only
 // worker-owned rows, so their transactions take a few chunks' worth of rows.

@@ -1,12 +1,16 @@
 -- The sweep (SPEC §4). Statements are named by a "-- name:" line and run in
 -- order by sweep.go. A sweep first refreshes the worker's derived state
 -- (mem_block_state, mem_edge_due, mem_fact_due) for the rows the triggers
--- queued (or for every row: a full sweep, or a dry run, which refreshes
--- into temp tables of the same names that shadow the main ones). It then
+-- queued. A full sweep (the first, --full, or a dry run) instead computes
+-- it for every row, in passes over the tables in storage order, into temp
+-- tables of the same names that shadow the main ones, inside the plan's
+-- snapshot, and afterwards copies only the rows that changed. It then
 -- plans every phase at one snapshot, reading only its scope (every row, or
--- the queued rows and those whose due time has come), into temp tables; and
+-- the queued rows and those whose due time has come), into temp tables;
 -- applies the plan in short transactions, one chunk of seq numbers at a
--- time, re-checking that each row is unchanged since it was planned.
+-- time, re-checking that each row is unchanged since it was planned; and
+-- finally refreshes what its own changes queued, so the next sweep starts
+-- with an empty queue.
 -- Parameters: :now (active hours), :wall (unix seconds), :sweep (sweep id).
 
 -- name: plan_reset
