@@ -384,11 +384,11 @@ func (s *sweep) refresh(ctx context.Context, full bool) error {
 	withTx := !full
 	parts := []struct {
 		queue, ids, fill, chunk string
-		from, mark              *int64
+		mark                    *int64
 	}{
-		{"mem_dirty_blocks", "refresh_ids", "refresh_blocks", "refresh_blocks", &s.blockFrom, &s.blockMark},
-		{"mem_dirty_edges", "refresh_edges", "refresh_edges", "refresh_edges", &s.edgeFrom, &s.edgeMark},
-		{"mem_dirty_facts", "refresh_ids", "refresh_facts", "refresh_facts", &s.factFrom, &s.factMark},
+		{"mem_dirty_blocks", "refresh_ids", "refresh_blocks", "refresh_blocks", &s.blockMark},
+		{"mem_dirty_edges", "refresh_edges", "refresh_edges", "refresh_edges", &s.edgeMark},
+		{"mem_dirty_facts", "refresh_ids", "refresh_facts", "refresh_facts", &s.factMark},
 	}
 	for _, p := range parts {
 		var err error
