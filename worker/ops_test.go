@@ -1333,3 +1333,51 @@ func cancelledSweep(t *testing.T, db *worker.DB, clock float64, wall time.Time, 
 	}
 	return false, where
 }
+
+// TestSweepSettlesItsQueue: before it ends, a sweep refreshes what was
+// queued while it ran (its own removals and reinforcements, and an app's
+// write made meanwhile) and leaves the queues empty; the app's write is not
+// lost: its due time is stored, and the next sweep acts on it.
+func TestSweepSettlesItsQueue(t *testing.T) {
+	path := bigMemory(t, 41, 200, 2500)
+	clock, wall := opsClock+150, opsWall.Add(30*24*time.Hour)
+	db := openOps(t, path)
+	app := appConn(t, path)
+	pair := [2]string{}
+	if err := app.QueryRow(`SELECT min(a.id, b.id), max(a.id, b.id) FROM mem_blocks a, mem_blocks b
+		WHERE a.id < b.id AND a.status = 'active' AND b.status = 'active'
+		  AND NOT EXISTS (SELECT 1 FROM mem_edges e WHERE e.from_id = a.id AND e.to_id = b.id)
+		ORDER BY a.id, b.id LIMIT 1`).Scan(&pair[0], &pair[1]); err != nil {
+		t.Fatal(err)
+	}
+	written := false
+	r := opsSweep(t, db, clock, wall, worker.SweepOptions{Progress: func(step string, done, total int64) {
+		if step == "plan_edges" && done >= total/2 && !written {
+			// Weak and never reinforced: a static prune, for the next sweep.
+			if _, err := app.Exec(`INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours)
+				VALUES (?, ?, 0.01, 0, ?)`, pair[0], pair[1], clock); err != nil {
+				t.Errorf("app write during the sweep: %v", err)
+			}
+			written = true
+		}
+	}})
+	if !written || r.EdgesDecayed+r.EdgesPruned == 0 {
+		t.Fatalf("the sweep removed nothing or never reached its middle: %+v", r)
+	}
+	for _, q := range []string{"mem_dirty_edges", "mem_dirty_blocks", "mem_dirty_facts", "mem_sweep_plans"} {
+		if n := scalar[int64](t, db, "SELECT count(*) FROM "+q); n != 0 {
+			t.Fatalf("%d rows left in %s after the sweep", n, q)
+		}
+	}
+	if due := scalar[float64](t, db, `SELECT due_hours FROM mem_edge_due WHERE from_id = ? AND to_id = ?`, pair[0], pair[1]); due > clock {
+		t.Fatalf("the app's weak edge is due at %v, after the clock %v", due, clock)
+	}
+	if n := scalar[int64](t, db, `SELECT count(*) FROM mem_edge_due d
+		WHERE NOT EXISTS (SELECT 1 FROM mem_edges e WHERE e.from_id = d.from_id AND e.to_id = d.to_id)`); n != 0 {
+		t.Fatalf("%d due rows of edges that are gone", n)
+	}
+	next := opsSweep(t, db, clock, wall, worker.SweepOptions{})
+	if next.EdgesPruned != 1 || scalar[int64](t, db, `SELECT count(*) FROM mem_edges WHERE from_id = ? AND to_id = ?`, pair[0], pair[1]) != 0 {
+		t.Fatalf("the next sweep pruned %d edges; want the app's weak edge", next.EdgesPruned)
+	}
+}
