@@ -295,8 +295,11 @@ func (s *sweep) clearQueues(ctx context.Context) error {
 		for _, t := range tables {
 			newer, err := s.count(ctx, "SELECT count(*) FROM (SELECT 1 FROM main."+t.table+" WHERE "+t.newer+" LIMIT ?)",
 				t.mark, keepRowsMax+1)
-			if err != nil || newer > keepRowsMax {
+			if err != nil {
 				return err
+			}
+			if newer > keepRowsMax {
+				continue // left to the batches below
 			}
 			for _, q := range []string{
 				"DROP TABLE IF EXISTS temp.keep_rows",
