@@ -301,18 +301,17 @@ func (s *sweep) clearQueues(ctx context.Context) error {
 			if newer > keepRowsMax {
 				continue // left to the batches below
 			}
-			for _, q := range []string{
-				"DROP TABLE IF EXISTS temp.keep_rows",
-				"CREATE TEMP TABLE keep_rows AS SELECT * FROM main." + t.table + " WHERE " + t.newer,
-				"DELETE FROM main." + t.table,
-				"INSERT INTO main." + t.table + " SELECT * FROM temp.keep_rows",
-				"DROP TABLE temp.keep_rows",
+			for _, q := range []struct {
+				query string
+				args  []any
+			}{
+				{"DROP TABLE IF EXISTS temp.keep_rows", nil},
+				{"CREATE TEMP TABLE keep_rows AS SELECT * FROM main." + t.table + " WHERE " + t.newer, []any{t.mark}},
+				{"DELETE FROM main." + t.table, nil},
+				{"INSERT INTO main." + t.table + " SELECT * FROM temp.keep_rows", nil},
+				{"DROP TABLE temp.keep_rows", nil},
 			} {
-				var args []any
-				if strings.Contains(q, "?") {
-					args = []any{t.mark}
-				}
-				if _, err := s.conn.ExecContext(ctx, q, args...); err != nil {
+				if _, err := s.conn.ExecContext(ctx, q.query, q.args...); err != nil {
 					return err
 				}
 			}
@@ -423,19 +422,16 @@ func (s *sweep) refresh(ctx context.Context, full bool) error {
 			}
 			// Many blocks' degrees are summed faster in one pass over the
 			// edges than through the indexes, block by block.
-			n, err := s.count(ctx, "SELECT count(*) FROM temp."+p.ids)
+			bulk, err := s.count(ctx, `SELECT (SELECT count(*) FROM temp.refresh_ids) * ? >= (SELECT count(*) FROM main.mem_blocks)`,
+				bulkDegreeShare)
 			if err != nil {
 				return err
 			}
-			blocks, err := s.count(ctx, "SELECT count(*) FROM main.mem_blocks")
-			if err != nil {
-				return err
-			}
-			if full || n*bulkDegreeShare >= blocks {
+			if full || bulk == 1 {
 				if _, err := s.exec(ctx, "degrees_all"); err != nil {
 					return err
 				}
-			} else if n > 0 {
+			} else {
 				names = append([]string{"degrees_chunk"}, names...)
 			}
 		}
