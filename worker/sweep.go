@@ -61,7 +61,10 @@ type sweep struct {
 	// What derived state was computed under, and what it must be now.
 	fingerprint, storedFingerprint string
 	checkpointed                   time.Time // the last checkpoint
-	busyFile                       bool      // an app writes beside the sweep (see checkpoint)
+	walFrames                      int64     // its length at the last checkpoint
+	dataVersion                    int64     // PRAGMA data_version after the last commit
+	inTransaction                  bool      // inside inTx or inRead
+	othersWrote                    time.Time // when another connection's commit was last seen
 	// resume: finish the saved plan of a sweep cut off at this clock.
 	resume bool
 	saved  savedPlan
@@ -354,17 +357,23 @@ func phase(name string) func() {
 }
 
 // inRead runs f in one deferred transaction: a consistent snapshot of the
-// file; temp tables are written freely.
+// file; temp tables are written freely. The WAL could not be copied past
+// that snapshot meanwhile, so a real sweep checkpoints as soon as it ends.
 func (s *sweep) inRead(ctx context.Context, end string, f func() error) (err error) {
 	if _, err := s.conn.ExecContext(ctx, "BEGIN"); err != nil {
 		return err
 	}
+	s.inTransaction = true
 	defer func() {
+		s.inTransaction = false
 		if err != nil {
 			end = "ROLLBACK"
 		}
 		if _, cerr := s.conn.ExecContext(context.WithoutCancel(ctx), end); err == nil {
 			err = cerr
+		}
+		if !s.opt.DryRun {
+			s.checkpoint(context.WithoutCancel(ctx), true)
 		}
 	}()
 	return f()
@@ -737,13 +746,15 @@ func (s *sweep) inTx(ctx context.Context, f func() error) (err error) {
 	if _, err := s.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
 		return err
 	}
+	s.inTransaction = true
 	defer func() {
+		s.inTransaction = false
 		if err != nil {
 			s.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
 			return
 		}
 		if _, err = s.conn.ExecContext(context.WithoutCancel(ctx), "COMMIT"); err == nil {
-			s.checkpoint(context.WithoutCancel(ctx))
+			s.checkpoint(context.WithoutCancel(ctx), false)
 		}
 	}()
 	if err := f(); err != nil {
@@ -754,18 +765,33 @@ func (s *sweep) inTx(ctx context.Context, f func() error) (err error) {
 	return err
 }
 
-// checkpoint keeps the WAL short while an app writes beside the sweep.
-// Alone, the sweep's WAL restarts by itself after SQLite's passive
-// checkpoints, so a passive one at most every checkpointEvery is enough.
-// With an app writing all the time, each passive checkpoint ends a step
-// behind its commits and the WAL (and the cost of every page read) grows
-// for the whole sweep; once the WAL passes checkpointFrames the sweep takes
-// that as the sign and, after each commit from then on, copies its backlog
-// passively and then restarts the WAL, waiting at most checkpointWaitMS for
-// the app's readers (so its writer is held back no longer). Failing to
-// checkpoint is not an error: a later commit tries again.
-func (s *sweep) checkpoint(ctx context.Context) {
-	if !s.busyFile && time.Since(s.checkpointed) < checkpointEvery {
+// checkpoint copies the WAL's pages into the database file, so neither the
+// WAL nor the cost of every page read grows, and so an app writing beside
+// the sweep is not the one to do it: SQLite checkpoints inside the commit
+// of whichever connection finds the WAL long, and copying a second of the
+// sweep's pages there would hold up that app's write. Alone, the sweep
+// checkpoints at most every checkpointEvery; once another connection's
+// commit has been seen in the last othersQuiet, after each of its commits,
+// while the app's writer is still waiting for its turn (an app's own
+// checkpoint then finds the lock taken and little to copy). With an app
+// writing all the time, a passive checkpoint can also end a step behind
+// its commits, so that the WAL never restarts; the sign is a WAL past
+// checkpointFrames and longer than at the checkpoint before (one that
+// restarted in between is shorter, however big a transaction made it), and
+// the sweep then restarts it, waiting at most checkpointWaitMS for the
+// app's readers. now skips the wait (after a long read transaction, which
+// held the WAL back). Failing to checkpoint is not an error: a later commit
+// tries again.
+func (s *sweep) checkpoint(ctx context.Context, now bool) {
+	var version int64
+	if s.conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&version) == nil {
+		if s.dataVersion != 0 && version != s.dataVersion {
+			s.othersWrote = time.Now()
+		}
+		s.dataVersion = version
+	}
+	others := time.Since(s.othersWrote) < othersQuiet
+	if !now && !others && time.Since(s.checkpointed) < checkpointEvery {
 		return
 	}
 	s.checkpointed = time.Now()
@@ -773,23 +799,24 @@ func (s *sweep) checkpoint(ctx context.Context) {
 	if s.conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied) != nil {
 		return
 	}
-	if frames >= checkpointFrames {
-		s.busyFile = true
-	}
-	if !s.busyFile || frames < restartFrames {
+	stuck := frames >= checkpointFrames && frames > s.walFrames
+	s.walFrames = frames
+	if !stuck {
 		return
 	}
 	s.conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", checkpointWaitMS))
-	s.conn.ExecContext(ctx, "PRAGMA wal_checkpoint(RESTART)")
+	if s.conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint(RESTART)").Scan(&busy, &frames, &copied) == nil && busy == 0 {
+		s.walFrames = 0
+	}
 	s.conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", BusyTimeoutMS))
 }
 
-// WAL lengths are in 4 KiB pages: checkpointFrames is 64 MiB, restartFrames
-// about one chunk's worth.
+// checkpointFrames is 64 MiB of WAL, in 4 KiB pages.
 const (
 	checkpointEvery  = time.Second
+	othersQuiet      = 2 * time.Second
+	longRead         = 100 * time.Millisecond
 	checkpointFrames = 16384
-	restartFrames    = 1000
 	checkpointWaitMS = 50
 )
 
@@ -1104,6 +1131,7 @@ func (s *sweep) exec(ctx context.Context, name string, extra ...any) (int64, err
 		if err != nil {
 			return total, fmt.Errorf("%s: %w", name, err)
 		}
+		s.afterRead(ctx, began)
 		if traceSQL && time.Since(began) > traceMin {
 			s.trace(ctx, fmt.Sprintf("%s[%d]", name, i), time.Since(began), q, extra)
 		}
@@ -1115,6 +1143,16 @@ func (s *sweep) exec(ctx context.Context, name string, extra ...any) (int64, err
 
 func (s *sweep) count(ctx context.Context, query string, args ...any) (int64, error) {
 	var n int64
+	began := time.Now()
 	err := s.conn.QueryRowContext(ctx, query, args...).Scan(&n)
+	s.afterRead(ctx, began)
 	return n, err
+}
+
+// afterRead checkpoints after a long statement of its own (outside a
+// transaction): its read snapshot held the WAL back meanwhile.
+func (s *sweep) afterRead(ctx context.Context, began time.Time) {
+	if !s.inTransaction && !s.opt.DryRun && time.Since(began) > longRead {
+		s.checkpoint(context.WithoutCancel(ctx), true)
+	}
 }
