@@ -11,6 +11,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -1233,6 +1234,60 @@ func TestRefreshDuringSweepWins(t *testing.T) {
 			diffLines(got, want), diffLines(want, got))
 	}
 	checkRemovalsLogged(t, db.SQL, orig, 0)
+}
+
+// TestSweepCheckpointsForAWritingApp: SQLite checkpoints inside the commit
+// of whichever connection finds the WAL long, so a sweep that left its
+// pages in the WAL would make an app's next write copy them. While an app
+// commits between its chunks, the sweep copies its own pages into the file
+// after each commit: before each chunk, nothing of the chunk before is
+// left in the WAL.
+func TestSweepCheckpointsForAWritingApp(t *testing.T) {
+	orig := bigMemory(t, 41, 200, 2500)
+	clock, wall := opsClock+150, opsWall.Add(30*24*time.Hour)
+	path := copyMemory(t, orig)
+	db := openOps(t, path)
+	app := appConn(t, path)
+	if _, err := app.Exec(`CREATE TABLE app_log (n INTEGER)`); err != nil {
+		t.Fatal(err)
+	}
+	checked, wrote := 0, 0
+	opsSweep(t, db, clock, wall, worker.SweepOptions{Progress: func(step string, done, total int64) {
+		if step != "plan_edges" {
+			return
+		}
+		if wrote > 0 {
+			if frames, copied := walProgress(t, path); copied != frames {
+				t.Errorf("before the chunk at %d of %d: %d of %d WAL frames not copied into the file",
+					done, total, frames-copied, frames)
+			}
+			checked++
+		}
+		if _, err := app.Exec(`INSERT INTO app_log (n) VALUES (?)`, wrote); err != nil {
+			t.Fatalf("app write between chunks: %v", err)
+		}
+		wrote++
+	}})
+	if checked < 10 {
+		t.Fatalf("only %d chunks checked", checked)
+	}
+	integrityOK(t, db.SQL)
+}
+
+// walProgress reads, without taking part, how many frames the WAL holds and
+// how many of them a checkpoint has copied into the file: mxFrame and
+// nBackfill of the WAL-index header in the -shm file (sqlite.org/walformat.html,
+// native byte order).
+func walProgress(t *testing.T, path string) (frames, copied uint32) {
+	t.Helper()
+	shm, err := os.ReadFile(path + "-shm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(shm) < 136 {
+		t.Fatalf("-shm file of %d bytes", len(shm))
+	}
+	return binary.NativeEndian.Uint32(shm[16:]), binary.NativeEndian.Uint32(shm[96:])
 }
 
 // --- interruptions in the incremental/full property ---------------------------
