@@ -1274,6 +1274,54 @@ func TestSweepCheckpointsForAWritingApp(t *testing.T) {
 	integrityOK(t, db.SQL)
 }
 
+// TestSoloChunks: alone on the file, a sweep applies SoloChunkSize rows per
+// transaction; once an app has committed between its chunks, ChunkSize.
+func TestSoloChunks(t *testing.T) {
+	orig := bigMemory(t, 43, 200, 2500)
+	clock, wall := opsClock+150, opsWall.Add(30*24*time.Hour)
+	// steps sweeps a fresh copy and returns the rows each edge transaction
+	// took, the app writing before each one when app is set.
+	steps := func(app bool) []int64 {
+		path := copyMemory(t, orig)
+		db := openOps(t, path)
+		conn := appConn(t, path)
+		if _, err := conn.Exec(`CREATE TABLE app_log (n INTEGER)`); err != nil {
+			t.Fatal(err)
+		}
+		var dones []int64
+		opsSweep(t, db, clock, wall, worker.SweepOptions{ChunkSize: 20, SoloChunkSize: 200, Progress: func(step string, done, total int64) {
+			if step != "plan_edges" {
+				return
+			}
+			dones = append(dones, done)
+			if app && done < total {
+				if _, err := conn.Exec(`INSERT INTO app_log (n) VALUES (?)`, done); err != nil {
+					t.Fatalf("app write between chunks: %v", err)
+				}
+			}
+		}})
+		var rows []int64
+		for i := 1; i+1 < len(dones); i++ { // the last chunk may be short
+			rows = append(rows, dones[i]-dones[i-1])
+		}
+		if len(rows) < 3 {
+			t.Fatalf("only %d full edge chunks (progress %v)", len(rows), dones)
+		}
+		return rows
+	}
+	for i, n := range steps(false) {
+		if n != 200 {
+			t.Errorf("alone: edge transaction %d took %d rows, want 200", i+1, n)
+		}
+	}
+	// The first transaction began before the app's first commit was seen.
+	for i, n := range steps(true)[1:] {
+		if n != 20 {
+			t.Errorf("beside an app: edge transaction %d took %d rows, want 20", i+2, n)
+		}
+	}
+}
+
 // walProgress reads, without taking part, how many frames the WAL holds and
 // how many of them a checkpoint has copied into the file: mxFrame and
 // nBackfill of the WAL-index header in the -shm file (sqlite.org/walformat.html,

@@ -51,9 +51,10 @@ func (s *sweep) savePlan(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		for lo := int64(1); lo <= maxRow; lo += int64(s.opt.ChunkSize) {
+		for lo, step := int64(1), int64(0); lo <= maxRow; lo += step {
+			step = s.chunkRows(s.opt.ChunkSize)
 			err := s.inTx(ctx, func() error {
-				_, err := s.conn.ExecContext(ctx, query, s.args(sql.Named("lo", lo), sql.Named("hi", lo+int64(s.opt.ChunkSize)-1))...)
+				_, err := s.conn.ExecContext(ctx, query, s.args(sql.Named("lo", lo), sql.Named("hi", lo+step-1))...)
 				return err
 			})
 			if err != nil {

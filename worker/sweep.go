@@ -21,6 +21,13 @@ import (
 // writing to the same file never waits long for the lock.
 const DefaultChunkSize = 500
 
+// DefaultSoloChunkSize is the CLI's rows per apply transaction while no
+// other connection writes to the file: fewer, bigger commits copy each
+// index page into the WAL fewer times. An app that starts writing waits
+// for one such transaction at most; from then on the sweep takes
+// ChunkSize rows at a time.
+const DefaultSoloChunkSize = 5000
+
 // SweepCacheKiB is the page cache of a sweep's connection, in KiB.
 const SweepCacheKiB = 32 << 10
 
@@ -39,7 +46,11 @@ type SweepOptions struct {
 	Now       *float64   // active-hours clock; nil reads mem_config active_hours
 	WallNow   *time.Time // wall clock; nil is time.Now()
 	ChunkSize int        // rows per apply transaction; 0 is DefaultChunkSize
-	Owner     string     // who holds the lease, for the "already running" message
+	// SoloChunkSize: rows per apply transaction while no other connection
+	// has written to the file for othersQuiet; 0 (or not above ChunkSize)
+	// keeps ChunkSize throughout.
+	SoloChunkSize int
+	Owner         string // who holds the lease, for the "already running" message
 	// Pause between chunk transactions, so an app writing to the same file
 	// gets the lock between them.
 	Pause time.Duration
@@ -102,6 +113,10 @@ func Sweep(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) {
 		}
 	}
 	s := &sweep{conn: conn, opt: opt, start: start, wall: time.Now()}
+	// The baseline for seeing other connections' commits (see checkpoint).
+	if err := conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&s.dataVersion); err != nil {
+		return nil, fmt.Errorf("sweep: %w", err)
+	}
 	if opt.WallNow != nil {
 		s.wall = *opt.WallNow
 	}
@@ -785,7 +800,7 @@ func (s *sweep) inTx(ctx context.Context, f func() error) (err error) {
 func (s *sweep) checkpoint(ctx context.Context, now bool) {
 	var version int64
 	if s.conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&version) == nil {
-		if s.dataVersion != 0 && version != s.dataVersion {
+		if version != s.dataVersion {
 			s.othersWrote = time.Now()
 		}
 		s.dataVersion = version
@@ -847,10 +862,12 @@ func (s *sweep) chunksOf(ctx context.Context, table string, size int, withTx boo
 	if err != nil {
 		return err
 	}
-	step := int64(size)
-	for lo := int64(1); lo <= maxSeq; lo += step {
+	for lo, step := int64(1), int64(size); lo <= maxSeq; lo += step {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if withTx {
+			step = s.chunkRows(size)
 		}
 		if lo > 1 && withTx && s.opt.Pause > 0 {
 			select {
@@ -874,6 +891,16 @@ func (s *sweep) chunksOf(ctx context.Context, table string, size int, withTx boo
 		s.opt.Progress(table, maxSeq, maxSeq)
 	}
 	return nil
+}
+
+// chunkRows is how many rows the next transaction of a step of size rows
+// a chunk takes: more, by SoloChunkSize ÷ ChunkSize, while no other
+// connection has written to the file lately.
+func (s *sweep) chunkRows(size int) int64 {
+	if s.opt.SoloChunkSize > s.opt.ChunkSize && time.Since(s.othersWrote) >= othersQuiet {
+		return int64(size) * int64(s.opt.SoloChunkSize) / int64(s.opt.ChunkSize)
+	}
+	return int64(size)
 }
 
 // finish reinforces, advances last_curate_at and records the sweep, in one

@@ -643,6 +643,7 @@ func TestSweepBadValues(t *testing.T) {
 		{[]string{"--chunk", "0"}, "--chunk"},
 		{[]string{"--chunk", "-1"}, "--chunk"},
 		{[]string{"--chunk", "many"}, "chunk"},
+		{[]string{"--solo-chunk", "0"}, "--solo-chunk"},
 		{[]string{"extra"}, "unexpected argument"},
 		{[]string{"--bogus"}, "bogus"},
 	} {
@@ -1233,7 +1234,7 @@ func TestHelp(t *testing.T) {
 		}
 	}
 	r = ok(t, "sweep", "--help")
-	for _, flag := range []string{"--dry-run", "--now", "--wall-now", "--json", "--chunk"} {
+	for _, flag := range []string{"--dry-run", "--now", "--wall-now", "--json", "--chunk", "--solo-chunk"} {
 		if !strings.Contains(r.stdout, flag) {
 			t.Errorf("sweep --help lacks %s", flag)
 		}
