@@ -28,15 +28,29 @@ var statements = withEdgeRefreshes(parseNamed(sweepSQL))
 
 // withEdgeRefreshes makes two forms of the edge refresh and of the edge
 // evaluation from the one computation of each in sweep.sql: refresh_edges
-// and evaluate_edges read queued or scoped edges through the primary key,
-// the _all forms every edge in table order.
+// and evaluate_edges read queued or scoped edges through the primary key;
+// evaluate_edges_all reads every edge in table order, and refresh_edges_all
+// takes what it computed (each edge read once, its ends' tiers looked up
+// once), with the edges whose numbers are not numbers.
 func withEdgeRefreshes(named map[string][]string) map[string][]string {
 	const token = "EDGES_TO_REFRESH"
 	chunk := named["refresh_edges"]
-	named["refresh_edges_all"] = []string{strings.Replace(chunk[0], token, "main.mem_edges e NOT INDEXED", 1)}
+	named["refresh_edges_all"] = []string{strings.Replace(chunk[0], token, snapshots.Replace(`(
+		SELECT from_id, to_id, weight, reinforcement_count, relation_type, origin, last_active_hours, last_observed_at,
+		       pinned, excluded, lambda
+		FROM sweep_edges
+		UNION ALL
+		SELECT from_id, to_id, weight, reinforcement_count, relation_type, origin, last_active_hours, last_observed_at,
+		       pinned, excluded, NULL
+		FROM main.mem_edges e NOT INDEXED WHERE NOT VALID_EDGE) e`), 1)}
 	for i := range chunk {
-		chunk[i] = strings.Replace(chunk[i], token, `refresh_edges r CROSS JOIN main.mem_edges e
-			ON e.from_id = r.from_id AND e.to_id = r.to_id AND r.seq BETWEEN :lo AND :hi`, 1)
+		chunk[i] = strings.Replace(chunk[i], token, snapshots.Replace(`(
+			SELECT e.*, CASE WHEN VALID_EDGE THEN lambda_edge(coalesce(ta.tier, 'standard'), coalesce(tb.tier, 'standard'),
+			                                                 e.reinforcement_count, :established) END AS lambda
+			FROM refresh_edges r CROSS JOIN main.mem_edges e
+			     ON e.from_id = r.from_id AND e.to_id = r.to_id AND r.seq BETWEEN :lo AND :hi
+			LEFT JOIN mem_block_state ta ON ta.id = e.from_id
+			LEFT JOIN mem_block_state tb ON tb.id = e.to_id) e`), 1)
 	}
 	scope := named["evaluate_edges"]
 	named["evaluate_edges_all"] = []string{strings.Replace(scope[0], "EDGES_IN_SCOPE", "valid_edges_scan e", 1)}

@@ -422,9 +422,12 @@ func (s *sweep) refresh(ctx context.Context, full bool) error {
 			return err
 		}
 		if full && p.chunk == "refresh_edges" {
-			// Every edge in one pass, in table order, into the temp shadow.
-			if _, err := s.exec(ctx, "refresh_edges_all"); err != nil {
-				return err
+			// Every edge in one pass, in table order, evaluated for the
+			// plan, its due time from that into the temp shadow.
+			for _, name := range []string{"evaluate_edges_all", "refresh_edges_all"} {
+				if _, err := s.exec(ctx, name); err != nil {
+					return err
+				}
 			}
 			continue
 		}
@@ -485,11 +488,11 @@ func (s *sweep) plan(ctx context.Context, full bool) (err error) {
 	if full {
 		scope = "scope_full"
 	}
-	evaluate := "evaluate_edges"
+	names := []string{scope, "evaluate_edges", "plan_invalid"}
 	if full {
-		evaluate = "evaluate_edges_all"
+		names = []string{scope, "plan_invalid"} // every edge was evaluated by the full refresh
 	}
-	for _, name := range []string{scope, evaluate, "plan_invalid"} {
+	for _, name := range names {
 		if _, err := s.exec(ctx, name); err != nil {
 			return err
 		}
@@ -532,7 +535,7 @@ func (s *sweep) plan(ctx context.Context, full bool) (err error) {
 	if _, err := s.exec(ctx, "plan_decay", sql.Named("budget", budget)); err != nil {
 		return err
 	}
-	names := []string{"plan_policy", "plan_reinforce", "plan_facts", "plan_order"}
+	names = []string{"plan_policy", "plan_reinforce", "plan_facts", "plan_order"}
 	if policies, err := s.count(ctx, "SELECT count(*) FROM temp.sweep_policy"); err != nil {
 		return err
 	} else if policies == 0 {

@@ -180,10 +180,12 @@ INSERT OR IGNORE INTO refresh_edges (from_id, to_id)
 SELECT from_id, to_id FROM main.mem_dirty_edges WHERE seq > :edge_from AND seq <= :edge_mark ORDER BY from_id, to_id;
 
 -- name: refresh_edges
--- One chunk of edges (or, in refresh_edges_all, every edge): when each
--- next needs a decision. -1e308 means now
+-- One chunk of edges (or, in refresh_edges_all, every edge, as evaluated
+-- for the plan): when each next needs a decision. -1e308 means now
 -- (already below its threshold, or a static prune); NULL means never
 -- (pinned, no anchor, agent-asserted, or held excluded until re-observed).
+-- EDGES_TO_REFRESH is e: the edge's columns and lambda, its decay rate
+-- when its numbers are numbers.
 INSERT OR REPLACE INTO mem_edge_due (from_id, to_id, due_hours, due_wall, problem)
 SELECT from_id, to_id,
        CASE WHEN horizon IS NULL OR clock = 'wall' THEN NULL WHEN horizon = 0 THEN -1e308 ELSE anchor + horizon END,
@@ -199,12 +201,11 @@ FROM (
                          ELSE curve_horizon(curve, weight, CASE WHEN to_zero THEN 0 ELSE threshold END) END
                 WHEN weight < :prune_threshold AND reinforcement_count = 0 THEN 0
                 WHEN origin = 'agent' OR last_active_hours IS NULL THEN NULL
-                ELSE decay_horizon(weight, lambda_edge(tier_from, tier_to, reinforcement_count, :established), :decay_threshold)
+                ELSE decay_horizon(weight, lambda, :decay_threshold)
            END AS horizon
     FROM (
         SELECT e.from_id, e.to_id, e.weight, e.reinforcement_count, e.origin, e.pinned, e.excluded,
-               e.last_active_hours, e.last_observed_at,
-               coalesce(ta.tier, 'standard') AS tier_from, coalesce(tb.tier, 'standard') AS tier_to,
+               e.last_active_hours, e.last_observed_at, e.lambda,
                p.relation_type AS policy, coalesce(p.clock, 'active_hours') AS clock, p.curve, p.to_zero, p.threshold, p.action,
                CASE WHEN typeof(e.weight) NOT IN ('integer', 'real') THEN 'weight is ' || typeof(e.weight)
                     WHEN e.weight < 0 THEN 'weight is negative'
@@ -216,8 +217,6 @@ FROM (
                         THEN 'last_observed_at is ' || typeof(e.last_observed_at)
                END AS problem
         FROM EDGES_TO_REFRESH
-        LEFT JOIN mem_block_state ta ON ta.id = e.from_id
-        LEFT JOIN mem_block_state tb ON tb.id = e.to_id
         LEFT JOIN sweep_policy p ON p.relation_type = e.relation_type))
 -- In key order: appends to the table it fills.
 ORDER BY from_id, to_id;
