@@ -26,23 +26,23 @@ const blockTags = `json((SELECT json_group_array(t.tag) FROM main.mem_block_tags
 // statements holds the named statement lists of sweep.sql.
 var statements = withEdgeRefreshes(parseNamed(sweepSQL))
 
-// withEdgeRefreshes makes two forms of the edge refresh and of the edge
+// withEdgeRefreshes makes the forms of the edge refresh and of the edge
 // evaluation from the one computation of each in sweep.sql: refresh_edges
 // and evaluate_edges read queued or scoped edges through the primary key;
-// evaluate_edges_all reads every edge in table order, and refresh_edges_all
-// takes what it computed (each edge read once, its ends' tiers looked up
-// once), with the edges whose numbers are not numbers.
+// evaluate_edges_all reads every edge in table order, refresh_edges_invalid
+// the edges whose numbers are not numbers, and refresh_edges_all takes the
+// others' due times from what evaluate_edges_all computed (each edge read
+// once, its ends' tiers looked up once, and from temp tables only, so it
+// runs after the plan's read snapshot has ended).
 func withEdgeRefreshes(named map[string][]string) map[string][]string {
 	const token = "EDGES_TO_REFRESH"
 	chunk := named["refresh_edges"]
-	named["refresh_edges_all"] = []string{strings.Replace(chunk[0], token, snapshots.Replace(`(
+	named["refresh_edges_all"] = []string{strings.Replace(chunk[0], token, `(
 		SELECT from_id, to_id, weight, reinforcement_count, relation_type, origin, last_active_hours, last_observed_at,
 		       pinned, excluded, lambda
-		FROM sweep_edges
-		UNION ALL
-		SELECT from_id, to_id, weight, reinforcement_count, relation_type, origin, last_active_hours, last_observed_at,
-		       pinned, excluded, NULL
-		FROM main.mem_edges e NOT INDEXED WHERE NOT VALID_EDGE) e`), 1)}
+		FROM sweep_edges) e`, 1)}
+	named["refresh_edges_invalid"] = []string{strings.Replace(chunk[0], token, snapshots.Replace(`(
+		SELECT e.*, NULL AS lambda FROM main.mem_edges e NOT INDEXED WHERE NOT VALID_EDGE) e`), 1)}
 	for i := range chunk {
 		chunk[i] = strings.Replace(chunk[i], token, snapshots.Replace(`(
 			SELECT e.*, CASE WHEN VALID_EDGE THEN lambda_edge(coalesce(ta.tier, 'standard'), coalesce(tb.tier, 'standard'),

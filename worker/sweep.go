@@ -180,6 +180,13 @@ func (s *sweep) run(ctx context.Context) error {
 				return err
 			}
 			done()
+			// From temp tables only: the app's writes meanwhile are
+			// already being copied into the file.
+			done = phase("due times")
+			if _, err := s.exec(ctx, "refresh_edges_all"); err != nil {
+				return fmt.Errorf("sweep: refreshing derived state: %w", err)
+			}
+			done()
 			done = phase("sync derived state")
 			if err := s.syncDerived(ctx); err != nil {
 				return fmt.Errorf("sweep: storing derived state: %w", err)
@@ -257,7 +264,9 @@ func (s *sweep) settle(ctx context.Context) error {
 }
 
 // planFull computes every row's derived state into temp tables that shadow
-// the main ones, then plans from them, all in the caller's read snapshot.
+// the main ones, then plans from them, all in the caller's read snapshot;
+// only the usable edges' due times are left to refresh_edges_all, which
+// takes them from the plan's evaluation once the snapshot has ended.
 func (s *sweep) planFull(ctx context.Context) error {
 	if _, err := s.exec(ctx, "shadow_state"); err != nil {
 		return err
@@ -423,8 +432,9 @@ func (s *sweep) refresh(ctx context.Context, full bool) error {
 		}
 		if full && p.chunk == "refresh_edges" {
 			// Every edge in one pass, in table order, evaluated for the
-			// plan, its due time from that into the temp shadow.
-			for _, name := range []string{"evaluate_edges_all", "refresh_edges_all"} {
+			// plan (refresh_edges_all takes their due times from that
+			// later), and the unusable ones into the temp shadow.
+			for _, name := range []string{"evaluate_edges_all", "refresh_edges_invalid"} {
 				if _, err := s.exec(ctx, name); err != nil {
 					return err
 				}
