@@ -182,9 +182,11 @@ func (s *sweep) run(ctx context.Context) error {
 			done()
 			// From temp tables only: the app's writes meanwhile are
 			// already being copied into the file.
-			done = phase("due times")
-			if _, err := s.exec(ctx, "refresh_edges_all"); err != nil {
-				return fmt.Errorf("sweep: refreshing derived state: %w", err)
+			done = phase("plan order and due times")
+			for _, name := range []string{"plan_order", "refresh_edges_all"} {
+				if _, err := s.exec(ctx, name); err != nil {
+					return fmt.Errorf("sweep: %w", err)
+				}
 			}
 			done()
 			done = phase("sync derived state")
@@ -201,6 +203,9 @@ func (s *sweep) run(ctx context.Context) error {
 			done = phase("plan")
 			if err := s.inRead(ctx, "COMMIT", func() error { return s.plan(ctx, false) }); err != nil {
 				return err
+			}
+			if _, err := s.exec(ctx, "plan_order"); err != nil { // temp tables only
+				return fmt.Errorf("sweep: %w", err)
 			}
 			done()
 		}
@@ -545,7 +550,7 @@ func (s *sweep) plan(ctx context.Context, full bool) (err error) {
 	if _, err := s.exec(ctx, "plan_decay", sql.Named("budget", budget)); err != nil {
 		return err
 	}
-	names = []string{"plan_policy", "plan_reinforce", "plan_facts", "plan_order"}
+	names = []string{"plan_policy", "plan_reinforce", "plan_facts"}
 	if policies, err := s.count(ctx, "SELECT count(*) FROM temp.sweep_policy"); err != nil {
 		return err
 	} else if policies == 0 {
