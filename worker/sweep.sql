@@ -85,7 +85,9 @@ CREATE TEMP TABLE plan_facts (
 CREATE TEMP TABLE sweep_policy (
     relation_type TEXT PRIMARY KEY, model TEXT, curve TEXT, clock TEXT, threshold REAL, to_zero INTEGER,
     action TEXT, orphans TEXT);
-CREATE TEMP TABLE apply_rows (seq INTEGER PRIMARY KEY);
+-- The plan rows of the chunk being applied that still stand (edge_rowid:
+-- the edge's row in mem_edges, looked up once).
+CREATE TEMP TABLE apply_rows (seq INTEGER PRIMARY KEY, edge_rowid INTEGER);
 -- Block ids of the chunk being applied: archived blocks, then orphans.
 CREATE TEMP TABLE apply_block_ids (id TEXT PRIMARY KEY);
 
@@ -553,8 +555,8 @@ WHERE id IN (SELECT p.id FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a
 DELETE FROM chunk_mark;
 INSERT INTO chunk_mark (edge_seq) SELECT coalesce(max(seq), 0) FROM main.mem_dirty_edges;
 DELETE FROM apply_rows;
-INSERT INTO apply_rows (seq)
-SELECT p.seq FROM plan_edges p CROSS JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id
+INSERT INTO apply_rows (seq, edge_rowid)
+SELECT p.seq, e.rowid FROM plan_edges p CROSS JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id
 WHERE p.seq BETWEEN :lo AND :hi AND p.phase IN ('static', 'temporal', 'policy')
   AND e.weight IS p.weight AND e.reinforcement_count IS p.reinforcement_count
   AND e.last_active_hours IS p.last_active_hours AND e.last_observed_at IS p.last_observed_at AND NOT e.pinned;
@@ -564,11 +566,8 @@ SELECT :sweep, :wall, :now, 'edge', json_array(e.from_id, e.to_id),
        CASE p.phase WHEN 'policy' THEN 'policy:' || p.relation_type ELSE p.phase END,
        json_object('edge', EDGE_SNAPSHOT, 'effective_weight', p.effective, 'lambda', p.lambda,
                    CASE p.phase WHEN 'policy' THEN 'elapsed' ELSE 'elapsed_hours' END, p.elapsed)
-FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq
-JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id;
-DELETE FROM main.mem_edges WHERE rowid IN (
-    SELECT e.rowid FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq
-    JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id);
+FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq CROSS JOIN main.mem_edges e ON e.rowid = a.edge_rowid;
+DELETE FROM main.mem_edges WHERE rowid IN (SELECT edge_rowid FROM apply_rows);
 -- The removed edges need no refresh: their due times go with them (their
 -- ends stay queued, for their degrees).
 DELETE FROM main.mem_edge_due WHERE (from_id, to_id) IN (
