@@ -313,25 +313,23 @@ func (s *sweep) syncDerived(ctx context.Context) error {
 func (s *sweep) clearQueues(ctx context.Context) error {
 	// A table is emptied whole, which SQLite does by freeing its pages
 	// rather than row by row (much the cheapest for the big queue a first
-	// sweep leaves), keeping the few rows queued after the mark.
-	err := s.inTx(ctx, func() error {
-		tables := []struct {
-			table, newer string
-			mark         int64
-		}{
-			{"mem_dirty_blocks", "seq > ?", s.blockMark},
-			{"mem_dirty_edges", "seq > ?", s.edgeMark},
-			{"mem_dirty_facts", "seq > ?", s.factMark},
-			{"mem_sweep_plans", "sweep_id > ?", s.report.SweepID},
-		}
-		for _, t := range tables {
+	// sweep leaves), keeping the few rows queued after the mark; one table
+	// per transaction, so an app's writer waits for one at most.
+	tables := []struct {
+		table, newer string
+		mark         int64
+	}{
+		{"mem_dirty_blocks", "seq > ?", s.blockMark},
+		{"mem_dirty_edges", "seq > ?", s.edgeMark},
+		{"mem_dirty_facts", "seq > ?", s.factMark},
+		{"mem_sweep_plans", "sweep_id > ?", s.report.SweepID},
+	}
+	for _, t := range tables {
+		err := s.inTx(ctx, func() error {
 			newer, err := s.count(ctx, "SELECT count(*) FROM (SELECT 1 FROM main."+t.table+" WHERE "+t.newer+" LIMIT ?)",
 				t.mark, keepRowsMax+1)
-			if err != nil {
-				return err
-			}
-			if newer > keepRowsMax {
-				continue // left to the batches below
+			if err != nil || newer > keepRowsMax {
+				return err // too many: left to the batches below
 			}
 			for _, q := range []struct {
 				query string
@@ -347,11 +345,11 @@ func (s *sweep) clearQueues(ctx context.Context) error {
 					return err
 				}
 			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		return nil
-	})
-	if err != nil {
-		return err
 	}
 	// Otherwise a bounded batch at a time (queue rows go in runs of seq).
 	limit := int64(10 * s.opt.ChunkSize)
