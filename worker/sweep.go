@@ -314,7 +314,7 @@ func (s *sweep) clearQueues(ctx context.Context) error {
 	// A table is emptied whole, which SQLite does by freeing its pages
 	// rather than row by row (much the cheapest for the big queue a first
 	// sweep leaves), keeping the few rows queued after the mark; one table
-	// per transaction, so an app's writer waits for one at most.
+	// per transaction, and only while no other connection writes.
 	tables := []struct {
 		table, newer string
 		mark         int64
@@ -325,6 +325,9 @@ func (s *sweep) clearQueues(ctx context.Context) error {
 		{"mem_sweep_plans", "sweep_id > ?", s.report.SweepID},
 	}
 	for _, t := range tables {
+		if time.Since(s.othersWrote) < othersQuiet {
+			break // beside an app's writes, short batches below
+		}
 		err := s.inTx(ctx, func() error {
 			newer, err := s.count(ctx, "SELECT count(*) FROM (SELECT 1 FROM main."+t.table+" WHERE "+t.newer+" LIMIT ?)",
 				t.mark, keepRowsMax+1)
@@ -774,6 +777,7 @@ func queryAll[T any](ctx context.Context, q querier, query string, scan func(*sq
 // inTx runs f in one BEGIN IMMEDIATE transaction on the sweep's connection,
 // extending the lease in the same transaction.
 func (s *sweep) inTx(ctx context.Context, f func() error) (err error) {
+	began := time.Now()
 	if _, err := s.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
 		return err
 	}
@@ -785,7 +789,9 @@ func (s *sweep) inTx(ctx context.Context, f func() error) (err error) {
 			return
 		}
 		if _, err = s.conn.ExecContext(context.WithoutCancel(ctx), "COMMIT"); err == nil {
+			committed := time.Now()
 			s.checkpoint(context.WithoutCancel(ctx), false)
+			s.yieldLock(ctx, committed, committed.Sub(began))
 		}
 	}()
 	if err := f(); err != nil {
@@ -794,6 +800,25 @@ func (s *sweep) inTx(ctx context.Context, f func() error) (err error) {
 	_, err = s.conn.ExecContext(ctx, `UPDATE mem_sweeps SET lease_until = ? WHERE id = ?`,
 		time.Now().Add(LeaseDuration).Unix(), s.report.SweepID)
 	return err
+}
+
+// yieldLock leaves an app that writes beside the sweep as long without the
+// write lock as the sweep just held it (at most maxYield), counting from
+// the commit: SQLite's busy handler retries at growing intervals, up to
+// 100 ms apart, and with only short gaps between the sweep's transactions
+// an app's retries could keep landing inside the next one.
+func (s *sweep) yieldLock(ctx context.Context, committed time.Time, held time.Duration) {
+	if time.Since(s.othersWrote) >= othersQuiet {
+		return
+	}
+	wait := time.Until(committed.Add(min(held, maxYield)))
+	if wait <= 0 {
+		return
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(wait):
+	}
 }
 
 // checkpoint copies the WAL's pages into the database file, so neither the
@@ -847,6 +872,7 @@ const (
 	checkpointEvery  = time.Second
 	othersQuiet      = 2 * time.Second
 	longRead         = 100 * time.Millisecond
+	maxYield         = 100 * time.Millisecond
 	checkpointFrames = 16384
 	checkpointWaitMS = 50
 )
