@@ -73,7 +73,7 @@ type sweep struct {
 	fingerprint, storedFingerprint string
 	checkpointed                   time.Time // the last checkpoint
 	walFrames                      int64     // its length at the last checkpoint
-	dataVersion                    int64     // PRAGMA data_version after the last commit
+	dataVersion                    int64     // PRAGMA data_version when last read (at the start, after commits)
 	inTransaction                  bool      // inside inTx or inRead
 	othersWrote                    time.Time // when another connection's commit was last seen
 	// resume: finish the saved plan of a sweep cut off at this clock.
