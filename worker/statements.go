@@ -45,8 +45,7 @@ func withEdgeRefreshes(named map[string][]string) map[string][]string {
 		SELECT e.*, NULL AS lambda FROM main.mem_edges e NOT INDEXED WHERE NOT VALID_EDGE) e`), 1)}
 	for i := range chunk {
 		chunk[i] = strings.Replace(chunk[i], token, snapshots.Replace(`(
-			SELECT e.*, CASE WHEN VALID_EDGE THEN lambda_edge(coalesce(ta.tier, 'standard'), coalesce(tb.tier, 'standard'),
-			                                                 e.reinforcement_count, :established) END AS lambda
+			SELECT e.*, CASE WHEN VALID_EDGE THEN EDGE_LAMBDA END AS lambda
 			FROM refresh_edges r CROSS JOIN main.mem_edges e
 			     ON e.from_id = r.from_id AND e.to_id = r.to_id AND r.seq BETWEEN :lo AND :hi
 			LEFT JOIN mem_block_state ta ON ta.id = e.from_id
@@ -66,8 +65,12 @@ const validEdge = `(typeof(e.weight) IN ('integer', 'real') AND e.weight >= 0
 	AND (e.last_active_hours IS NULL OR typeof(e.last_active_hours) IN ('integer', 'real'))
 	AND (e.last_observed_at IS NULL OR typeof(e.last_observed_at) IN ('integer', 'real')))`
 
+// edgeLambda is an edge e's decay rate from its ends' block states ta and
+// tb (a block with none is standard).
+const edgeLambda = `lambda_edge(coalesce(ta.tier, 'standard'), coalesce(tb.tier, 'standard'), e.reinforcement_count, :established)`
+
 var snapshots = strings.NewReplacer("EDGE_SNAPSHOT", edgeSnapshot, "BLOCK_SNAPSHOT", blockSnapshot, "BLOCK_TAGS", blockTags,
-	"VALID_EDGE", validEdge)
+	"VALID_EDGE", validEdge, "EDGE_LAMBDA", edgeLambda)
 
 // parseNamed splits "-- name: x" sections into their statements (split at a
 // ';' that ends a line; no statement here has a trigger body).

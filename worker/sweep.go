@@ -325,7 +325,7 @@ func (s *sweep) clearQueues(ctx context.Context) error {
 		{"mem_sweep_plans", "sweep_id > ?", s.report.SweepID},
 	}
 	for _, t := range tables {
-		if time.Since(s.othersWrote) < othersQuiet {
+		if s.othersWriting() {
 			break // beside an app's writes, short batches below
 		}
 		err := s.inTx(ctx, func() error {
@@ -808,7 +808,7 @@ func (s *sweep) inTx(ctx context.Context, f func() error) (err error) {
 // 100 ms apart, and with only short gaps between the sweep's transactions
 // an app's retries could keep landing inside the next one.
 func (s *sweep) yieldLock(ctx context.Context, committed time.Time, held time.Duration) {
-	if time.Since(s.othersWrote) >= othersQuiet {
+	if !s.othersWriting() {
 		return
 	}
 	wait := time.Until(committed.Add(min(held, maxYield)))
@@ -846,8 +846,7 @@ func (s *sweep) checkpoint(ctx context.Context, now bool) {
 		}
 		s.dataVersion = version
 	}
-	others := time.Since(s.othersWrote) < othersQuiet
-	if !now && !others && time.Since(s.checkpointed) < checkpointEvery {
+	if !now && !s.othersWriting() && time.Since(s.checkpointed) < checkpointEvery {
 		return
 	}
 	s.checkpointed = time.Now()
@@ -935,11 +934,15 @@ func (s *sweep) chunksOf(ctx context.Context, table string, size int, withTx boo
 	return nil
 }
 
-// chunkRows is how many rows the next transaction of a step of size rows
-// a chunk takes: more, by SoloChunkSize ÷ ChunkSize, while no other
-// connection has written to the file lately.
+// othersWriting reports whether another connection's commit was seen in
+// the last othersQuiet (see checkpoint).
+func (s *sweep) othersWriting() bool { return time.Since(s.othersWrote) < othersQuiet }
+
+// chunkRows is the rows the next transaction of a step takes, size being
+// its rows per transaction at ChunkSize: scaled by SoloChunkSize ÷
+// ChunkSize while no other connection writes to the file.
 func (s *sweep) chunkRows(size int) int64 {
-	if s.opt.SoloChunkSize > s.opt.ChunkSize && time.Since(s.othersWrote) >= othersQuiet {
+	if s.opt.SoloChunkSize > s.opt.ChunkSize && !s.othersWriting() {
 		return int64(size) * int64(s.opt.SoloChunkSize) / int64(s.opt.ChunkSize)
 	}
 	return int64(size)

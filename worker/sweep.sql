@@ -350,7 +350,7 @@ FROM (
     SELECT e.edge_rowid, e.from_id, e.to_id, e.weight, e.reinforcement_count, e.relation_type, e.origin,
            e.last_active_hours, e.last_observed_at, e.pinned, e.excluded, e.has_policy,
            CASE WHEN e.origin IS NOT 'agent' AND e.last_active_hours IS NOT NULL AND NOT e.pinned AND NOT e.has_policy
-                THEN lambda_edge(coalesce(ta.tier, 'standard'), coalesce(tb.tier, 'standard'), e.reinforcement_count, :established)
+                THEN EDGE_LAMBDA
            END AS lambda
     FROM (SELECT e.*, e.relation_type IN (SELECT relation_type FROM sweep_policy) AS has_policy FROM EDGES_IN_SCOPE) e
     LEFT JOIN mem_block_state ta ON ta.id = e.from_id
