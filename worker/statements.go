@@ -33,14 +33,17 @@ var statements = withEdgeRefreshes(parseNamed(sweepSQL))
 // the edges whose numbers are not numbers, and refresh_edges_all takes the
 // others' due times from what evaluate_edges_all computed (each edge read
 // once, its ends' tiers looked up once, and from temp tables only, so it
-// runs after the plan's read snapshot has ended).
+// runs after the plan's read snapshot has ended). Edges the plan prunes or
+// decays get no due time: their removal settles them, and an app's write
+// that saves one queues it for the next refresh.
 func withEdgeRefreshes(named map[string][]string) map[string][]string {
 	const token = "EDGES_TO_REFRESH"
 	chunk := named["refresh_edges"]
 	named["refresh_edges_all"] = []string{strings.Replace(chunk[0], token, `(
 		SELECT from_id, to_id, weight, reinforcement_count, relation_type, origin, last_active_hours, last_observed_at,
 		       pinned, excluded, lambda
-		FROM sweep_edges) e`, 1)}
+		FROM sweep_edges
+		WHERE edge_rowid NOT IN (SELECT edge_rowid FROM plan_edges WHERE phase IN ('static', 'temporal', 'policy'))) e`, 1)}
 	named["refresh_edges_invalid"] = []string{strings.Replace(chunk[0], token, snapshots.Replace(`(
 		SELECT e.*, NULL AS lambda FROM main.mem_edges e NOT INDEXED WHERE NOT VALID_EDGE) e`), 1)}
 	for i := range chunk {

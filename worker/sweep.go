@@ -28,8 +28,12 @@ const DefaultChunkSize = 500
 // ChunkSize rows at a time.
 const DefaultSoloChunkSize = 5000
 
-// SweepCacheKiB is the page cache of a sweep's connection, in KiB.
-const SweepCacheKiB = 32 << 10
+// SweepCacheKiB is the page cache of a sweep's connection, in KiB, for the
+// file and again for its temp tables; SQLite's sorter takes as much again.
+// A sweep reads the edge tables in storage order and touches their indexes
+// all over, so a bigger cache buys little: at 1M edges, 32 MB caches were
+// about 5 % faster than 8 MB ones and used 2.7 times the memory.
+const SweepCacheKiB = 8 << 10
 
 // DefaultPause is the breather between chunk transactions: enough for a
 // writer waiting on the lock to take it.
