@@ -1210,6 +1210,11 @@ func TestRefreshDuringSweepWins(t *testing.T) {
 		if ev := eventsFor(t, db, "edge", edgeSubject(p[0], p[1])); len(ev) != 0 {
 			t.Errorf("refreshed edge %s-%s has events %+v", p[0], p[1], ev)
 		}
+		// The plan gave it no due time (it was to go); the app's write
+		// queued it, so the sweep's settling stored one.
+		if n := scalar[int](t, db, `SELECT count(*) FROM mem_edge_due WHERE from_id = ? AND to_id = ?`, p[0], p[1]); n != 1 {
+			t.Errorf("refreshed edge %s-%s has %d due rows, want 1", p[0], p[1], n)
+		}
 	}
 	if ev := eventsFor(t, db, "edge", edgeSubject(link[0], link[1])); len(ev) != 1 || ev[0].Reason != "block_archived" {
 		t.Errorf("the app's link %s-%s onto archived block %s: events %+v, want one block_archived", link[0], link[1], fading, ev)
