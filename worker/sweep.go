@@ -552,7 +552,13 @@ func (s *sweep) plan(ctx context.Context, full bool) (err error) {
 			budget = 0
 		}
 	}
-	if _, err := s.exec(ctx, "plan_decay", sql.Named("budget", budget)); err != nil {
+	// Sorting the candidates is needed only when the cap leaves some.
+	if budget < candidates {
+		if _, err := s.exec(ctx, "plan_decay_cap", sql.Named("budget", budget)); err != nil {
+			return err
+		}
+	}
+	if _, err := s.exec(ctx, "plan_decay"); err != nil {
 		return err
 	}
 	names = []string{"plan_policy", "plan_reinforce", "plan_facts"}

@@ -410,13 +410,18 @@ WHERE lambda IS NOT NULL AND effective < :decay_threshold
   AND NOT (e.weight < :prune_threshold AND e.reinforcement_count = 0)
   AND e.from_id NOT IN (SELECT id FROM plan_blocks) AND e.to_id NOT IN (SELECT id FROM plan_blocks);
 
+-- name: plan_decay_cap
+-- The decay cap, when it leaves some candidates: the lowest effective
+-- weights first, ties by edge.
+DELETE FROM plan_decay WHERE rowid NOT IN (
+    SELECT rowid FROM plan_decay ORDER BY effective, from_id, to_id LIMIT :budget);
+
 -- name: plan_decay
--- The decay cap: the lowest effective weights first, ties by edge.
 INSERT INTO plan_edges (from_id, to_id, phase, weight, reinforcement_count, last_active_hours, last_observed_at,
                         effective, lambda, elapsed, edge_rowid)
 SELECT from_id, to_id, 'temporal', weight, reinforcement_count, last_active_hours, last_observed_at, effective, lambda, elapsed,
        edge_rowid
-FROM plan_decay ORDER BY effective, from_id, to_id LIMIT :budget;
+FROM plan_decay;
 
 -- name: plan_policy
 -- Edges of relation types with a policy (their only decay): evaluated on
