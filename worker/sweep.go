@@ -1155,6 +1155,7 @@ func (s *sweep) args(extra ...any) []any {
 		sql.Named("now", s.now),
 		sql.Named("wall", s.wall.Unix()),
 		sql.Named("sweep", s.report.SweepID),
+		sql.Named("full", s.report.Full),
 		sql.Named("block_threshold", s.cfg.BlockPruneThreshold),
 		sql.Named("prune_threshold", s.cfg.EdgePruneThreshold),
 		sql.Named("decay_threshold", s.cfg.EdgeDecayThreshold),

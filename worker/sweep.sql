@@ -572,8 +572,8 @@ SELECT :sweep, :wall, :now, 'edge', json_array(e.from_id, e.to_id),
 FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq CROSS JOIN main.mem_edges e ON e.rowid = a.edge_rowid;
 DELETE FROM main.mem_edges WHERE rowid IN (SELECT edge_rowid FROM apply_rows);
 -- The removed edges need no refresh: their due times go with them (their
--- ends stay queued, for their degrees).
-DELETE FROM main.mem_edge_due WHERE (from_id, to_id) IN (
+-- ends stay queued, for their degrees). A full sweep stored none for them.
+DELETE FROM main.mem_edge_due WHERE NOT :full AND (from_id, to_id) IN (
     SELECT p.from_id, p.to_id FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq);
 DELETE FROM main.mem_dirty_edges WHERE seq > (SELECT edge_seq FROM chunk_mark);
 DELETE FROM apply_block_ids;
