@@ -31,8 +31,9 @@ const DefaultSoloChunkSize = 5000
 // SweepCacheKiB is the page cache of a sweep's connection, in KiB, for the
 // file and again for its temp tables; SQLite's sorter takes as much again.
 // A sweep reads the edge tables in storage order and touches their indexes
-// all over, so a bigger cache buys little: at 1M edges, 32 MB caches were
-// about 5 % faster than 8 MB ones and used 2.7 times the memory.
+// all over, so a bigger cache buys little: a first sweep of 1M edges took
+// 83 s with 32 MB caches and 91 s with 8 MB ones, at a peak RSS of 141 MB
+// against 53 MB.
 const SweepCacheKiB = 8 << 10
 
 // DefaultPause is the breather between chunk transactions: enough for a
