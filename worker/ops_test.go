@@ -1280,51 +1280,59 @@ func TestSweepCheckpointsForAWritingApp(t *testing.T) {
 }
 
 // TestSoloChunks: alone on the file, a sweep applies SoloChunkSize rows per
-// transaction; once an app has committed between its chunks, ChunkSize.
+// transaction (and syncs its derived state four times that); once an app
+// has committed between its chunks, every step takes ChunkSize.
 func TestSoloChunks(t *testing.T) {
 	orig := bigMemory(t, 43, 200, 2500)
 	clock, wall := opsClock+150, opsWall.Add(30*24*time.Hour)
-	// steps sweeps a fresh copy and returns the rows each edge transaction
-	// took, the app writing before each one when app is set.
-	steps := func(app bool) []int64 {
+	// steps sweeps a fresh copy and returns the rows each transaction of
+	// the edge removals and of the sync took, the app writing before each
+	// one when app is set.
+	steps := func(app bool) map[string][]int64 {
 		path := copyMemory(t, orig)
 		db := openOps(t, path)
 		conn := appConn(t, path)
 		if _, err := conn.Exec(`CREATE TABLE app_log (n INTEGER)`); err != nil {
 			t.Fatal(err)
 		}
-		var dones []int64
+		dones := map[string][]int64{}
 		opsSweep(t, db, clock, wall, worker.SweepOptions{ChunkSize: 20, SoloChunkSize: 200, Progress: func(step string, done, total int64) {
-			if step != "plan_edges" {
+			if step != "plan_edges" && step != "sync_rows" {
 				return
 			}
-			dones = append(dones, done)
+			dones[step] = append(dones[step], done)
 			if app && done < total {
 				if _, err := conn.Exec(`INSERT INTO app_log (n) VALUES (?)`, done); err != nil {
 					t.Fatalf("app write between chunks: %v", err)
 				}
 			}
 		}})
-		var rows []int64
-		for i := 1; i+1 < len(dones); i++ { // the last chunk may be short
-			rows = append(rows, dones[i]-dones[i-1])
-		}
-		if len(rows) < 3 {
-			t.Fatalf("only %d full edge chunks (progress %v)", len(rows), dones)
+		rows := map[string][]int64{}
+		for step, d := range dones {
+			for i := 1; i+1 < len(d); i++ { // the last chunk may be short
+				rows[step] = append(rows[step], d[i]-d[i-1])
+			}
 		}
 		return rows
 	}
-	for i, n := range steps(false) {
-		if n != 200 {
-			t.Errorf("alone: edge transaction %d took %d rows, want 200", i+1, n)
+	check := func(what string, rows []int64, want int64, atLeast int) {
+		t.Helper()
+		if len(rows) < atLeast {
+			t.Fatalf("%s: only %d full chunks (%v)", what, len(rows), rows)
+		}
+		for i, n := range rows {
+			if n != want {
+				t.Errorf("%s: transaction %d took %d rows, want %d", what, i+1, n, want)
+			}
 		}
 	}
-	// The first transaction began before the app's first commit was seen.
-	for i, n := range steps(true)[1:] {
-		if n != 20 {
-			t.Errorf("beside an app: edge transaction %d took %d rows, want 20", i+2, n)
-		}
-	}
+	alone := steps(false)
+	check("alone, edges", alone["plan_edges"], 200, 3)
+	check("alone, sync", alone["sync_rows"], 800, 1)
+	// The first transaction of each began before the app's commit was seen.
+	beside := steps(true)
+	check("beside an app, edges", beside["plan_edges"][1:], 20, 3)
+	check("beside an app, sync", beside["sync_rows"][1:], 20, 3)
 }
 
 // walProgress reads, without taking part, how many frames the WAL holds and

@@ -483,7 +483,7 @@ func (s *sweep) refresh(ctx context.Context, full bool) error {
 				names = append([]string{"degrees_chunk"}, names...)
 			}
 		}
-		size := refreshChunkFactor * s.opt.ChunkSize
+		size := s.opt.ChunkSize
 		if full {
 			size = math.MaxInt32 // temp tables only, in the caller's snapshot
 		}
@@ -891,12 +891,9 @@ const (
 // a batch at a time instead of emptied whole.
 const keepRowsMax = 10000
 
-// refreshChunkFactor and syncChunkFactor: a refresh and a sync write only
-// worker-owned rows, so their transactions take a few chunks' worth of rows.
-const (
-	refreshChunkFactor = 2
-	syncChunkFactor    = 4
-)
+// syncChunkFactor: a sync writes only worker-owned rows, so while no app
+// writes its transactions take a few chunks' worth of rows (see chunkRows).
+const syncChunkFactor = 4
 
 // bulkDegreeShare: when at least 1/bulkDegreeShare of the blocks are to be
 // refreshed, their degrees are summed in one pass over every edge rather
@@ -951,9 +948,15 @@ func (s *sweep) othersWriting() bool { return time.Since(s.othersWrote) < others
 
 // chunkRows is the rows the next transaction of a step takes, size being
 // its rows per transaction at ChunkSize: scaled by SoloChunkSize ÷
-// ChunkSize while no other connection writes to the file.
+// ChunkSize while no other connection writes to the file, and ChunkSize
+// whatever the step while one does (a sync's 2,000 rows held the lock for
+// 60-90 ms, long enough for an app's write to wait through its busy
+// handler's first sleeps, 78 ms in all).
 func (s *sweep) chunkRows(size int) int64 {
-	if s.opt.SoloChunkSize > s.opt.ChunkSize && !s.othersWriting() {
+	if s.othersWriting() {
+		return int64(min(size, s.opt.ChunkSize))
+	}
+	if s.opt.SoloChunkSize > s.opt.ChunkSize {
 		return int64(size) * int64(s.opt.SoloChunkSize) / int64(s.opt.ChunkSize)
 	}
 	return int64(size)
