@@ -50,9 +50,10 @@ type SweepOptions struct {
 	Full      bool       // evaluate every row, not only the changed and due ones
 	Now       *float64   // active-hours clock; nil reads mem_config active_hours
 	WallNow   *time.Time // wall clock; nil is time.Now()
-	ChunkSize int        // rows per apply transaction; 0 is DefaultChunkSize
+	ChunkSize int        // rows per transaction while another connection writes; 0 is DefaultChunkSize
 	// SoloChunkSize: rows per apply transaction while no other connection
-	// has written to the file for othersQuiet; 0 (or not above ChunkSize)
+	// has written to the file for othersQuiet (the sync of derived state
+	// takes syncChunkFactor times as many); 0 (or not above ChunkSize)
 	// keeps ChunkSize throughout.
 	SoloChunkSize int
 	Owner         string // who holds the lease, for the "already running" message
