@@ -29,6 +29,7 @@ SELECT b.id,
             ELSE 0.010 END
 FROM mem_blocks b;
 
+-- The rules (bench/bounded.sql reuses everything above this line).
 -- Static prune: never useful.
 DELETE FROM mem_edges
 WHERE weight < (SELECT prune FROM cfg) AND reinforcement_count = 0 AND NOT pinned;

@@ -1,4 +1,4 @@
-// Command run benchmarks memworker's sweep against the two ways an app does
+// Command run benchmarks memworker's sweep against the ways an app does
 // the same job without it, side by side on copies of one generated memory
 // graph, and prints a markdown table of seconds, ratios and peak memory:
 //
@@ -7,6 +7,9 @@
 //     pair by pair);
 //   - plain SQL:  bench/plain.sql in the sqlite3 shell (a temp tier table,
 //     one DELETE per rule, built-in exp());
+//   - bounded SQL: plain SQL plus what every memworker sweep guarantees
+//     (an event per removal in its transaction, 5,000 rows per transaction;
+//     bench/bounded.sql), the floor under memworker's sweep;
 //   - memworker:  build/memworker sweep --db COPY --json (and with --full
 //     when the binary has that flag).
 //
@@ -67,7 +70,7 @@ func main() {
 	flag.StringVar(&o.Shell, "sqlite3", "sqlite3", "sqlite3 shell for the plain-SQL peer")
 	flag.BoolVar(&o.Writer, "writer", true, "also run the writer-beside-a-sweep scenario")
 	flag.StringVar(&o.Scenarios, "scenarios", "first,noop,steady", "which of first, noop, steady to run (noop and steady need first)")
-	flag.BoolVar(&o.PeerTriggers, "peer-triggers", false, "keep memworker's mem_edges triggers in the app loop's and plain SQL's copies")
+	flag.BoolVar(&o.PeerTriggers, "peer-triggers", false, "keep memworker's mem_edges triggers in the app loop's, plain SQL's and bounded SQL's copies")
 	flag.BoolVar(&o.Keep, "keep", false, "keep the scratch copies")
 	flag.Parse()
 	if flag.NArg() > 0 || o.Runs < 1 {

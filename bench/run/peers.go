@@ -36,7 +36,7 @@ type Outcome struct {
 }
 
 func setupPeers(ctx context.Context, o Options) ([]Peer, error) {
-	for _, f := range []string{"bench/apploop.py", "bench/plain.sql"} {
+	for _, f := range []string{"bench/apploop.py", "bench/plain.sql", "bench/bounded.sql"} {
 		if _, err := os.Stat(f); err != nil {
 			return nil, err
 		}
@@ -52,7 +52,7 @@ func setupPeers(ctx context.Context, o Options) ([]Peer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s sweep --help: %w\n%s", o.Worker, err, help)
 	}
-	// The app loop and plain SQL stand for an app without memworker: unless
+	// The app loop and both SQL peers stand for an app without memworker: unless
 	// -peer-triggers, their copies lose the triggers memworker's schema puts
 	// on mem_edges (which queue changed rows for incremental sweeps), so
 	// their deletes do not pay for memworker's bookkeeping.
@@ -71,6 +71,15 @@ func setupPeers(ctx context.Context, o Options) ([]Peer, error) {
 			}
 			cmd := exec.CommandContext(ctx, o.Shell, "-bail", db)
 			cmd.Stdin = script // closed by Wait
+			return cmd, nil
+		}},
+		{Key: "bounded", Name: "bounded SQL", prepare: withoutWorker, cmd: func(ctx context.Context, db string) (*exec.Cmd, error) {
+			script, err := boundedScript(ctx, db)
+			if err != nil {
+				return nil, err
+			}
+			cmd := exec.CommandContext(ctx, o.Shell, "-bail", db)
+			cmd.Stdin = strings.NewReader(script)
 			return cmd, nil
 		}},
 		{Key: "worker", Name: "memworker", Worker: true, cmd: func(ctx context.Context, db string) (*exec.Cmd, error) {
@@ -109,7 +118,7 @@ func (p Peer) Run(ctx context.Context, db string) (Outcome, error) {
 // parse reads the counts each peer prints: JSON from the app loop and
 // memworker, "name|count" lines from the shell.
 func (p Peer) parse(out []byte, o *Outcome) error {
-	if p.Key == "plain" {
+	if p.Key == "plain" || p.Key == "bounded" {
 		got := map[string]int64{}
 		sc := bufio.NewScanner(bytes.NewReader(out))
 		for sc.Scan() {
@@ -140,6 +149,54 @@ func (p Peer) parse(out []byte, o *Outcome) error {
 	o.Pruned, o.Decayed, o.After = num("edges_pruned"), num("edges_decayed"), num("total_edges_after")
 	o.Archived, o.WithBlocks, o.InnerMS = num("archived"), num("edges_removed_with_blocks"), num("duration_ms")
 	return nil
+}
+
+// BoundedChunk is the bounded-SQL peer's rows per transaction, memworker's
+// own while no other connection writes.
+const BoundedChunk = 5000
+
+// boundedScript makes the bounded-SQL peer's script for db: the settings
+// and block rates of bench/plain.sql, the plan of bench/bounded.sql, its
+// chunk once per BoundedChunk edges in db, and its report.
+func boundedScript(ctx context.Context, db string) (string, error) {
+	plain, err := os.ReadFile("bench/plain.sql")
+	if err != nil {
+		return "", err
+	}
+	head, _, ok := strings.Cut(string(plain), "-- The rules")
+	if !ok {
+		return "", fmt.Errorf("bench/plain.sql: no \"-- The rules\" line")
+	}
+	text, err := os.ReadFile("bench/bounded.sql")
+	if err != nil {
+		return "", err
+	}
+	part := map[string]string{}
+	for _, sec := range strings.Split(string(text), "-- name: ")[1:] {
+		name, body, _ := strings.Cut(sec, "\n")
+		part[strings.TrimSpace(name)] = body
+	}
+	if part["plan"] == "" || part["chunk"] == "" || part["report"] == "" {
+		return "", fmt.Errorf("bench/bounded.sql: want the sections plan, chunk and report")
+	}
+	conn, err := openDB(db, nil)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	var edges int64
+	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM mem_edges").Scan(&edges); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString(head)
+	b.WriteString(part["plan"])
+	for lo := int64(1); lo <= edges; lo += BoundedChunk {
+		fmt.Fprintf(&b, ".parameter set :lo %d\n.parameter set :hi %d\n", lo, lo+BoundedChunk-1)
+		b.WriteString(part["chunk"])
+	}
+	b.WriteString(part["report"])
+	return b.String(), nil
 }
 
 // dropEdgeTriggers drops every trigger on mem_edges.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -177,7 +178,7 @@ func (res *Results) Markdown() string {
 		thousands(int64(o.Blocks)), thousands(int64(o.Edges)), o.Seed, res.Clock, float64(res.BaseBytes)/(1<<20), gen)
 	switch {
 	case res.EdgeTriggers > 0 && !o.PeerTriggers:
-		fmt.Fprintf(&b, "- The app loop's and plain SQL's copies have memworker's %d mem_edges triggers dropped before each run "+
+		fmt.Fprintf(&b, "- The app loop's, plain SQL's and bounded SQL's copies have memworker's %d mem_edges triggers dropped before each run "+
 			"(an app without memworker would not have them; `-peer-triggers` keeps them)\n", res.EdgeTriggers)
 	case res.EdgeTriggers > 0:
 		fmt.Fprintf(&b, "- Every peer's copy keeps memworker's %d mem_edges triggers (`-peer-triggers`)\n", res.EdgeTriggers)
@@ -206,25 +207,25 @@ func ms(d time.Duration) string {
 
 // tables writes the timing, removal and memory tables.
 func (res *Results) tables(b *strings.Builder) {
-	hasFull := len(res.Peers) > 3
-	fmt.Fprint(b, "| scenario | app loop (s) | plain SQL (s) | memworker (s) |")
+	hasFull := slices.ContainsFunc(res.Peers, func(p Peer) bool { return p.Key == "worker-full" })
+	fmt.Fprint(b, "| scenario | app loop (s) | plain SQL (s) | bounded SQL (s) | memworker (s) |")
 	if hasFull {
 		fmt.Fprint(b, " memworker --full (s) |")
 	}
-	fmt.Fprint(b, " memworker ÷ plain | app loop ÷ memworker | worker peak RSS (MB) |\n|---|---:|---:|---:|")
+	fmt.Fprint(b, " memworker ÷ plain | memworker ÷ bounded | app loop ÷ memworker | worker peak RSS (MB) |\n|---|---:|---:|---:|---:|")
 	if hasFull {
 		fmt.Fprint(b, "---:|")
 	}
-	fmt.Fprint(b, "---:|---:|---:|\n")
+	fmt.Fprint(b, "---:|---:|---:|---:|\n")
 	for _, r := range res.Scenarios {
-		app, plain, w := r.median("app"), r.median("plain"), r.median("worker")
-		fmt.Fprintf(b, "| %s | %s | %s | %s |", r.Name, secs(app), secs(plain), secs(w))
+		app, plain, bounded, w := r.median("app"), r.median("plain"), r.median("bounded"), r.median("worker")
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |", r.Name, secs(app), secs(plain), secs(bounded), secs(w))
 		rss := mb(r.maxRSS("worker"))
 		if hasFull {
 			fmt.Fprintf(b, " %s |", secs(r.median("worker-full")))
 			rss += " / " + mb(r.maxRSS("worker-full"))
 		}
-		fmt.Fprintf(b, " %s | %s | %s |\n", ratio(w, plain), ratio(app, w), rss)
+		fmt.Fprintf(b, " %s | %s | %s | %s |\n", ratio(w, plain), ratio(w, bounded), ratio(app, w), rss)
 	}
 	if hasFull {
 		fmt.Fprint(b, "\nWorker peak RSS: memworker / memworker --full.\n")
