@@ -39,11 +39,11 @@ var statements = withEdgeRefreshes(parseNamed(sweepSQL))
 func withEdgeRefreshes(named map[string][]string) map[string][]string {
 	const token = "EDGES_TO_REFRESH"
 	chunk := named["refresh_edges"]
-	named["refresh_edges_all"] = []string{strings.Replace(chunk[0], token, `(
+	named["refresh_edges_all"] = []string{strings.Replace(chunk[0], token, snapshots.Replace(`(
 		SELECT from_id, to_id, weight, reinforcement_count, relation_type, origin, last_active_hours, last_observed_at,
 		       pinned, excluded, lambda
 		FROM sweep_edges
-		WHERE edge_rowid NOT IN (SELECT edge_rowid FROM plan_edges WHERE phase IN ('static', 'temporal', 'policy'))) e`, 1)}
+		WHERE edge_rowid NOT IN (SELECT edge_rowid FROM plan_edges WHERE phase IN REMOVAL_PHASES)) e`), 1)}
 	named["refresh_edges_invalid"] = []string{strings.Replace(chunk[0], token, snapshots.Replace(`(
 		SELECT e.*, NULL AS lambda FROM main.mem_edges e NOT INDEXED WHERE NOT VALID_EDGE) e`), 1)}
 	for i := range chunk {
@@ -72,8 +72,12 @@ const validEdge = `(typeof(e.weight) IN ('integer', 'real') AND e.weight >= 0
 // tb (a block with none is standard).
 const edgeLambda = `lambda_edge(coalesce(ta.tier, 'standard'), coalesce(tb.tier, 'standard'), e.reinforcement_count, :established)`
 
+// removalPhases are the plan_edges phases whose edges the apply removes
+// (the others are removed with their block).
+const removalPhases = `('static', 'temporal', 'policy')`
+
 var snapshots = strings.NewReplacer("EDGE_SNAPSHOT", edgeSnapshot, "BLOCK_SNAPSHOT", blockSnapshot, "BLOCK_TAGS", blockTags,
-	"VALID_EDGE", validEdge, "EDGE_LAMBDA", edgeLambda)
+	"VALID_EDGE", validEdge, "EDGE_LAMBDA", edgeLambda, "REMOVAL_PHASES", removalPhases)
 
 // parseNamed splits "-- name: x" sections into their statements (split at a
 // ';' that ends a line; no statement here has a trigger body).

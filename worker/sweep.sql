@@ -560,7 +560,7 @@ INSERT INTO chunk_mark (edge_seq) SELECT coalesce(max(seq), 0) FROM main.mem_dir
 DELETE FROM apply_rows;
 INSERT INTO apply_rows (seq, edge_rowid)
 SELECT p.seq, e.rowid FROM plan_edges p CROSS JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id
-WHERE p.seq BETWEEN :lo AND :hi AND p.phase IN ('static', 'temporal', 'policy')
+WHERE p.seq BETWEEN :lo AND :hi AND p.phase IN REMOVAL_PHASES
   AND e.weight IS p.weight AND e.reinforcement_count IS p.reinforcement_count
   AND e.last_active_hours IS p.last_active_hours AND e.last_observed_at IS p.last_observed_at AND NOT e.pinned;
 INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
