@@ -74,7 +74,7 @@ func setupPeers(ctx context.Context, o Options) ([]Peer, error) {
 			return cmd, nil
 		}},
 		{Key: "bounded", Name: "bounded SQL", prepare: withoutWorker, cmd: func(ctx context.Context, db string) (*exec.Cmd, error) {
-			script, err := boundedScript(ctx, db)
+			script, err := boundedScript(ctx, db, BoundedChunk)
 			if err != nil {
 				return nil, err
 			}
@@ -157,8 +157,8 @@ const BoundedChunk = 5000
 
 // boundedScript makes the bounded-SQL peer's script for db: the settings
 // and block rates of bench/plain.sql, the plan of bench/bounded.sql, its
-// chunk once per BoundedChunk edges in db, and its report.
-func boundedScript(ctx context.Context, db string) (string, error) {
+// chunk once per chunk edges in db, and its report.
+func boundedScript(ctx context.Context, db string, chunk int64) (string, error) {
 	plain, err := os.ReadFile("bench/plain.sql")
 	if err != nil {
 		return "", err
@@ -191,8 +191,8 @@ func boundedScript(ctx context.Context, db string) (string, error) {
 	var b strings.Builder
 	b.WriteString(head)
 	b.WriteString(part["plan"])
-	for lo := int64(1); lo <= edges; lo += BoundedChunk {
-		fmt.Fprintf(&b, ".parameter set :lo %d\n.parameter set :hi %d\n", lo, lo+BoundedChunk-1)
+	for lo := int64(1); lo <= edges; lo += chunk {
+		fmt.Fprintf(&b, ".parameter set :lo %d\n.parameter set :hi %d\n", lo, lo+chunk-1)
 		b.WriteString(part["chunk"])
 	}
 	b.WriteString(part["report"])
