@@ -1287,8 +1287,8 @@ func TestSoloChunks(t *testing.T) {
 	clock, wall := opsClock+150, opsWall.Add(30*24*time.Hour)
 	// steps sweeps a fresh copy and returns the rows each transaction of
 	// the edge removals and of the sync took, the app writing before each
-	// one when app is set.
-	steps := func(app bool) map[string][]int64 {
+	// one when app is set; hold is the sweep's SoloHold.
+	steps := func(app bool, hold time.Duration) map[string][]int64 {
 		path := copyMemory(t, orig)
 		db := openOps(t, path)
 		conn := appConn(t, path)
@@ -1296,7 +1296,7 @@ func TestSoloChunks(t *testing.T) {
 			t.Fatal(err)
 		}
 		dones := map[string][]int64{}
-		opsSweep(t, db, clock, wall, worker.SweepOptions{ChunkSize: 20, SoloChunkSize: 200, Progress: func(step string, done, total int64) {
+		opsSweep(t, db, clock, wall, worker.SweepOptions{ChunkSize: 20, SoloChunkSize: 200, SoloHold: hold, Progress: func(step string, done, total int64) {
 			if step != "plan_edges" && step != "sync_rows" {
 				return
 			}
@@ -1326,11 +1326,20 @@ func TestSoloChunks(t *testing.T) {
 			}
 		}
 	}
-	alone := steps(false)
-	check("alone, edges", alone["plan_edges"], 200, 3)
-	check("alone, sync", alone["sync_rows"], 800, 1)
+	// Alone, each step's first transaction takes its rows at ChunkSize
+	// (the sync's are syncChunkFactor times as many), then, within an
+	// hour's hold, all that SoloChunkSize allows.
+	alone := steps(false, time.Hour)
+	check("alone, first edges", alone["plan_edges"][:1], 20, 1)
+	check("alone, edges", alone["plan_edges"][1:], 200, 3)
+	check("alone, first sync", alone["sync_rows"][:1], 80, 1)
+	check("alone, sync", alone["sync_rows"][1:], 800, 1)
+	// No transaction fits in a nanosecond's hold: they stay at ChunkSize.
+	held := steps(false, time.Nanosecond)
+	check("alone, held, edges", held["plan_edges"], 20, 3)
+	check("alone, held, sync", held["sync_rows"], 80, 3)
 	// The first transaction of each began before the app's commit was seen.
-	beside := steps(true)
+	beside := steps(true, time.Hour)
 	check("beside an app, edges", beside["plan_edges"][1:], 20, 3)
 	check("beside an app, sync", beside["sync_rows"][1:], 20, 3)
 }

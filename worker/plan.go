@@ -51,8 +51,9 @@ func (s *sweep) savePlan(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		rows := s.txRows(s.opt.ChunkSize)
 		for lo, step := int64(1), int64(0); lo <= maxRow; lo += step {
-			step = s.chunkRows(s.opt.ChunkSize)
+			step = rows.next()
 			err := s.inTx(ctx, func() error {
 				_, err := s.conn.ExecContext(ctx, query, s.args(sql.Named("lo", lo), sql.Named("hi", lo+step-1))...)
 				return err
@@ -60,6 +61,7 @@ func (s *sweep) savePlan(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
+			rows.took(step)
 		}
 	}
 	meta, err := json.Marshal(savedPlan{Report: s.report, BlockMark: s.blockMark, EdgeMark: s.edgeMark, FactMark: s.factMark})

@@ -24,9 +24,14 @@ const DefaultChunkSize = 500
 // DefaultSoloChunkSize is the CLI's rows per apply transaction while no
 // other connection writes to the file: fewer, bigger commits copy each
 // index page into the WAL fewer times. An app that starts writing waits
-// for one such transaction at most; from then on the sweep takes
-// ChunkSize rows at a time.
+// for one such transaction at most (see SoloHold); from then on the sweep
+// takes ChunkSize rows at a time.
 const DefaultSoloChunkSize = 5000
+
+// DefaultSoloHold bounds how long one of those bigger transactions holds
+// the write lock, on any machine (5,000 removals held it for about 0.45 s
+// on this project's 2-core VM).
+const DefaultSoloHold = 500 * time.Millisecond
 
 // SweepCacheKiB is the page cache of a sweep's connection, in KiB, for the
 // file and again for its temp tables; SQLite's sorter takes as much again.
@@ -36,8 +41,8 @@ const DefaultSoloChunkSize = 5000
 // against 53 MB.
 const SweepCacheKiB = 8 << 10
 
-// DefaultPause is the breather between chunk transactions: enough for a
-// writer waiting on the lock to take it.
+// DefaultPause is the least time the lock stays free between two of the
+// sweep's transactions: enough for a writer already retrying to take it.
 const DefaultPause = time.Millisecond
 
 // LeaseDuration is how long a sweep's claim on a database lasts without a
@@ -56,9 +61,15 @@ type SweepOptions struct {
 	// takes syncChunkFactor times as many); 0 (or not above ChunkSize)
 	// keeps ChunkSize throughout.
 	SoloChunkSize int
-	Owner         string // who holds the lease, for the "already running" message
-	// Pause between chunk transactions, so an app writing to the same file
-	// gets the lock between them.
+	// SoloHold: while no other connection writes, a step's transactions
+	// grow from its ChunkSize rows to its SoloChunkSize rows only as far
+	// as the last one's pace fits in SoloHold; 0 is DefaultSoloHold.
+	SoloHold time.Duration
+	Owner    string // who holds the lease, for the "already running" message
+	// Pause: the least time the write lock stays free between two of the
+	// sweep's transactions, so an app writing to the same file gets it.
+	// SQLite's default busy handler retries at most 100 ms apart, so 100 ms
+	// bounds an app's wait to about one transaction, alone or not.
 	Pause time.Duration
 	// Progress, when set, is told after each chunk how far a step is.
 	Progress func(step string, done, total int64)
@@ -77,11 +88,13 @@ type sweep struct {
 	blockMark, edgeMark, factMark int64
 	// What derived state was computed under, and what it must be now.
 	fingerprint, storedFingerprint string
-	checkpointed                   time.Time // the last checkpoint
-	walFrames                      int64     // its length at the last checkpoint
-	dataVersion                    int64     // PRAGMA data_version when last read (at the start, after commits)
-	inTransaction                  bool      // inside inTx or inRead
-	othersWrote                    time.Time // when another connection's commit was last seen
+	checkpointed                   time.Time     // the last checkpoint
+	walFrames                      int64         // its length at the last checkpoint
+	dataVersion                    int64         // PRAGMA data_version when last read (at the start, after commits)
+	inTransaction                  bool          // inside inTx or inRead
+	held                           time.Duration // how long the last inTx held the write lock
+	committed                      time.Time     // when the last inTx committed
+	othersWrote                    time.Time     // when another connection's commit was last seen
 	// resume: finish the saved plan of a sweep cut off at this clock.
 	resume bool
 	saved  savedPlan
@@ -98,6 +111,9 @@ func Sweep(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) {
 	start := time.Now()
 	if opt.ChunkSize <= 0 {
 		opt.ChunkSize = DefaultChunkSize
+	}
+	if opt.SoloHold <= 0 {
+		opt.SoloHold = DefaultSoloHold
 	}
 	if opt.Owner == "" {
 		opt.Owner = thisProcess()
@@ -789,6 +805,16 @@ func queryAll[T any](ctx context.Context, q querier, query string, scan func(*sq
 // inTx runs f in one BEGIN IMMEDIATE transaction on the sweep's connection,
 // extending the lease in the same transaction.
 func (s *sweep) inTx(ctx context.Context, f func() error) (err error) {
+	// The lock stays free for at least Pause between two transactions
+	// (a checkpoint after the commit counts), so a writer waiting on it
+	// gets it: SQLite's busy handler retries at most 100 ms apart.
+	if wait := s.opt.Pause - time.Since(s.committed); !s.committed.IsZero() && wait > 0 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
 	began := time.Now()
 	if _, err := s.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
 		return err
@@ -802,6 +828,7 @@ func (s *sweep) inTx(ctx context.Context, f func() error) (err error) {
 		}
 		if _, err = s.conn.ExecContext(context.WithoutCancel(ctx), "COMMIT"); err == nil {
 			committed := time.Now()
+			s.held, s.committed = committed.Sub(began), committed
 			s.checkpoint(context.WithoutCancel(ctx), false)
 			s.yieldLock(ctx, committed, committed.Sub(began))
 		}
@@ -912,19 +939,13 @@ func (s *sweep) chunksOf(ctx context.Context, table string, size int, withTx boo
 	if err != nil {
 		return err
 	}
+	rows := s.txRows(size)
 	for lo, step := int64(1), int64(size); lo <= maxSeq; lo += step {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if withTx {
-			step = s.chunkRows(size)
-		}
-		if lo > 1 && withTx && s.opt.Pause > 0 {
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(s.opt.Pause):
-			}
+			step = rows.next()
 		}
 		if s.opt.Progress != nil {
 			s.opt.Progress(table, lo-1, maxSeq)
@@ -935,6 +956,9 @@ func (s *sweep) chunksOf(ctx context.Context, table string, size int, withTx boo
 		}
 		if err := run(); err != nil {
 			return err
+		}
+		if withTx {
+			rows.took(step)
 		}
 	}
 	if s.opt.Progress != nil && maxSeq > 0 {
@@ -961,6 +985,35 @@ func (s *sweep) chunkRows(size int) int64 {
 		return int64(size) * int64(s.opt.SoloChunkSize) / int64(s.opt.ChunkSize)
 	}
 	return int64(size)
+}
+
+// txRows sizes the transactions of one step (size: its rows at
+// ChunkSize). Beside an app's writes each takes chunkRows; alone, the
+// first takes size rows and each next one as many as the last one's pace
+// fits in SoloHold, up to chunkRows: however slow the machine or the rows,
+// an app that starts writing mid-sweep waits about SoloHold at most.
+type txRows struct {
+	s    *sweep
+	size int
+	pace float64 // rows per second the last transaction held the lock; 0 before the first
+}
+
+func (s *sweep) txRows(size int) *txRows { return &txRows{s: s, size: size} }
+
+func (t *txRows) next() int64 {
+	bound := t.s.chunkRows(t.size)
+	if t.s.othersWriting() {
+		return bound
+	}
+	fit := max(int64(t.size), int64(t.pace*t.s.opt.SoloHold.Seconds()))
+	return min(bound, fit)
+}
+
+// took records the pace of the transaction just committed with n rows.
+func (t *txRows) took(n int64) {
+	if t.s.held > 0 {
+		t.pace = float64(n) / t.s.held.Seconds()
+	}
 }
 
 // finish reinforces, advances last_curate_at and records the sweep, in one

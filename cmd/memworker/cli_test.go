@@ -644,6 +644,8 @@ func TestSweepBadValues(t *testing.T) {
 		{[]string{"--chunk", "-1"}, "--chunk"},
 		{[]string{"--chunk", "many"}, "chunk"},
 		{[]string{"--solo-chunk", "0"}, "--solo-chunk"},
+		{[]string{"--solo-hold", "0s"}, "--solo-hold"},
+		{[]string{"--solo-hold", "soon"}, "solo-hold"},
 		{[]string{"extra"}, "unexpected argument"},
 		{[]string{"--bogus"}, "bogus"},
 	} {
@@ -1234,7 +1236,7 @@ func TestHelp(t *testing.T) {
 		}
 	}
 	r = ok(t, "sweep", "--help")
-	for _, flag := range []string{"--dry-run", "--now", "--wall-now", "--json", "--chunk", "--solo-chunk"} {
+	for _, flag := range []string{"--dry-run", "--now", "--wall-now", "--json", "--chunk", "--solo-chunk", "--solo-hold"} {
 		if !strings.Contains(r.stdout, flag) {
 			t.Errorf("sweep --help lacks %s", flag)
 		}
