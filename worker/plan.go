@@ -53,8 +53,8 @@ func (s *sweep) savePlan(ctx context.Context) error {
 		}
 		rows := s.txRows(s.opt.ChunkSize)
 		for lo, step := int64(1), int64(0); lo <= maxRow; lo += step {
-			step = rows.next()
 			err := s.inTx(ctx, func() error {
+				step = rows.next()
 				_, err := s.conn.ExecContext(ctx, query, s.args(sql.Named("lo", lo), sql.Named("hi", lo+step-1))...)
 				return err
 			})

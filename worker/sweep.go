@@ -820,6 +820,7 @@ func (s *sweep) inTx(ctx context.Context, f func() error) (err error) {
 		return err
 	}
 	s.inTransaction = true
+	s.noteOthers(ctx)
 	defer func() {
 		s.inTransaction = false
 		if err != nil {
@@ -878,13 +879,7 @@ func (s *sweep) yieldLock(ctx context.Context, committed time.Time, held time.Du
 // held the WAL back). Failing to checkpoint is not an error: a later commit
 // tries again.
 func (s *sweep) checkpoint(ctx context.Context, now bool) {
-	var version int64
-	if s.conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&version) == nil {
-		if version != s.dataVersion {
-			s.othersWrote = time.Now()
-		}
-		s.dataVersion = version
-	}
+	s.noteOthers(ctx)
 	if !now && !s.othersWriting() && time.Since(s.checkpointed) < checkpointEvery {
 		return
 	}
@@ -944,27 +939,44 @@ func (s *sweep) chunksOf(ctx context.Context, table string, size int, withTx boo
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if withTx {
-			step = rows.next()
-		}
 		if s.opt.Progress != nil {
 			s.opt.Progress(table, lo-1, maxSeq)
 		}
-		run := func() error { return f(lo, lo+step-1) }
-		if withTx {
-			run = func() error { return s.inTx(ctx, func() error { return f(lo, lo+step-1) }) }
+		if !withTx {
+			if err := f(lo, lo+step-1); err != nil {
+				return err
+			}
+			continue
 		}
-		if err := run(); err != nil {
+		// Sized once the lock is held: an app that wrote while the sweep
+		// waited for it makes this one short.
+		err := s.inTx(ctx, func() error {
+			step = rows.next()
+			return f(lo, lo+step-1)
+		})
+		if err != nil {
 			return err
 		}
-		if withTx {
-			rows.took(step)
-		}
+		rows.took(step)
 	}
 	if s.opt.Progress != nil && maxSeq > 0 {
 		s.opt.Progress(table, maxSeq, maxSeq)
 	}
 	return nil
+}
+
+// noteOthers reads PRAGMA data_version, which changes when another
+// connection commits: after the sweep's commits, and once each
+// transaction holds the lock, so that its size takes an app's write made
+// meanwhile into account.
+func (s *sweep) noteOthers(ctx context.Context) {
+	var version int64
+	if s.conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&version) == nil {
+		if version != s.dataVersion {
+			s.othersWrote = time.Now()
+		}
+		s.dataVersion = version
+	}
 }
 
 // othersWriting reports whether another connection's commit was seen in
