@@ -29,9 +29,12 @@ const DefaultChunkSize = 500
 const DefaultSoloChunkSize = 5000
 
 // DefaultSoloHold bounds how long one of those bigger transactions holds
-// the write lock, on any machine (5,000 removals held it for about 0.45 s
-// on this project's 2-core VM).
-const DefaultSoloHold = 500 * time.Millisecond
+// the write lock, on any machine: an app that starts writing waits for the
+// one under way. 5,000 removals held it for about 0.45 s on this project's
+// 2-core VM. At 300 ms, with a checkpoint after every commit, an app's
+// first writes after a pause waited at most 0.34 s there, and a first
+// sweep of 1M edges alone took 97 s against 92 s.
+const DefaultSoloHold = 300 * time.Millisecond
 
 // SweepCacheKiB is the page cache of a sweep's connection, in KiB, for the
 // file and again for its temp tables; SQLite's sorter takes as much again.
@@ -88,7 +91,6 @@ type sweep struct {
 	blockMark, edgeMark, factMark int64
 	// What derived state was computed under, and what it must be now.
 	fingerprint, storedFingerprint string
-	checkpointed                   time.Time     // the last checkpoint
 	walFrames                      int64         // its length at the last checkpoint
 	dataVersion                    int64         // PRAGMA data_version when last read (at the start, after commits)
 	inTransaction                  bool          // inside inTx or inRead
@@ -425,7 +427,7 @@ func (s *sweep) inRead(ctx context.Context, end string, f func() error) (err err
 			err = cerr
 		}
 		if !s.opt.DryRun {
-			s.checkpoint(context.WithoutCancel(ctx), true)
+			s.checkpoint(context.WithoutCancel(ctx))
 		}
 	}()
 	return f()
@@ -830,7 +832,7 @@ func (s *sweep) inTx(ctx context.Context, f func() error) (err error) {
 		if _, err = s.conn.ExecContext(context.WithoutCancel(ctx), "COMMIT"); err == nil {
 			committed := time.Now()
 			s.held, s.committed = committed.Sub(began), committed
-			s.checkpoint(context.WithoutCancel(ctx), false)
+			s.checkpoint(context.WithoutCancel(ctx))
 			s.yieldLock(ctx, committed, committed.Sub(began))
 		}
 	}()
@@ -861,29 +863,26 @@ func (s *sweep) yieldLock(ctx context.Context, committed time.Time, held time.Du
 	}
 }
 
-// checkpoint copies the WAL's pages into the database file, so neither the
-// WAL nor the cost of every page read grows, and so an app writing beside
-// the sweep is not the one to do it: SQLite checkpoints inside the commit
-// of whichever connection finds the WAL long, and copying a second of the
-// sweep's pages there would hold up that app's write. Alone, the sweep
-// checkpoints at most every checkpointEvery; once another connection's
-// commit has been seen in the last othersQuiet, after each of its commits,
-// while the app's writer is still waiting for its turn (an app's own
-// checkpoint then finds the lock taken and little to copy). With an app
-// writing all the time, a passive checkpoint can also end a step behind
-// its commits, so that the WAL never restarts; the sign is a WAL past
-// checkpointFrames and longer than at the checkpoint before (one that
+// checkpoint copies the WAL's pages into the database file after each of
+// the sweep's commits and long reads, so neither the WAL nor the cost of
+// every page read grows, and so an app writing beside the sweep is not the
+// one to do it: SQLite checkpoints inside the commit of whichever
+// connection finds the WAL long, and copying the sweep's pages there would
+// hold up that app's write. It runs while the lock is free, when an app's
+// writer waiting for its turn gets it (that app's own checkpoint then finds
+// the checkpoint lock taken, or little to copy). Checkpointing at most once
+// a second while alone was a few per cent faster, but an app that began
+// writing then could pay for a second of the sweep's pages in its first
+// write (0.84 s in a trial). With
+// an app writing all the time, a passive checkpoint can also end a step
+// behind its commits, so that the WAL never restarts; the sign is a WAL
+// past checkpointFrames and longer than at the checkpoint before (one that
 // restarted in between is shorter, however big a transaction made it), and
 // the sweep then restarts it, waiting at most checkpointWaitMS for the
-// app's readers. now skips the wait (after a long read transaction, which
-// held the WAL back). Failing to checkpoint is not an error: a later commit
+// app's readers. Failing to checkpoint is not an error: a later commit
 // tries again.
-func (s *sweep) checkpoint(ctx context.Context, now bool) {
+func (s *sweep) checkpoint(ctx context.Context) {
 	s.noteOthers(ctx)
-	if !now && !s.othersWriting() && time.Since(s.checkpointed) < checkpointEvery {
-		return
-	}
-	s.checkpointed = time.Now()
 	var busy, frames, copied int64
 	if s.conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied) != nil {
 		return
@@ -902,7 +901,6 @@ func (s *sweep) checkpoint(ctx context.Context, now bool) {
 
 // checkpointFrames is 64 MiB of WAL, in 4 KiB pages.
 const (
-	checkpointEvery  = time.Second
 	othersQuiet      = 2 * time.Second
 	longRead         = 100 * time.Millisecond
 	maxYield         = 100 * time.Millisecond
@@ -1306,6 +1304,6 @@ func (s *sweep) count(ctx context.Context, query string, args ...any) (int64, er
 // transaction): its read snapshot held the WAL back meanwhile.
 func (s *sweep) afterRead(ctx context.Context, began time.Time) {
 	if !s.inTransaction && !s.opt.DryRun && time.Since(began) > longRead {
-		s.checkpoint(context.WithoutCancel(ctx), true)
+		s.checkpoint(context.WithoutCancel(ctx))
 	}
 }
