@@ -92,7 +92,7 @@ type sweep struct {
 	// What derived state was computed under, and what it must be now.
 	fingerprint, storedFingerprint string
 	walFrames                      int64         // its length at the last checkpoint
-	dataVersion                    int64         // PRAGMA data_version when last read (at the start, after commits)
+	dataVersion                    int64         // PRAGMA data_version when last read (see noteOthers)
 	inTransaction                  bool          // inside inTx or inRead
 	held                           time.Duration // how long the last inTx held the write lock
 	committed                      time.Time     // when the last inTx committed
@@ -873,14 +873,13 @@ func (s *sweep) yieldLock(ctx context.Context, committed time.Time, held time.Du
 // the checkpoint lock taken, or little to copy). Checkpointing at most once
 // a second while alone was a few per cent faster, but an app that began
 // writing then could pay for a second of the sweep's pages in its first
-// write (0.84 s in a trial). With
-// an app writing all the time, a passive checkpoint can also end a step
-// behind its commits, so that the WAL never restarts; the sign is a WAL
-// past checkpointFrames and longer than at the checkpoint before (one that
-// restarted in between is shorter, however big a transaction made it), and
-// the sweep then restarts it, waiting at most checkpointWaitMS for the
-// app's readers. Failing to checkpoint is not an error: a later commit
-// tries again.
+// write (0.84 s in a trial). With an app writing all the time, a passive
+// checkpoint can also end a step behind its commits, so that the WAL never
+// restarts; the sign is a WAL past checkpointFrames and longer than at the
+// checkpoint before (one that restarted in between is shorter, however big
+// a transaction made it), and the sweep then restarts it, waiting at most
+// checkpointWaitMS for the app's readers. Failing to checkpoint is not an
+// error: a later commit tries again.
 func (s *sweep) checkpoint(ctx context.Context) {
 	s.noteOthers(ctx)
 	var busy, frames, copied int64
