@@ -68,7 +68,7 @@ func main() {
 	flag.StringVar(&o.Worker, "worker", "build/memworker", "memworker binary (built when missing)")
 	flag.StringVar(&o.Python, "python", "/usr/bin/python3", "Python for the app loop")
 	flag.StringVar(&o.Shell, "sqlite3", "sqlite3", "sqlite3 shell for the plain-SQL peer")
-	flag.BoolVar(&o.Writer, "writer", true, "also run the writer-beside-a-sweep scenario")
+	flag.BoolVar(&o.Writer, "writer", true, "also run the writer-beside-a-sweep scenarios (continuous writes, and bursts)")
 	flag.StringVar(&o.Scenarios, "scenarios", "first,noop,steady", "which of first, noop, steady to run (noop and steady need first)")
 	flag.BoolVar(&o.PeerTriggers, "peer-triggers", false, "keep memworker's mem_edges triggers in the app loop's, plain SQL's and bounded SQL's copies")
 	flag.BoolVar(&o.Keep, "keep", false, "keep the scratch copies")
@@ -173,14 +173,24 @@ func (b *bench) all(ctx context.Context, res *Results) error {
 	if !b.o.Writer {
 		return nil
 	}
-	logf("scenario: writer beside a sweep")
-	w, err := b.writerBesideSweep(ctx)
-	if err != nil {
-		return fmt.Errorf("writer beside a sweep: %w", err)
-	}
-	res.Writer = w
-	if w.Failed > 0 {
-		return fmt.Errorf("writer beside a sweep: %d of %d writes failed (first: %s)", w.Failed, w.Writes, w.FirstError)
+	for _, bursts := range []bool{false, true} {
+		name := "writer beside a sweep"
+		if bursts {
+			name = "writes in bursts beside a sweep"
+		}
+		logf("scenario: %s", name)
+		w, err := b.writerBesideSweep(ctx, bursts)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if bursts {
+			res.Bursts = w
+		} else {
+			res.Writer = w
+		}
+		if w.Failed > 0 {
+			return fmt.Errorf("%s: %d of %d writes failed (first: %s)", name, w.Failed, w.Writes, w.FirstError)
+		}
 	}
 	return nil
 }

@@ -38,7 +38,8 @@ type Results struct {
 	Started      time.Time
 	Scenarios    []ScenarioResult
 	Writer       *WriterResult
-	Failure      string // why the run stopped early, if it did
+	Bursts       *WriterResult // the writer in bursts
+	Failure      string        // why the run stopped early, if it did
 }
 
 func describeMachine(ctx context.Context, o Options) Machine {
@@ -194,6 +195,12 @@ func (res *Results) Markdown() string {
 			"**%d of %d writes failed**; write latency p50 %s, p99 %s, worst %s.\n",
 			thousands(w.Edges), secs(w.SweepSeconds), mb(w.SweepRSSKiB), mb(w.MaxWAL>>10), ms(WriteInterval), w.Inserts, w.Updates,
 			w.Failed, w.Writes, ms(w.P50), ms(w.P99), ms(w.Worst))
+	}
+	if w := res.Bursts; w != nil {
+		fmt.Fprintf(&b, "\nWrites in bursts beside a sweep: the same, but the app wrote for %s after each %s of quiet "+
+			"(%d bursts, %s s sweep): **%d of %d writes failed**; each burst's first write waited at most **%s**; "+
+			"write latency p50 %s, p99 %s, worst %s.\n",
+			BurstLength, BurstQuiet, w.Bursts, secs(w.SweepSeconds), w.Failed, w.Writes, ms(w.FirstWorst), ms(w.P50), ms(w.P99), ms(w.Worst))
 	}
 	if res.Failure != "" {
 		fmt.Fprintf(&b, "\n**The run stopped early:** %s\n", strings.ReplaceAll(res.Failure, "\n", " "))

@@ -16,6 +16,14 @@ import (
 // WriteInterval is how often the app beside the sweep writes.
 const WriteInterval = 5 * time.Millisecond
 
+// In the bursts scenario the app writes for BurstLength, then stays quiet
+// for BurstQuiet: longer than the 2 s after which a sweep goes back to its
+// bigger transactions, so each burst's first write meets one.
+const (
+	BurstLength = time.Second
+	BurstQuiet  = 3 * time.Second
+)
+
 // WriterResult is the writer-beside-a-sweep scenario's outcome.
 type WriterResult struct {
 	Edges            int64
@@ -26,6 +34,9 @@ type WriterResult struct {
 	FirstError       string
 	P50, P99, Worst  time.Duration
 	Inserts, Updates int
+	// Bursts mode: how many bursts, and the worst of their first writes.
+	Bursts     int
+	FirstWorst time.Duration
 }
 
 // slowWrite is the write latency worth logging as it happens, to match it
@@ -35,9 +46,10 @@ const slowWrite = 250 * time.Millisecond
 // writerBesideSweep runs memworker's sweep on a fresh copy while an app,
 // on its own connection (WAL, busy_timeout 5000), writes one edge every
 // WriteInterval: alternately a new edge (or a reinforcement if the pair
-// exists) and a reinforcement of an existing edge. Every write must
-// succeed; its latency is what the app feels of the sweep.
-func (b *bench) writerBesideSweep(ctx context.Context) (*WriterResult, error) {
+// exists) and a reinforcement of an existing edge. With bursts, it writes
+// only for BurstLength after each BurstQuiet. Every write must succeed;
+// its latency is what the app feels of the sweep.
+func (b *bench) writerBesideSweep(ctx context.Context, bursts bool) (*WriterResult, error) {
 	db := filepath.Join(b.work, "writer.db")
 	if err := copyDB(b.base, db); err != nil {
 		return nil, err
@@ -99,12 +111,23 @@ func (b *bench) writerBesideSweep(ctx context.Context) (*WriterResult, error) {
 		var lat []time.Duration
 		tick := time.NewTicker(WriteInterval)
 		defer tick.Stop()
+		burstEnd := time.Now() // bursts: when the current burst ends
 		for i := 0; ; i++ {
 			select {
 			case <-stop:
 				done <- lat
 				return
 			case <-tick.C:
+			}
+			first := false
+			if bursts {
+				now := time.Now()
+				if now.After(burstEnd.Add(BurstQuiet)) {
+					burstEnd, first = now.Add(BurstLength), true
+					res.Bursts++
+				} else if now.After(burstEnd) {
+					continue
+				}
 			}
 			start := time.Now()
 			var err error
@@ -126,6 +149,9 @@ func (b *bench) writerBesideSweep(ctx context.Context) (*WriterResult, error) {
 			}
 			took := time.Since(start)
 			lat = append(lat, took)
+			if first {
+				res.FirstWorst = max(res.FirstWorst, took)
+			}
 			if took > slowWrite {
 				logf("  slow write: %s at %.1fs into the run", took.Round(time.Millisecond), start.Sub(began).Seconds())
 			}
@@ -159,5 +185,8 @@ func (b *bench) writerBesideSweep(ctx context.Context) (*WriterResult, error) {
 	}
 	logf("  sweep %.2fs beside %d writes (%d inserts, %d updates): %d failed, p50 %s, p99 %s, worst %s",
 		res.SweepSeconds, res.Writes, res.Inserts, res.Updates, res.Failed, res.P50, res.P99, res.Worst)
+	if bursts {
+		logf("  %d bursts: first writes at most %s", res.Bursts, res.FirstWorst)
+	}
 	return res, nil
 }
