@@ -23,17 +23,16 @@ const DefaultChunkSize = 500
 
 // DefaultSoloChunkSize is the CLI's rows per apply transaction while no
 // other connection writes to the file: fewer, bigger commits copy each
-// index page into the WAL fewer times. An app that starts writing waits
-// for one such transaction at most (see SoloHold); from then on the sweep
-// takes ChunkSize rows at a time.
+// index page into the WAL fewer times. Once an app has written, the sweep
+// takes ChunkSize rows at a time (see SoloHold).
 const DefaultSoloChunkSize = 5000
 
 // DefaultSoloHold bounds how long one of those bigger transactions holds
-// the write lock, on any machine: an app that starts writing waits for the
-// one under way. 5,000 removals held it for about 0.45 s on this project's
-// 2-core VM. At 300 ms, with a checkpoint after every commit, an app's
-// first writes after a pause waited at most 0.34 s there, and a first
-// sweep of 1M edges alone took 97 s against 92 s.
+// the write lock, on any machine: an app that starts writing waits at
+// least for the one under way. 5,000 removals held it for about 0.45 s on
+// this project's 2-core VM. At 300 ms, with a checkpoint after every
+// commit, an app's first writes after a pause waited at most 0.33-0.63 s
+// there, and a first sweep of 1M edges alone took 95-97 s against 92 s.
 const DefaultSoloHold = 300 * time.Millisecond
 
 // SweepCacheKiB is the page cache of a sweep's connection, in KiB, for the
@@ -1000,7 +999,8 @@ func (s *sweep) chunkRows(size int) int64 {
 // ChunkSize). Beside an app's writes each takes chunkRows; alone, the
 // first takes size rows and each next one as many as the last one's pace
 // fits in SoloHold, up to chunkRows: however slow the machine or the rows,
-// an app that starts writing mid-sweep waits about SoloHold at most.
+// no transaction keeps an app that starts writing mid-sweep waiting much
+// longer than SoloHold.
 type txRows struct {
 	s    *sweep
 	size int
