@@ -832,7 +832,7 @@ func (s *sweep) inTx(ctx context.Context, f func() error) (err error) {
 			committed := time.Now()
 			s.held, s.committed = committed.Sub(began), committed
 			s.checkpoint(context.WithoutCancel(ctx))
-			s.yieldLock(ctx, committed, committed.Sub(began))
+			s.yieldLock(ctx, committed, s.held)
 		}
 	}()
 	if err := f(); err != nil {
@@ -979,10 +979,10 @@ func (s *sweep) noteOthers(ctx context.Context) {
 // the last othersQuiet (see checkpoint).
 func (s *sweep) othersWriting() bool { return time.Since(s.othersWrote) < othersQuiet }
 
-// chunkRows is the rows the next transaction of a step takes, size being
-// its rows per transaction at ChunkSize: scaled by SoloChunkSize ÷
-// ChunkSize while no other connection writes to the file, and ChunkSize
-// whatever the step while one does (a sync's 2,000 rows held the lock for
+// chunkRows is the most rows the next transaction of a step takes (see
+// txRows), size being its rows per transaction at ChunkSize: scaled by
+// SoloChunkSize ÷ ChunkSize while no other connection writes to the file,
+// and ChunkSize whatever the step while one does (a sync's 2,000 rows held the lock for
 // 60-90 ms, long enough for an app's write to wait through its busy
 // handler's first sleeps, 78 ms in all).
 func (s *sweep) chunkRows(size int) int64 {

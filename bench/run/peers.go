@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -69,18 +70,14 @@ func setupPeers(ctx context.Context, o Options) ([]Peer, error) {
 			if err != nil {
 				return nil, err
 			}
-			cmd := exec.CommandContext(ctx, o.Shell, "-bail", db)
-			cmd.Stdin = script // closed by Wait
-			return cmd, nil
+			return shellScript(ctx, o.Shell, db, script), nil // the file is closed by Wait
 		}},
 		{Key: "bounded", Name: "bounded SQL", prepare: withoutWorker, cmd: func(ctx context.Context, db string) (*exec.Cmd, error) {
 			script, err := boundedScript(ctx, db, BoundedChunk)
 			if err != nil {
 				return nil, err
 			}
-			cmd := exec.CommandContext(ctx, o.Shell, "-bail", db)
-			cmd.Stdin = strings.NewReader(script)
-			return cmd, nil
+			return shellScript(ctx, o.Shell, db, strings.NewReader(script)), nil
 		}},
 		{Key: "worker", Name: "memworker", Worker: true, cmd: func(ctx context.Context, db string) (*exec.Cmd, error) {
 			return exec.CommandContext(ctx, o.Worker, "sweep", "--db", db, "--json"), nil
@@ -149,6 +146,14 @@ func (p Peer) parse(out []byte, o *Outcome) error {
 	o.Pruned, o.Decayed, o.After = num("edges_pruned"), num("edges_decayed"), num("total_edges_after")
 	o.Archived, o.WithBlocks, o.InnerMS = num("archived"), num("edges_removed_with_blocks"), num("duration_ms")
 	return nil
+}
+
+// shellScript runs script in the sqlite3 shell on db, stopping at the
+// first error.
+func shellScript(ctx context.Context, shell, db string, script io.Reader) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, shell, "-bail", db)
+	cmd.Stdin = script
+	return cmd
 }
 
 // BoundedChunk is the bounded-SQL peer's rows per transaction, memworker's

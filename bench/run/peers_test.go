@@ -81,9 +81,7 @@ func TestBoundedRemovesWhatPlainRemoves(t *testing.T) {
 			}
 			script = s
 		}
-		cmd := exec.CommandContext(ctx, shell, "-bail", path)
-		cmd.Stdin = strings.NewReader(script)
-		out, err := cmd.CombinedOutput()
+		out, err := shellScript(ctx, shell, path, strings.NewReader(script)).CombinedOutput()
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", p.Name, err, out)
 		}
