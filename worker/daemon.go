@@ -27,6 +27,10 @@ type RunOptions struct {
 	AfterRound func(results []FleetResult)
 }
 
+// ErrOneTrigger: a daemon runs on exactly one of a schedule, an interval
+// or when due.
+var ErrOneTrigger = errors.New("run: want exactly one of Schedule, Every or WhenDue")
+
 // Validate checks that exactly one trigger is set and the cron expression
 // parses.
 func (o *RunOptions) Validate() error {
@@ -37,11 +41,11 @@ func (o *RunOptions) Validate() error {
 		}
 	}
 	if n != 1 {
-		return errors.New("run: want exactly one of --schedule, --every, --when-due")
+		return ErrOneTrigger
 	}
 	if o.Schedule != "" {
 		if _, err := cron.ParseStandard(o.Schedule); err != nil {
-			return fmt.Errorf("run: --schedule %q: %w", o.Schedule, err)
+			return fmt.Errorf("run: schedule %q: %w", o.Schedule, err)
 		}
 	}
 	return nil

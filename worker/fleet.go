@@ -11,7 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// ExpandPaths turns --db into database files: a plain path as is, a glob
+// ExpandPaths turns a database argument into files: a plain path as is, a glob
 // pattern (*, ?, [) into its matches, sorted. A pattern matching nothing is
 // an error.
 func ExpandPaths(pattern string) ([]string, error) {
@@ -20,10 +20,10 @@ func ExpandPaths(pattern string) ([]string, error) {
 	}
 	matches, err := filepath.Glob(pattern)
 	if err != nil {
-		return nil, fmt.Errorf("--db %q: %w", pattern, err)
+		return nil, fmt.Errorf("pattern %q: %w", pattern, err)
 	}
 	if len(matches) == 0 {
-		return nil, fmt.Errorf("--db %q matches no file", pattern)
+		return nil, fmt.Errorf("pattern %q matches no file", pattern)
 	}
 	sort.Strings(matches)
 	return matches, nil

@@ -2,97 +2,146 @@ package worker
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
-	"encoding/json"
+	"encoding/hex"
+	"errors"
 	"fmt"
-	"strings"
+	"io"
+	"math"
+
+	"github.com/memdecay/memdecay/schema"
 )
 
-// savedPlan is what a resumed sweep needs besides the planned rows: the
-// report as planned and the queue marks its refresh covered.
-type savedPlan struct {
-	Report    Report `json:"report"`
-	BlockMark int64  `json:"block_mark"`
-	EdgeMark  int64  `json:"edge_mark"`
-	FactMark  int64  `json:"fact_mark"`
-}
-
-// planSteps lists the plan tables an apply reads, with their columns (seq
-// first); only the rows a step acts on are saved.
-var planSteps = []struct {
-	table, where string
-	columns      []string
-}{
-	{"plan_blocks", "", []string{"seq", "id", "last_reinforced_hours", "recency", "tier"}},
-	{"plan_edges", "phase != 'block_archived'", []string{"seq", "from_id", "to_id", "phase", "relation_type", "orphans", "weight",
-		"reinforcement_count", "last_active_hours", "last_observed_at", "effective", "lambda", "elapsed"}},
-	{"plan_flags", "", []string{"seq", "from_id", "to_id", "relation_type", "excluded_to", "weight", "last_active_hours",
-		"last_observed_at", "effective", "threshold", "elapsed"}},
-	{"plan_facts", "action IN ('archive', 'prune')", []string{"seq", "id", "tier", "status", "importance", "decay_rate",
-		"access_count", "last_accessed_at", "days", "score", "action"}},
-	{"plan_reinforce", "", []string{"rowid", "id", "kind"}},
-}
-
-// savePlan copies the plan into mem_sweep_plans in bounded transactions,
-// then marks the sweep resumable in the same transaction as the last rows.
-func (s *sweep) savePlan(ctx context.Context) error {
-	for _, st := range planSteps {
-		pairs := make([]string, len(st.columns))
-		for i, c := range st.columns {
-			pairs[i] = fmt.Sprintf("'%s', %s", c, c)
-		}
-		where := "rowid BETWEEN :lo AND :hi"
-		if st.where != "" {
-			where += " AND " + st.where
-		}
-		query := fmt.Sprintf(`INSERT INTO main.mem_sweep_plans (sweep_id, step, seq, row)
-			SELECT :sweep, '%s', rowid, json_object(%s) FROM temp.%s WHERE %s`, st.table, strings.Join(pairs, ", "), st.table, where)
-		maxRow, err := s.count(ctx, "SELECT coalesce(max(rowid), 0) FROM temp."+st.table)
-		if err != nil {
+// plan computes every phase's decisions at one read snapshot, over every
+// row (full) or the rows due or changed (plan.sql).
+func (s *sweep) plan(ctx context.Context, full bool) (err error) {
+	names := []string{"scope_incremental", "evaluate_edges", "plan_invalid"}
+	if full {
+		names = []string{"scope_full", "plan_invalid"} // every edge was evaluated by the full refresh
+	}
+	for _, name := range names {
+		if _, err := s.db.exec(ctx, name); err != nil {
 			return err
 		}
-		rows := s.txRows(s.opt.ChunkSize)
-		for lo, step := int64(1), int64(0); lo <= maxRow; lo += step {
-			err := s.inTx(ctx, func() error {
-				step = rows.next()
-				_, err := s.conn.ExecContext(ctx, query, s.args(sql.Named("lo", lo), sql.Named("hi", lo+step-1))...)
-				return err
-			})
-			if err != nil {
-				return err
-			}
-			rows.took(step)
+	}
+	r := &s.report
+	if r.EdgesBefore, err = s.db.count(ctx, "SELECT count(*) FROM main.mem_edges"); err != nil {
+		return err
+	}
+	var bridge sql.NullFloat64
+	if err := s.db.querier().QueryRowContext(ctx, stmts("bridge_threshold")[0]).Scan(&bridge); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("bridge threshold: %w", err)
+	}
+	if bridge.Valid {
+		r.BridgeThreshold = &bridge.Float64
+	}
+	// Archival and the decay cap are decided once per clock value, so a
+	// second sweep at the same clock removes nothing new.
+	sameClock := s.cfg.LastCurateAt != nil && *s.cfg.LastCurateAt == s.clock.Hours
+	if s.cfg.BlockArchival && !sameClock {
+		if _, err := s.db.exec(ctx, "plan_archive", sql.Named("bridge", bridge)); err != nil {
+			return err
 		}
 	}
-	meta, err := json.Marshal(savedPlan{Report: s.report, BlockMark: s.blockMark, EdgeMark: s.edgeMark, FactMark: s.factMark})
+	for _, name := range []string{"plan_static", "plan_decay_candidates"} {
+		if _, err := s.db.exec(ctx, name); err != nil {
+			return err
+		}
+	}
+	candidates, err := s.db.count(ctx, "SELECT count(*) FROM temp.plan_decay")
 	if err != nil {
 		return err
 	}
-	return s.inTx(ctx, func() error {
-		_, err := s.conn.ExecContext(ctx, `UPDATE mem_sweeps SET plan = ? WHERE id = ?`, string(meta), s.report.SweepID)
-		return err
-	})
-}
-
-// restorePlan loads a cut-off sweep's saved plan into the temp tables the
-// apply steps read; rows it already applied are gone from the file, and the
-// apply's unchanged-row check skips them.
-func (s *sweep) restorePlan(ctx context.Context) error {
-	for _, st := range planSteps {
-		extracts := make([]string, len(st.columns))
-		for i, c := range st.columns {
-			extracts[i] = fmt.Sprintf("json_extract(row, '$.%s')", c)
+	budget := candidates
+	if s.cfg.MaxDecayFraction < 1 {
+		budget = int64(math.Floor(s.cfg.MaxDecayFraction * float64(candidates)))
+		if sameClock {
+			budget = 0
 		}
-		query := fmt.Sprintf(`INSERT INTO temp.%s (%s) SELECT %s FROM main.mem_sweep_plans WHERE sweep_id = ? AND step = ? ORDER BY seq`,
-			st.table, strings.Join(st.columns, ", "), strings.Join(extracts, ", "))
-		if _, err := s.conn.ExecContext(ctx, query, s.report.SweepID, st.table); err != nil {
+	}
+	// Sorting the candidates is needed only when the cap leaves some.
+	if budget < candidates {
+		if _, err := s.db.exec(ctx, "plan_decay_cap", sql.Named("budget", budget)); err != nil {
 			return err
 		}
 	}
-	id := s.report.SweepID
-	s.report = s.saved.Report
-	s.report.SweepID = id
-	s.blockMark, s.edgeMark, s.factMark = s.saved.BlockMark, s.saved.EdgeMark, s.saved.FactMark
-	s.report.Resumed = true
-	return nil
+	if _, err := s.db.exec(ctx, "plan_decay"); err != nil {
+		return err
+	}
+	names = []string{"plan_policy", "plan_reinforce", "plan_facts"}
+	if policies, err := s.db.count(ctx, "SELECT count(*) FROM temp.sweep_policy"); err != nil {
+		return err
+	} else if policies == 0 {
+		names = names[1:]
+	}
+	for _, name := range names {
+		if _, err := s.db.exec(ctx, name); err != nil {
+			return err
+		}
+	}
+	return s.planReport(ctx, candidates-budget)
+}
+
+// loadPolicies validates every relation policy row and stages it, with
+// its durations in the clock's unit, in temp.sweep_policy. A broken row
+// fails the sweep before anything changes.
+func (s *sweep) loadPolicies(ctx context.Context) error {
+	q := s.db.querier()
+	rows, err := q.QueryContext(ctx, `SELECT relation_type, model, CAST(params AS TEXT), clock, threshold, action, orphans
+		FROM main.mem_edge_policies ORDER BY relation_type`)
+	if err != nil {
+		return fmt.Errorf("reading mem_edge_policies: %w", err)
+	}
+	var policies []Policy
+	for rows.Next() {
+		var p Policy
+		if err := rows.Scan(&p.RelationType, &p.Model, &p.Params, &p.Clock, &p.Threshold, &p.Action, &p.Orphans); err != nil {
+			rows.Close()
+			return fmt.Errorf("reading mem_edge_policies: %w", err)
+		}
+		policies = append(policies, p)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	staged := make([]StagedPolicy, len(policies))
+	for i, p := range policies {
+		if staged[i], err = p.Resolve(s.cfg.EdgeDecayThreshold); err != nil {
+			return err
+		}
+		_, err = q.ExecContext(ctx, `INSERT INTO temp.sweep_policy
+			(relation_type, model, curve, clock, threshold, to_zero, action, orphans) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			p.RelationType, p.Model, staged[i].Curve, p.Clock, staged[i].Threshold, staged[i].ToZero, p.Action, p.Orphans)
+		if err != nil {
+			return err
+		}
+	}
+	if s.fingerprint, err = derivedFingerprint(s.cfg, policies, staged); err != nil {
+		return err
+	}
+	return q.QueryRowContext(ctx, `SELECT coalesce((SELECT CAST(value AS TEXT) FROM main.mem_config WHERE key = 'derived_fingerprint'), '')`).
+		Scan(&s.storedFingerprint)
+}
+
+// derivedFingerprint names what the stored derived state depends on: the
+// schema it is kept in, the thresholds and the policies. When it changes,
+// the next sweep recomputes the derived state of every row.
+func derivedFingerprint(cfg Config, policies []Policy, staged []StagedPolicy) (string, error) {
+	version, err := schema.Latest()
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	writeFingerprint(h, version, cfg, policies, staged)
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func writeFingerprint(w io.Writer, version uint, cfg Config, policies []Policy, staged []StagedPolicy) {
+	fmt.Fprintf(w, "schema %d; thresholds %v %v %v %v;", version, cfg.BlockPruneThreshold, cfg.EdgePruneThreshold,
+		cfg.EdgeDecayThreshold, cfg.EstablishedEdgeThreshold)
+	for i, p := range policies {
+		fmt.Fprintf(w, "%q %q %v %v %q %q;", p.RelationType, staged[i].Curve, staged[i].Threshold, staged[i].ToZero, p.Clock, p.Action)
+	}
 }

@@ -28,21 +28,6 @@ type Restored struct {
 // below the static prune goes again unless the app raises it or pins it:
 // the restore says so.
 
-// edgeFromSnapshot inserts the edge in the JSON snapshot at '$.edge' of the
-// event detail d, with its anchors refreshed.
-const edgeFromSnapshot = `
-INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, relation_type, origin, last_active_hours,
-                       last_observed_at, pinned, note, created_at)
-SELECT json_extract(d, '$.edge.from_id'), json_extract(d, '$.edge.to_id'), json_extract(d, '$.edge.weight'),
-       json_extract(d, '$.edge.reinforcement_count'), json_extract(d, '$.edge.relation_type'), json_extract(d, '$.edge.origin'),
-       CASE WHEN json_extract(d, '$.edge.last_active_hours') IS NULL THEN NULL ELSE :now END,
-       CASE WHEN json_extract(d, '$.edge.last_observed_at') IS NULL THEN NULL ELSE :wall END,
-       json_extract(d, '$.edge.pinned'), json_extract(d, '$.edge.note'), json_extract(d, '$.edge.created_at')
-FROM (SELECT detail AS d FROM mem_events WHERE id = :event)`
-
-const restoreEvent = `INSERT INTO mem_events (at, clock_hours, subject_kind, subject_id, action, reason, detail)
-VALUES (:wall, :now, :kind, :subject, 'restore', 'manual', json_object('from_event', :event))`
-
 // restoreTx runs f in a write transaction with the clock readings bound.
 func restoreTx(ctx context.Context, db *DB, wall time.Time, f func(tx *sql.Tx, args func(...any) []any, cfg Config) error) error {
 	cfg, err := LoadConfig(ctx, db.SQL)
@@ -155,8 +140,7 @@ func RestoreBlock(ctx context.Context, db *DB, id string, wall time.Time) (*Rest
 			WHERE id = :id`, args(sql.Named("id", id))...); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO mem_block_tags (block_id, tag)
-			SELECT ?, value FROM mem_events, json_each(json_extract(detail, '$.tags')) WHERE mem_events.id = ?`, id, r.FromEvent); err != nil {
+		if _, err := tx.ExecContext(ctx, blockTagsFromSnapshot, sql.Named("id", id), sql.Named("event", r.FromEvent)); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, restoreEvent, args(sql.Named("kind", "block"), sql.Named("subject", id), sql.Named("event", r.FromEvent))...); err != nil {
@@ -230,13 +214,7 @@ func RestoreFact(ctx context.Context, db *DB, id string, wall time.Time) (*Resto
 		err = tx.QueryRowContext(ctx, `SELECT status FROM mem_facts WHERE id = ?`, id).Scan(&status)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
-			_, err = tx.ExecContext(ctx, `INSERT INTO mem_facts (id, segment, tier, importance, decay_rate, access_count,
-				last_accessed_at, status, content, created_at)
-				SELECT json_extract(detail, '$.fact.id'), json_extract(detail, '$.fact.segment'), json_extract(detail, '$.fact.tier'),
-				       json_extract(detail, '$.fact.importance'), json_extract(detail, '$.fact.decay_rate'),
-				       json_extract(detail, '$.fact.access_count'), :wall, 'active', json_extract(detail, '$.fact.content'),
-				       json_extract(detail, '$.fact.created_at')
-				FROM mem_events WHERE id = :event`, args(sql.Named("event", r.FromEvent))...)
+			_, err = tx.ExecContext(ctx, factFromSnapshot, args(sql.Named("event", r.FromEvent))...)
 		case err != nil:
 		case status.String == "archived":
 			_, err = tx.ExecContext(ctx, `UPDATE mem_facts SET status = 'active', last_accessed_at = :wall WHERE id = :id`,

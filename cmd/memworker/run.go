@@ -1,0 +1,75 @@
+package main
+
+import (
+	"errors"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/memdecay/memdecay/worker"
+)
+
+func runCommand() *cli.Command {
+	return withFlags(&cli.Command{
+		Name:  "run",
+		Usage: "the daemon: sweep on a schedule until SIGINT or SIGTERM",
+		Description: "Exactly one of --schedule (cron, local time), --every or --when-due " +
+			"(when active_hours − last_curate_at ≥ curate_interval_hours, polled). --db may be a glob.",
+		Flags: append(sweepFlags(),
+			&cli.StringFlag{Name: "schedule", Usage: "cron `EXPR`, e.g. \"30 4 * * 0\" (Sundays 04:30)"},
+			&cli.DurationFlag{Name: "every", Usage: "sweep now and then every `DURATION`, e.g. 1h"},
+			&cli.BoolFlag{Name: "when-due", Usage: "sweep when curate_interval_hours of activity have passed"},
+			&cli.DurationFlag{Name: "poll", Value: time.Minute, Usage: "how often --when-due looks"},
+			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "text or json"},
+			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error"},
+		),
+		Action: func(c *cli.Context) error {
+			args, err := positional(c)
+			if err != nil {
+				return err
+			}
+			if len(args) > 0 {
+				return usagef("run", "unexpected argument %q", args[0])
+			}
+			opt, err := sweepOptions(c, "run")
+			if err != nil {
+				return err
+			}
+			pattern, err := dbPath(c)
+			if err != nil {
+				return err
+			}
+			var level slog.Level
+			if err := level.UnmarshalText([]byte(c.String("log-level"))); err != nil {
+				return usagef("run", "--log-level %q: want debug, info, warn or error", c.String("log-level"))
+			}
+			handlerOpts := &slog.HandlerOptions{Level: level}
+			var handler slog.Handler
+			switch c.String("log-format") {
+			case "text":
+				handler = slog.NewTextHandler(c.App.ErrWriter, handlerOpts)
+			case "json":
+				handler = slog.NewJSONHandler(c.App.ErrWriter, handlerOpts)
+			default:
+				return usagef("run", "--log-format %q: want text or json", c.String("log-format"))
+			}
+			ro := worker.RunOptions{
+				Schedule: c.String("schedule"), Every: c.Duration("every"), WhenDue: c.Bool("when-due"),
+				Poll: c.Duration("poll"), Jobs: c.Int("jobs"), Sweep: opt, Logger: slog.New(handler),
+			}
+			if err := ro.Validate(); errors.Is(err, worker.ErrOneTrigger) {
+				return usagef("run", "want exactly one of --schedule, --every, --when-due")
+			} else if err != nil {
+				return usagef("run", "%v", strings.Replace(err.Error(), "run: schedule", "--schedule", 1))
+			}
+			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return worker.Run(ctx, pattern, ro)
+		},
+	})
+}

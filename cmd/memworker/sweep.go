@@ -1,0 +1,174 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+
+	"github.com/memdecay/memdecay/worker"
+)
+
+// sweepFlags are the flags sweep and run share.
+func sweepFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "dry-run", Usage: "compute and report; change no byte of the file"},
+		&cli.BoolFlag{Name: "full", Usage: "evaluate every row, not only those changed or due (same result, slower)"},
+		&cli.StringFlag{Name: "now", Usage: "sweep at active hour `H` instead of mem_config active_hours"},
+		&cli.StringFlag{Name: "wall-now", Usage: "wall clock `T` (unix seconds or RFC 3339) for facts, policies and events"},
+		&cli.IntFlag{Name: "chunk", Value: worker.DefaultChunkSize, Usage: "rows per transaction while another connection writes to the file"},
+		&cli.IntFlag{Name: "solo-chunk", Value: worker.DefaultSoloChunkSize, Usage: "rows per transaction while no other connection writes to the file (when above --chunk)"},
+		&cli.DurationFlag{Name: "solo-hold", Value: worker.DefaultSoloHold, Usage: "while no other connection writes, a transaction grows towards --solo-chunk rows only as far as fits in this long"},
+		&cli.DurationFlag{Name: "pause", Value: worker.DefaultPause, Usage: "least time the lock stays free between two transactions, so app writers get it (100ms bounds an app's wait to about one transaction)"},
+		&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 1, Usage: "databases swept at once when --db is a glob"},
+	}
+}
+
+// sweepOptions reads the shared sweep flags.
+func sweepOptions(c *cli.Context, cmd string) (worker.SweepOptions, error) {
+	opt := worker.SweepOptions{DryRun: c.Bool("dry-run"), Full: c.Bool("full"), ChunkSize: c.Int("chunk"),
+		SoloChunkSize: c.Int("solo-chunk"), SoloHold: c.Duration("solo-hold"), Pause: c.Duration("pause")}
+	if s := c.String("now"); s != "" {
+		h, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(h) || math.IsInf(h, 0) || h < 0 {
+			return opt, usagef(cmd, "--now %q is not a non-negative number of active hours", s)
+		}
+		opt.Now = &h
+	}
+	if s := c.String("wall-now"); s != "" {
+		t, err := parseWallTime(s)
+		if err != nil {
+			return opt, usagef(cmd, "--wall-now: %v", err)
+		}
+		opt.WallNow = &t
+	}
+	if opt.ChunkSize <= 0 || opt.SoloChunkSize <= 0 || opt.SoloHold <= 0 {
+		return opt, usagef(cmd, "--chunk, --solo-chunk and --solo-hold must be positive")
+	}
+	if opt.Pause < 0 || c.Int("jobs") < 1 {
+		return opt, usagef(cmd, "--pause must not be negative and --jobs must be at least 1")
+	}
+	return opt, nil
+}
+
+func sweepCommand() *cli.Command {
+	return withFlags(&cli.Command{
+		Name:  "sweep",
+		Usage: "archive faded blocks, prune and decay edges, run policies and the fact lifecycle, report",
+		Description: "--db may be a glob (\"memories/*.db\"): the files are swept -j at a time, " +
+			"with one report per file and a total.",
+		Flags: append(sweepFlags(), jsonFlag()),
+		Action: func(c *cli.Context) error {
+			args, err := positional(c)
+			if err != nil {
+				return err
+			}
+			if len(args) > 0 {
+				return usagef("sweep", "unexpected argument %q", args[0])
+			}
+			opt, err := sweepOptions(c, "sweep")
+			if err != nil {
+				return err
+			}
+			pattern, err := dbPath(c)
+			if err != nil {
+				return err
+			}
+			paths, err := worker.ExpandPaths(pattern)
+			if err != nil {
+				return err
+			}
+			if len(paths) == 1 {
+				if !c.Bool("json") {
+					opt.Progress = progressBar(c.App.ErrWriter)
+				}
+				r, err := worker.SweepFile(c.Context, paths[0], opt)
+				if err != nil {
+					return err
+				}
+				if c.Bool("json") {
+					return printJSON(c.App.Writer, r)
+				}
+				fmt.Fprintln(c.App.Writer, dryRunPrefix(r)+r.Summary)
+				return nil
+			}
+			results, total := worker.SweepFleet(c.Context, paths, c.Int("jobs"), opt)
+			if c.Bool("json") {
+				if err := printJSON(c.App.Writer, map[string]any{"databases": results, "total": total}); err != nil {
+					return err
+				}
+			} else {
+				for _, r := range results {
+					if r.Report != nil {
+						fmt.Fprintf(c.App.Writer, "%s: %s%s\n", r.Path, dryRunPrefix(r.Report), r.Report.Summary)
+					} else {
+						fmt.Fprintf(c.App.Writer, "%s: FAILED: %s\n", r.Path, r.Error)
+					}
+				}
+				fmt.Fprintf(c.App.Writer, "total: %d databases (%d failed), %d archived, %d edges pruned, %d edges decayed, %d edges remain\n",
+					total.Databases, total.Failed, total.Archived, total.EdgesPruned, total.EdgesDecayed, total.TotalEdgesAfter)
+			}
+			if total.Failed > 0 {
+				return fmt.Errorf("%d of %d databases failed", total.Failed, total.Databases)
+			}
+			return nil
+		},
+	})
+}
+
+func dryRunPrefix(r *worker.Report) string {
+	if r.DryRun {
+		return "[dry run] "
+	}
+	return ""
+}
+
+// progressBar draws rows done per step on a terminal; it is silent when
+// stderr is not one (logs, pipes, CI).
+func progressBar(w io.Writer) func(step string, done, total int64) {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	var bar *progressbar.ProgressBar
+	current := ""
+	return func(step string, done, total int64) {
+		if step != current || bar == nil {
+			if bar != nil {
+				bar.Finish()
+			}
+			current = step
+			bar = progressbar.NewOptions64(total, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription(stepNames[step]),
+				progressbar.OptionShowCount(), progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100*time.Millisecond))
+		}
+		bar.Set64(done)
+	}
+}
+
+// stepNames label the progress of each chunked step.
+var stepNames = map[string]string{
+	"refresh_ids":   "refreshing",
+	"refresh_edges": "refreshing edges",
+	"plan_blocks":   "archiving blocks",
+	"plan_edges":    "removing edges",
+	"plan_flags":    "excluding edges",
+	"plan_facts":    "archiving facts",
+}
+
+// parseWallTime reads unix seconds or an RFC 3339 time.
+func parseWallTime(s string) (time.Time, error) {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return time.Unix(n, 0).UTC(), nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is neither unix seconds nor RFC 3339 (2026-01-02T15:04:05Z)", s)
+	}
+	return t, nil
+}

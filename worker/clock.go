@@ -1,0 +1,33 @@
+package worker
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Clock is the "now" every decision is taken at: the active-hours clock
+// (edges, blocks, policies on active hours) and the wall clock (facts,
+// policies on the wall clock, event times). Sweeps, explain, restore and
+// feedback all take it from pickClock, so they can never disagree on it.
+type Clock struct {
+	Hours float64   // active hours
+	Wall  time.Time // wall time
+}
+
+// pickClock chooses the clock: the hours given (a sweep's --now) or else
+// mem_config's active_hours, and the wall time given (--wall-now) or else
+// the machine's.
+func pickClock(cfg Config, hours *float64, wall *time.Time) (Clock, error) {
+	c := Clock{Hours: cfg.ActiveHours, Wall: time.Now()}
+	if hours != nil {
+		c.Hours = *hours
+	}
+	if wall != nil {
+		c.Wall = *wall
+	}
+	if math.IsNaN(c.Hours) || math.IsInf(c.Hours, 0) {
+		return c, fmt.Errorf("clock %v is not a finite number", c.Hours)
+	}
+	return c, nil
+}

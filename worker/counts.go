@@ -1,0 +1,151 @@
+package worker
+
+import (
+	"context"
+	"database/sql"
+)
+
+// The report's counts: from the plan first (what a dry run reports), then
+// from this sweep's events once applied (counts.go is the one place that
+// knows how each removal is counted).
+
+// planReport fills the report from the plan; a real sweep recounts from
+// its events once applied (the same, unless an app wrote meanwhile).
+func (s *sweep) planReport(ctx context.Context, deferred int64) error {
+	r := &s.report
+	r.EdgesDeferred = deferred
+	counts := []struct {
+		dst   *int64
+		query string
+	}{
+		{&r.Archived, "SELECT count(*) FROM temp.plan_blocks"},
+		{&r.OrphansArchived, "SELECT count(*) FROM temp.plan_orphans"},
+		{&r.EdgesRemovedWithBlocks, "SELECT count(*) FROM temp.plan_edges WHERE phase = 'block_archived'"},
+		{&r.EdgesPruned, "SELECT count(*) FROM temp.plan_edges WHERE phase = 'static'"},
+		{&r.EdgesDecayed, "SELECT count(*) FROM temp.plan_edges WHERE phase = 'temporal'"},
+		{&r.ConstitutionalReinforced, "SELECT count(*) FROM temp.plan_reinforce WHERE kind = 'constitutional'"},
+		{&r.Reinforced, "SELECT count(*) FROM temp.plan_reinforce WHERE kind = 'top'"},
+		{&r.InvalidRows.Count, "SELECT count(*) FROM temp.sweep_invalid"},
+		// Processed and immune count every usable fact, whichever the sweep
+		// had to look at, so full and incremental sweeps report alike.
+		{&r.Facts.Processed, `SELECT count(*) FROM main.mem_facts f WHERE f.status IN ('active', 'confirmed')
+			AND NOT EXISTS (SELECT 1 FROM mem_fact_due d WHERE d.id = f.id AND d.problem IS NOT NULL)`},
+		{&r.Facts.Immune, `SELECT count(*) FROM main.mem_facts f WHERE f.status IN ('active', 'confirmed')
+			AND (f.tier = 'permanent' OR f.status = 'confirmed')
+			AND NOT EXISTS (SELECT 1 FROM mem_fact_due d WHERE d.id = f.id AND d.problem IS NOT NULL)`},
+		{&r.Facts.Archived, "SELECT count(*) FROM temp.plan_facts WHERE action = 'archive'"},
+		{&r.Facts.Pruned, "SELECT count(*) FROM temp.plan_facts WHERE action = 'prune'"},
+	}
+	for _, c := range counts {
+		n, err := s.db.count(ctx, c.query)
+		if err != nil {
+			return err
+		}
+		*c.dst = n
+	}
+	r.Facts.Kept = r.Facts.Processed - r.Facts.Immune - r.Facts.Archived - r.Facts.Pruned
+	if err := s.policyReport(ctx); err != nil {
+		return err
+	}
+	r.TotalEdgesAfter = r.EdgesBefore - r.EdgesRemovedWithBlocks - r.EdgesPruned - r.EdgesDecayed
+	for _, p := range r.Policies {
+		r.TotalEdgesAfter -= p.Decayed
+	}
+	var err error
+	if r.InvalidRows.Sample, err = queryAll(ctx, s.db.querier(), `SELECT kind, id, problem FROM temp.sweep_invalid ORDER BY kind, id LIMIT 10`,
+		func(rows *sql.Rows, v *InvalidRow) error { return rows.Scan(&v.Kind, &v.ID, &v.Problem) }); err != nil {
+		return err
+	}
+	r.DecayedSample, err = queryAll(ctx, s.db.querier(), `SELECT from_id, to_id, weight, effective FROM temp.plan_edges
+		WHERE phase IN ('temporal', 'policy') ORDER BY phase DESC, effective, from_id, to_id LIMIT 5`,
+		func(rows *sql.Rows, v *EdgeSample) error {
+			return rows.Scan(&v.From, &v.To, &v.Weight, &v.EffectiveWeight)
+		})
+	return err
+}
+
+// policyReport tallies each relation policy: removals and flag changes
+// from the plan, the other counts over all the policy's edges, so full and
+// incremental sweeps report alike. below_minimum is after this sweep.
+func (s *sweep) policyReport(ctx context.Context) error {
+	var err error
+	s.report.Policies, err = queryAll(ctx, s.db.querier(), `
+		SELECT p.relation_type,
+		       (SELECT count(*) FROM valid_edges e WHERE e.relation_type = p.relation_type AND NOT e.pinned
+		           AND (CASE p.clock WHEN 'wall' THEN e.last_observed_at ELSE e.last_active_hours END) IS NOT NULL
+		           AND NOT EXISTS (SELECT 1 FROM temp.plan_edges x WHERE x.from_id = e.from_id AND x.to_id = e.to_id
+		                           AND x.phase = 'block_archived')),
+		       (SELECT count(*) FROM temp.plan_edges e WHERE e.relation_type = p.relation_type AND e.phase = 'policy'),
+		       (SELECT count(*) FROM main.mem_edges e WHERE e.relation_type = p.relation_type AND e.excluded AND NOT e.pinned)
+		         + (SELECT count(*) FROM temp.plan_flags f WHERE f.relation_type = p.relation_type AND f.excluded_to)
+		         - (SELECT count(*) FROM temp.plan_flags f WHERE f.relation_type = p.relation_type AND NOT f.excluded_to),
+		       (SELECT count(*) FROM main.mem_edges e WHERE e.relation_type = p.relation_type AND e.pinned),
+		       (SELECT count(*) FROM temp.plan_flags f WHERE f.relation_type = p.relation_type AND f.excluded_to),
+		       (SELECT count(*) FROM temp.plan_flags f WHERE f.relation_type = p.relation_type AND NOT f.excluded_to)
+		FROM temp.sweep_policy p ORDER BY p.relation_type`,
+		func(rows *sql.Rows, c *PolicyCount) error {
+			return rows.Scan(&c.RelationType, &c.Processed, &c.Decayed, &c.BelowMinimum, &c.Pinned, &c.Excluded, &c.Readmitted)
+		})
+	return err
+}
+
+// appliedReport recounts removals from this sweep's events, which commit
+// with the changes they record.
+func (s *sweep) appliedReport(ctx context.Context) error {
+	r := &s.report
+	// Skipped counts planned decisions an app's write overtook. Edges going
+	// with an archived block and orphans are taken as found when applied.
+	planned := r.Archived + r.EdgesPruned + r.EdgesDecayed + r.Facts.Archived + r.Facts.Pruned
+	byPolicy := map[string]*PolicyCount{}
+	for i := range r.Policies {
+		p := &r.Policies[i]
+		planned += p.Decayed + p.Excluded + p.Readmitted
+		p.Decayed, p.Excluded, p.Readmitted = 0, 0, 0
+		byPolicy[p.RelationType] = p
+	}
+	r.Archived, r.OrphansArchived, r.EdgesRemovedWithBlocks, r.EdgesPruned, r.EdgesDecayed = 0, 0, 0, 0, 0
+	r.Facts.Archived, r.Facts.Pruned = 0, 0
+	rows, err := s.db.querier().QueryContext(ctx, `SELECT subject_kind, action, coalesce(reason, ''), count(*) FROM main.mem_events
+		WHERE sweep_id = ? GROUP BY 1, 2, 3`, r.SweepID)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var kind, action, reason string
+		var n int64
+		if err := rows.Scan(&kind, &action, &reason, &n); err != nil {
+			return err
+		}
+		relation := policyOfReason(reason)
+		switch {
+		case kind == "block" && reason == "orphaned":
+			r.OrphansArchived += n
+		case kind == "block":
+			r.Archived += n
+		case kind == "fact" && action == "archive":
+			r.Facts.Archived += n
+		case kind == "fact" && action == "prune":
+			r.Facts.Pruned += n
+		case action == "delete":
+			r.EdgesRemovedWithBlocks += n
+		case action == "prune":
+			r.EdgesPruned += n
+		case action == "decay" && reason == "temporal":
+			r.EdgesDecayed += n
+		case byPolicy[relation] != nil && action == "decay":
+			byPolicy[relation].Decayed += n
+		case byPolicy[relation] != nil && action == "exclude":
+			byPolicy[relation].Excluded += n
+		case byPolicy[relation] != nil && action == "readmit":
+			byPolicy[relation].Readmitted += n
+		}
+	}
+	r.Facts.Kept = r.Facts.Processed - r.Facts.Immune - r.Facts.Archived - r.Facts.Pruned
+	applied := r.Archived + r.EdgesPruned + r.EdgesDecayed + r.Facts.Archived + r.Facts.Pruned
+	for _, p := range r.Policies {
+		applied += p.Decayed + p.Excluded + p.Readmitted
+	}
+	r.Skipped = planned - applied
+	return rows.Err()
+}

@@ -1,0 +1,152 @@
+package worker
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// The end of a sweep: reinforce and record it (finish), then tidy up what
+// it leaves behind (settle): its own changes refreshed, the queues
+// cleared, old events expired (housekeeping.sql).
+
+// finish reinforces, advances last_curate_at and records the sweep, in one
+// transaction.
+func (s *sweep) finish(ctx context.Context) error {
+	r := &s.report
+	// The counting reads many rows: done before the write transaction, so
+	// an app's writer never waits on it. The events counted are all
+	// committed, and only this sweep writes them.
+	if err := s.appliedReport(ctx); err != nil {
+		return err
+	}
+	n, err := s.db.count(ctx, "SELECT count(*) FROM main.mem_edges")
+	if err != nil {
+		return err
+	}
+	r.TotalEdgesAfter = n
+	return s.db.inTx(ctx, func() error {
+		q := s.db.querier()
+		if _, err := s.db.exec(ctx, "apply_reinforce"); err != nil {
+			return err
+		}
+		if err := SetConfig(ctx, q, "last_curate_at", fmt.Sprint(s.clock.Hours)); err != nil {
+			return err
+		}
+		_, err = q.ExecContext(ctx, `UPDATE mem_config SET value = value + ? WHERE key = 'edges_decayed_total'`, r.EdgesDecayed)
+		if err != nil {
+			return err
+		}
+		_, err = q.ExecContext(ctx, `INSERT INTO mem_config (key, value) VALUES ('derived_fingerprint', ?)
+			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, s.fingerprint)
+		if err != nil {
+			return err
+		}
+		r.Summary = r.BuildSummary()
+		return s.recordSweep(ctx, q, "done")
+	})
+}
+
+// settle refreshes what this sweep changed itself (degrees of blocks that
+// lost edges, reinforced blocks, archived rows), so the next sweep starts
+// with nothing queued by this one, then clears the queues and expires old
+// events.
+func (s *sweep) settle(ctx context.Context) error {
+	done := phase("settle")
+	s.marks.blockFrom, s.marks.edgeFrom, s.marks.factFrom = s.marks.block, s.marks.edge, s.marks.fact
+	if err := s.refresh(ctx, false); err != nil {
+		return fmt.Errorf("sweep: refreshing derived state: %w", err)
+	}
+	done()
+	done = phase("clear queues")
+	if err := s.clearQueues(ctx); err != nil {
+		return fmt.Errorf("sweep: clearing queues: %w", err)
+	}
+	done()
+	if err := s.expireEvents(ctx); err != nil {
+		return fmt.Errorf("sweep: expire old events: %w", err)
+	}
+	return nil
+}
+
+// clearQueues drops the queue entries this sweep refreshed and the saved
+// plans of this and earlier sweeps, in bounded transactions. Entries left
+// by an interrupted sweep are refreshed again next time, which is harmless.
+func (s *sweep) clearQueues(ctx context.Context) error {
+	// A table is emptied whole, which SQLite does by freeing its pages
+	// rather than row by row (much the cheapest for the big queue a first
+	// sweep leaves), keeping the few rows queued after the mark; one table
+	// per transaction, and only while no other connection writes.
+	tables := []struct {
+		table, newer string
+		mark         int64
+	}{
+		{"mem_dirty_blocks", "seq > ?", s.marks.block},
+		{"mem_dirty_edges", "seq > ?", s.marks.edge},
+		{"mem_dirty_facts", "seq > ?", s.marks.fact},
+		{"mem_sweep_plans", "sweep_id > ?", s.report.SweepID},
+	}
+	for _, t := range tables {
+		if s.db.othersWriting() {
+			break // beside an app's writes, short batches below
+		}
+		err := s.db.inTx(ctx, func() error {
+			newer, err := s.db.count(ctx, "SELECT count(*) FROM (SELECT 1 FROM main."+t.table+" WHERE "+t.newer+" LIMIT ?)",
+				t.mark, keepRowsMax+1)
+			if err != nil || newer > keepRowsMax {
+				return err // too many: left to the batches below
+			}
+			_, err = s.db.exec(ctx, "empty_"+t.table, sql.Named("mark", t.mark))
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	// Otherwise a bounded batch at a time (queue rows go in runs of seq).
+	limit := int64(10 * s.opt.ChunkSize)
+	for {
+		var n int64
+		err := s.db.inTx(ctx, func() error {
+			var err error
+			n, err = s.db.exec(ctx, "clear_queues", sql.Named("limit", limit))
+			if err == nil {
+				var m int64
+				m, err = s.db.exec(ctx, "clear_plan", sql.Named("limit", limit))
+				n += m
+			}
+			return err
+		})
+		if err != nil || n == 0 {
+			return err
+		}
+	}
+}
+
+// expireEvents removes events older than event_retention_days (0 keeps
+// them forever), in bounded chunks, and counts them in the stored report.
+func (s *sweep) expireEvents(ctx context.Context) error {
+	if s.cfg.EventRetentionDays <= 0 {
+		return nil
+	}
+	cutoff := s.retentionCutoff()
+	for {
+		var n int64
+		err := s.db.inTx(ctx, func() error {
+			var err error
+			n, err = s.db.exec(ctx, "expire_events", sql.Named("cutoff", cutoff), sql.Named("limit", int64(s.opt.ChunkSize)))
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		s.report.EventsExpired += n
+		if n < int64(s.opt.ChunkSize) {
+			break
+		}
+	}
+	if s.report.EventsExpired == 0 {
+		return nil
+	}
+	return s.db.inTx(ctx, func() error { return s.recordSweep(ctx, s.db.querier(), "done") })
+}

@@ -1,0 +1,133 @@
+package worker
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// The lease: one sweep at a time per database. A sweep's row in mem_sweeps
+// holds status 'running', its owner and lease_until, extended in every
+// transaction it writes; a crashed worker's lease expires (or, on this
+// host, dies with its process) and the next sweep takes over.
+
+// acquireLease claims the database for this sweep, or fails with
+// ErrSweepRunning while another worker's lease is live. When the last
+// sweep at this clock was cut off after saving its plan, this sweep takes
+// its place and finishes that plan.
+func (s *sweep) acquireLease(ctx context.Context) error {
+	err := s.db.inTx(ctx, func() error {
+		q := s.db.querier()
+		var other, started int64
+		var owner string
+		err := q.QueryRowContext(ctx, `SELECT id, coalesce(owner, '?'), started_at FROM mem_sweeps
+			WHERE status = 'running' AND lease_until > ? ORDER BY id DESC LIMIT 1`, time.Now().Unix()).Scan(&other, &owner, &started)
+		if err == nil && ownerGone(owner) {
+			err = sql.ErrNoRows // a worker on this machine that died (kill -9): its lease is void
+		}
+		if err == nil {
+			return fmt.Errorf("%w: sweep %d by %s since %s; try again when it finishes",
+				ErrSweepRunning, other, owner, time.Unix(started, 0).UTC().Format(time.RFC3339))
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		if err := s.loadClock(ctx); err != nil {
+			return err
+		}
+		if _, err := q.ExecContext(ctx, `UPDATE mem_sweeps SET status = 'interrupted', finished_at = ?
+			WHERE status = 'running'`, time.Now().Unix()); err != nil {
+			return err
+		}
+		return s.claim(ctx, q)
+	})
+	if err == nil {
+		s.db.onCommit(s.heartbeat)
+	}
+	return err
+}
+
+// claim takes over the saved plan of a sweep cut off at this clock, or
+// records a new sweep.
+func (s *sweep) claim(ctx context.Context, q querier) error {
+	lease := time.Now().Add(LeaseDuration).Unix()
+	var plan string
+	err := q.QueryRowContext(ctx, `SELECT id, plan FROM mem_sweeps
+		WHERE status IN ('interrupted', 'failed') AND plan IS NOT NULL AND clock_hours = ? AND NOT dry_run
+		  AND id > coalesce((SELECT max(id) FROM mem_sweeps WHERE status = 'done'), 0)
+		ORDER BY id DESC LIMIT 1`, s.clock.Hours).Scan(&s.report.SweepID, &plan)
+	switch {
+	case err == nil:
+		if err := json.Unmarshal([]byte(plan), &s.saved); err != nil {
+			return fmt.Errorf("reading the saved plan of sweep %d: %w", s.report.SweepID, err)
+		}
+		s.resume = true
+		_, err = q.ExecContext(ctx, `UPDATE mem_sweeps SET status = 'running', finished_at = NULL, lease_until = ?, owner = ?
+			WHERE id = ?`, lease, s.opt.Owner, s.report.SweepID)
+		return err
+	case !errors.Is(err, sql.ErrNoRows):
+		return err
+	}
+	res, err := q.ExecContext(ctx, `INSERT INTO mem_sweeps (started_at, clock_hours, dry_run, status, lease_until, owner)
+		VALUES (?, ?, 0, 'running', ?, ?)`, time.Now().Unix(), s.clock.Hours, lease, s.opt.Owner)
+	if err != nil {
+		return err
+	}
+	s.report.SweepID, err = res.LastInsertId()
+	return err
+}
+
+// heartbeat extends the lease, inside each of the sweep's transactions.
+func (s *sweep) heartbeat(ctx context.Context, q querier) error {
+	_, err := q.ExecContext(ctx, `UPDATE mem_sweeps SET lease_until = ? WHERE id = ?`,
+		time.Now().Add(LeaseDuration).Unix(), s.report.SweepID)
+	return err
+}
+
+// finishLease records how a sweep that failed or was stopped ended.
+func (s *sweep) finishLease(ctx context.Context, status string) {
+	q := s.db.querier()
+	q.ExecContext(ctx, "ROLLBACK") // harmless when no transaction is open
+	s.recordSweep(ctx, q, status)
+}
+
+// recordSweep stores the sweep's status and report in its mem_sweeps row.
+func (s *sweep) recordSweep(ctx context.Context, q querier, status string) error {
+	s.report.DurationMS = time.Since(s.start).Milliseconds()
+	result, err := json.Marshal(s.report)
+	if err != nil {
+		return err
+	}
+	_, err = q.ExecContext(ctx, `UPDATE mem_sweeps SET status = ?, finished_at = ?, result = ? WHERE id = ?`,
+		status, time.Now().Unix(), string(result), s.report.SweepID)
+	return err
+}
+
+// thisProcess names this worker in a lease: pid, host and pid namespace,
+// so a lease from another container sharing the hostname is not mistaken
+// for one of ours.
+func thisProcess() string {
+	host, _ := os.Hostname()
+	ns, _ := os.Readlink("/proc/self/ns/pid")
+	return fmt.Sprintf("pid %d on %s %s", os.Getpid(), host, ns)
+}
+
+// ownerGone reports whether a lease's owner was a process in this host's
+// pid namespace that no longer runs (a kill -9): its lease is void. Owners
+// elsewhere keep their lease until it expires.
+func ownerGone(owner string) bool {
+	var pid int
+	if _, err := fmt.Sscanf(owner, "pid %d on ", &pid); err != nil || pid <= 0 {
+		return false
+	}
+	if owner != strings.Replace(thisProcess(), fmt.Sprintf("pid %d ", os.Getpid()), fmt.Sprintf("pid %d ", pid), 1) {
+		return false
+	}
+	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+}

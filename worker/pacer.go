@@ -1,0 +1,250 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// pacing is the transaction pacer's state on a file: what it has seen of
+// other connections' writes and of its own transactions.
+type pacing struct {
+	walFrames     int64         // the WAL's length at the last checkpoint
+	dataVersion   int64         // PRAGMA data_version when last read (see noteOthers)
+	inTransaction bool          // inside inTx or inRead
+	held          time.Duration // how long the last inTx held the write lock
+	committed     time.Time     // when the last inTx committed
+	othersWrote   time.Time     // when another connection's commit was last seen
+	// broken: the connection could not be set back as the sweep needs it
+	// (its busy timeout); the next transaction fails with it.
+	broken error
+}
+
+// Pacing constants. othersQuiet: how long after another connection's
+// commit the sweep still takes ChunkSize rows per transaction. longRead: a
+// statement of its own longer than this is followed by a checkpoint.
+// maxYield: the most time the lock is left free after a commit while an
+// app writes. checkpointFrames: 64 MiB of WAL, in 4 KiB pages, past which
+// a WAL that keeps growing is restarted, waiting at most checkpointWaitMS.
+const (
+	othersQuiet      = 2 * time.Second
+	longRead         = 100 * time.Millisecond
+	maxYield         = 100 * time.Millisecond
+	checkpointFrames = 16384
+	checkpointWaitMS = 50
+)
+
+// syncChunkFactor: a sync writes only worker-owned rows, so while no app
+// writes its transactions take a few chunks' worth of rows (see chunkRows).
+const syncChunkFactor = 4
+
+// inTx runs f in one BEGIN IMMEDIATE transaction on the sweep's connection,
+// with the heartbeat (the lease) in the same transaction.
+func (st *fileStore) inTx(ctx context.Context, f func() error) (err error) {
+	// The lock stays free for at least Pause between two transactions
+	// (a checkpoint after the commit counts), so a writer waiting on it
+	// gets it: SQLite's busy handler retries at most 100 ms apart.
+	p := &st.pacing
+	if p.broken != nil {
+		return p.broken
+	}
+	if wait := st.opt.Pause - time.Since(p.committed); !p.committed.IsZero() && wait > 0 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+	began := time.Now()
+	if _, err := st.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return err
+	}
+	p.inTransaction = true
+	st.noteOthers(ctx)
+	defer func() {
+		p.inTransaction = false
+		if err != nil {
+			st.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+			return
+		}
+		if _, err = st.conn.ExecContext(context.WithoutCancel(ctx), "COMMIT"); err == nil {
+			committed := time.Now()
+			p.held, p.committed = committed.Sub(began), committed
+			st.checkpoint(context.WithoutCancel(ctx))
+			st.yieldLock(ctx, committed, p.held)
+		}
+	}()
+	if err := f(); err != nil {
+		return err
+	}
+	if st.beat != nil {
+		return st.beat(ctx, st.conn)
+	}
+	return nil
+}
+
+// inRead runs f in one deferred transaction: a consistent snapshot of the
+// file; temp tables are written freely. The WAL could not be copied past
+// that snapshot meanwhile, so a real sweep checkpoints as soon as it ends.
+func (st *fileStore) inRead(ctx context.Context, end string, f func() error) (err error) {
+	if _, err := st.conn.ExecContext(ctx, "BEGIN"); err != nil {
+		return err
+	}
+	st.pacing.inTransaction = true
+	defer func() {
+		st.pacing.inTransaction = false
+		if err != nil {
+			end = "ROLLBACK"
+		}
+		if _, cerr := st.conn.ExecContext(context.WithoutCancel(ctx), end); err == nil {
+			err = cerr
+		}
+		if !st.opt.DryRun {
+			st.checkpoint(context.WithoutCancel(ctx))
+		}
+	}()
+	return f()
+}
+
+// yieldLock leaves an app that writes beside the sweep as long without the
+// write lock as the sweep just held it (at most maxYield), counting from
+// the commit: SQLite's busy handler retries at growing intervals, up to
+// 100 ms apart, and with only short gaps between the sweep's transactions
+// an app's retries could keep landing inside the next one.
+func (st *fileStore) yieldLock(ctx context.Context, committed time.Time, held time.Duration) {
+	if !st.othersWriting() {
+		return
+	}
+	wait := time.Until(committed.Add(min(held, maxYield)))
+	if wait <= 0 {
+		return
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(wait):
+	}
+}
+
+// checkpoint copies the WAL's pages into the database file after each of
+// the sweep's commits and long reads, so neither the WAL nor the cost of
+// every page read grows, and so an app writing beside the sweep is not the
+// one to do it: SQLite checkpoints inside the commit of whichever
+// connection finds the WAL long, and copying the sweep's pages there would
+// hold up that app's write. It runs while the lock is free, when an app's
+// writer waiting for its turn gets it. With an app writing all the time, a
+// passive checkpoint can end a step behind its commits, so that the WAL
+// never restarts; the sign is a WAL past checkpointFrames and longer than
+// at the checkpoint before, and the sweep then restarts it, waiting at most
+// checkpointWaitMS for the app's readers. Failing to checkpoint is not an
+// error: a later commit tries again. (bench/README.md has the trials.)
+func (st *fileStore) checkpoint(ctx context.Context) {
+	st.noteOthers(ctx)
+	var busy, frames, copied int64
+	if st.conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied) != nil {
+		return
+	}
+	stuck := frames >= checkpointFrames && frames > st.pacing.walFrames
+	st.pacing.walFrames = frames
+	if !stuck {
+		return
+	}
+	// The restart waits briefly for readers; the sweep's own statements
+	// then wait BusyTimeoutMS again. A timeout that could not be restored
+	// would leave the rest of the sweep failing fast beside an app's
+	// writes: the sweep stops at its next transaction instead (a later
+	// sweep resumes it).
+	if err := st.setBusyTimeout(ctx, checkpointWaitMS); err != nil {
+		st.pacing.broken = err
+		return
+	}
+	if st.conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint(RESTART)").Scan(&busy, &frames, &copied) == nil && busy == 0 {
+		st.pacing.walFrames = 0
+	}
+	if err := st.setBusyTimeout(ctx, BusyTimeoutMS); err != nil {
+		st.pacing.broken = err
+	}
+}
+
+// setBusyTimeout sets the connection's busy timeout and checks it took.
+func (st *fileStore) setBusyTimeout(ctx context.Context, ms int) error {
+	var got int
+	if err := st.conn.QueryRowContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", ms)).Scan(&got); err != nil {
+		return fmt.Errorf("setting busy_timeout: %w", err)
+	}
+	if got != ms {
+		return fmt.Errorf("setting busy_timeout: %d ms asked, %d ms set", ms, got)
+	}
+	return nil
+}
+
+// afterRead checkpoints after a long statement of its own (outside a
+// transaction): its read snapshot held the WAL back meanwhile.
+func (st *fileStore) afterRead(ctx context.Context, began time.Time) {
+	if !st.pacing.inTransaction && !st.opt.DryRun && time.Since(began) > longRead {
+		st.checkpoint(context.WithoutCancel(ctx))
+	}
+}
+
+// noteOthers reads PRAGMA data_version, which changes when another
+// connection commits: after the sweep's commits, and once each
+// transaction holds the lock, so that its size takes an app's write made
+// meanwhile into account.
+func (st *fileStore) noteOthers(ctx context.Context) {
+	var version int64
+	if st.conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&version) == nil {
+		if version != st.pacing.dataVersion {
+			st.pacing.othersWrote = time.Now()
+		}
+		st.pacing.dataVersion = version
+	}
+}
+
+// othersWriting reports whether another connection's commit was seen in
+// the last othersQuiet.
+func (st *fileStore) othersWriting() bool { return time.Since(st.pacing.othersWrote) < othersQuiet }
+
+// chunkRows is the most rows the next transaction of a step takes (see
+// txRows), size being its rows per transaction at ChunkSize: scaled by
+// SoloChunkSize ÷ ChunkSize while no other connection writes to the file,
+// and ChunkSize whatever the step while one does (so an app's write never
+// waits through more than its busy handler's first sleeps).
+func (st *fileStore) chunkRows(size int) int64 {
+	if st.othersWriting() {
+		return int64(min(size, st.opt.ChunkSize))
+	}
+	if st.opt.SoloChunkSize > st.opt.ChunkSize {
+		return int64(size) * int64(st.opt.SoloChunkSize) / int64(st.opt.ChunkSize)
+	}
+	return int64(size)
+}
+
+// txRows sizes the transactions of one step (size: its rows at
+// ChunkSize). Beside an app's writes each takes chunkRows; alone, the
+// first takes size rows and each next one as many as the last one's pace
+// fits in SoloHold, up to chunkRows: however slow the machine or the rows,
+// no transaction keeps an app that starts writing mid-sweep waiting much
+// longer than SoloHold.
+type txRows struct {
+	st   *fileStore
+	size int
+	pace float64 // rows per second the last transaction held the lock; 0 before the first
+}
+
+func (st *fileStore) txRows(size int) *txRows { return &txRows{st: st, size: size} }
+
+// next is the rows of the transaction that now holds the lock.
+func (t *txRows) next() int64 {
+	bound := t.st.chunkRows(t.size)
+	if t.st.othersWriting() {
+		return bound
+	}
+	fit := max(int64(t.size), int64(t.pace*t.st.opt.SoloHold.Seconds()))
+	return min(bound, fit)
+}
+
+// took records the pace of the transaction just committed with n rows.
+func (t *txRows) took(n int64) {
+	if held := t.st.pacing.held; held > 0 {
+		t.pace = float64(n) / held.Seconds()
+	}
+}

@@ -1,0 +1,164 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+	"math"
+)
+
+// The worker's derived state (mem_block_state, mem_edge_due, mem_fact_due)
+// says when each row next needs a decision. Triggers queue the rows an app
+// changes (mem_dirty_*); a refresh recomputes the queued rows, a full
+// refresh every row (refresh.sql, sync.sql).
+
+// queueMarks: the rows queued after the from marks and up to the marks
+// are refreshed by a sweep's next refresh; everything up to the marks is
+// cleared when it finishes.
+type queueMarks struct {
+	blockFrom, edgeFrom, factFrom int64
+	block, edge, fact             int64
+}
+
+// bulkDegreeShare: when at least 1/bulkDegreeShare of the blocks are to be
+// refreshed, their degrees are summed in one pass over every edge rather
+// than through the indexes, block by block.
+const bulkDegreeShare = 2
+
+// keepRowsMax: a queue with more rows than this after its mark is cleared
+// a batch at a time instead of emptied whole.
+const keepRowsMax = 10000
+
+// prepare resets the temp tables and stages the relation policies.
+func (s *sweep) prepare(ctx context.Context) error {
+	if _, err := s.db.exec(ctx, "plan_reset"); err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
+	return s.loadPolicies(ctx)
+}
+
+// refreshPart is one kind of row a refresh covers.
+type refreshPart struct {
+	queue, ids, fill, chunk string
+	mark                    *int64
+}
+
+// refresh recomputes the derived state of the rows queued after the from
+// marks (or, full, of every row, into the temp shadow tables): blocks first
+// (an edge's due time depends on its ends' tiers), then edges, then facts.
+// Queue marks are taken before each part, so rows queued meanwhile wait.
+func (s *sweep) refresh(ctx context.Context, full bool) error {
+	parts := []refreshPart{
+		{"mem_dirty_blocks", "refresh_ids", "refresh_blocks", "refresh_blocks", &s.marks.block},
+		{"mem_dirty_edges", "refresh_edges", "refresh_edges", "refresh_edges", &s.marks.edge},
+		{"mem_dirty_facts", "refresh_ids", "refresh_facts", "refresh_facts", &s.marks.fact},
+	}
+	for _, p := range parts {
+		var err error
+		if *p.mark, err = s.db.count(ctx, "SELECT coalesce(max(seq), 0) FROM main."+p.queue); err != nil {
+			return err
+		}
+		if full && p.chunk == "refresh_edges" {
+			// Every edge in one pass, in table order, evaluated for the
+			// plan (refresh_edges_all takes their due times from that
+			// later), and the unusable ones into the temp shadow.
+			for _, name := range []string{"evaluate_edges_all", "refresh_edges_invalid"} {
+				if _, err := s.db.exec(ctx, name); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if err := s.refreshPart(ctx, p, full); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// refreshPart refreshes one kind of row, a chunk at a time: in bounded
+// write transactions, or (full) at once into the temp shadow tables in the
+// caller's snapshot.
+func (s *sweep) refreshPart(ctx context.Context, p refreshPart, full bool) error {
+	if _, err := s.db.querier().ExecContext(ctx, "DELETE FROM temp."+p.ids); err != nil {
+		return err
+	}
+	fill := p.fill + "_queued"
+	if full {
+		fill = p.fill + "_all"
+	}
+	if _, err := s.db.exec(ctx, fill); err != nil {
+		return err
+	}
+	names := []string{p.chunk}
+	if p.chunk == "refresh_blocks" {
+		names = []string{"refresh_blocks", "refresh_blocks_store"}
+		if !full {
+			names = []string{"refresh_blocks", "refresh_blocks_retier", "refresh_blocks_store"}
+		}
+		// Many blocks' degrees are summed faster in one pass over the
+		// edges than through the indexes, block by block.
+		bulk, err := s.db.count(ctx, `SELECT (SELECT count(*) FROM temp.refresh_ids) * ? >= (SELECT count(*) FROM main.mem_blocks)`,
+			bulkDegreeShare)
+		if err != nil {
+			return err
+		}
+		if full || bulk == 1 {
+			if _, err := s.db.exec(ctx, "degrees_all"); err != nil {
+				return err
+			}
+		} else {
+			names = append([]string{"degrees_chunk"}, names...)
+		}
+	}
+	size := s.opt.ChunkSize
+	if full {
+		size = math.MaxInt32 // temp tables only, in the caller's snapshot
+	}
+	return s.chunks(ctx, p.ids, size, !full, func(lo, hi int64) error {
+		for _, n := range names {
+			if _, err := s.db.exec(ctx, n, chunkArgs(lo, hi)...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// planFull computes every row's derived state into temp tables that shadow
+// the main ones, then plans from them, all in the caller's read snapshot;
+// only the usable edges' due times are left to refresh_edges_all, which
+// takes them from the plan's evaluation once the snapshot has ended.
+func (s *sweep) planFull(ctx context.Context) error {
+	if _, err := s.db.exec(ctx, "shadow_state"); err != nil {
+		return err
+	}
+	if err := s.refresh(ctx, true); err != nil {
+		return fmt.Errorf("sweep: refreshing derived state: %w", err)
+	}
+	return s.plan(ctx, true)
+}
+
+// syncDerived copies the derived rows a full refresh changed into the main
+// tables in bounded transactions. Until the sweep finishes, the stored
+// fingerprint is cleared, so a sweep cut off here makes the next one full.
+func (s *sweep) syncDerived(ctx context.Context) error {
+	if _, err := s.db.exec(ctx, "sync_collect"); err != nil {
+		return err
+	}
+	err := s.db.inTx(ctx, func() error {
+		_, err := s.db.querier().ExecContext(ctx, `DELETE FROM main.mem_config WHERE key = 'derived_fingerprint'`)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	err = s.chunks(ctx, "sync_rows", syncChunkFactor*s.opt.ChunkSize, true, func(lo, hi int64) error {
+		_, err := s.db.exec(ctx, "sync_apply", chunkArgs(lo, hi)...)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	_, err = s.db.exec(ctx, "drop_shadow_state")
+	return err
+}

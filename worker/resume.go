@@ -1,0 +1,127 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// A sweep saves its plan in mem_sweep_plans before applying it, so a sweep
+// cut off mid-apply is finished by the next sweep at the same clock.
+
+// savedPlan is what a resumed sweep needs besides the planned rows: the
+// report as planned and the queue marks its refresh covered.
+type savedPlan struct {
+	Report    Report `json:"report"`
+	BlockMark int64  `json:"block_mark"`
+	EdgeMark  int64  `json:"edge_mark"`
+	FactMark  int64  `json:"fact_mark"`
+}
+
+// savedSteps lists the plan tables an apply reads (their columns come from
+// the tables themselves, temp.sql); only the rows a step acts on are saved.
+var savedSteps = []struct{ table, where string }{
+	{"plan_blocks", ""},
+	{"plan_edges", "phase != 'block_archived'"},
+	{"plan_flags", ""},
+	{"plan_facts", "action IN ('archive', 'prune')"},
+	{"plan_reinforce", ""},
+}
+
+// planColumns lists a plan table's columns, in order (rowid stands for the
+// seq of a table that has none).
+func (s *sweep) planColumns(ctx context.Context, table string) ([]string, error) {
+	rows, err := s.db.querier().QueryContext(ctx, "SELECT name FROM pragma_table_info(?, 'temp') ORDER BY cid", table)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var cols []string
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			return nil, err
+		}
+		cols = append(cols, c)
+	}
+	if len(cols) == 0 {
+		return nil, fmt.Errorf("no plan table temp.%s", table)
+	}
+	if cols[0] != "seq" {
+		cols = append([]string{"rowid"}, cols...)
+	}
+	return cols, rows.Err()
+}
+
+// savePlan copies the plan into mem_sweep_plans in bounded transactions,
+// then marks the sweep resumable in the same transaction as the last rows.
+func (s *sweep) savePlan(ctx context.Context) error {
+	for _, st := range savedSteps {
+		cols, err := s.planColumns(ctx, st.table)
+		if err != nil {
+			return err
+		}
+		pairs := make([]string, len(cols))
+		for i, c := range cols {
+			pairs[i] = fmt.Sprintf("'%s', %s", c, c)
+		}
+		where := "rowid BETWEEN :lo AND :hi"
+		if st.where != "" {
+			where += " AND " + st.where
+		}
+		query := fmt.Sprintf(`INSERT INTO main.mem_sweep_plans (sweep_id, step, seq, row)
+			SELECT :sweep, '%s', rowid, json_object(%s) FROM temp.%s WHERE %s`, st.table, strings.Join(pairs, ", "), st.table, where)
+		maxRow, err := s.db.count(ctx, "SELECT coalesce(max(rowid), 0) FROM temp."+st.table)
+		if err != nil {
+			return err
+		}
+		rows := s.db.txRows(s.opt.ChunkSize)
+		for lo, step := int64(1), int64(0); lo <= maxRow; lo += step {
+			err := s.db.inTx(ctx, func() error {
+				step = rows.next()
+				_, err := s.db.querier().ExecContext(ctx, query, s.args(chunkArgs(lo, lo+step-1)...)...)
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			rows.took(step)
+		}
+	}
+	meta, err := json.Marshal(savedPlan{Report: s.report, BlockMark: s.marks.block, EdgeMark: s.marks.edge, FactMark: s.marks.fact})
+	if err != nil {
+		return err
+	}
+	return s.db.inTx(ctx, func() error {
+		_, err := s.db.querier().ExecContext(ctx, `UPDATE mem_sweeps SET plan = ? WHERE id = ?`, string(meta), s.report.SweepID)
+		return err
+	})
+}
+
+// restorePlan loads a cut-off sweep's saved plan into the temp tables the
+// apply steps read; rows it already applied are gone from the file, and the
+// apply's unchanged-row check skips them.
+func (s *sweep) restorePlan(ctx context.Context) error {
+	for _, st := range savedSteps {
+		cols, err := s.planColumns(ctx, st.table)
+		if err != nil {
+			return err
+		}
+		extracts := make([]string, len(cols))
+		for i, c := range cols {
+			extracts[i] = fmt.Sprintf("json_extract(row, '$.%s')", c)
+		}
+		query := fmt.Sprintf(`INSERT INTO temp.%s (%s) SELECT %s FROM main.mem_sweep_plans WHERE sweep_id = ? AND step = ? ORDER BY seq`,
+			st.table, strings.Join(cols, ", "), strings.Join(extracts, ", "))
+		if _, err := s.db.querier().ExecContext(ctx, query, s.report.SweepID, st.table); err != nil {
+			return err
+		}
+	}
+	id := s.report.SweepID
+	s.report = s.saved.Report
+	s.report.SweepID = id
+	s.marks.block, s.marks.edge, s.marks.fact = s.saved.BlockMark, s.saved.EdgeMark, s.saved.FactMark
+	s.report.Resumed = true
+	return nil
+}

@@ -1,0 +1,35 @@
+package worker
+
+// The decay rules the sweep's SQL shares, each written once and expanded
+// into the statements of sql/ by name (statements.go). Each reads an edge
+// row as e, or its columns unqualified where the statement has one source.
+
+// validEdge is the test an edge row e passes when its numbers are numbers;
+// the others are reported (edgeProblem says why) and never touched.
+const validEdge = `(typeof(e.weight) IN ('integer', 'real') AND e.weight >= 0
+	AND typeof(e.reinforcement_count) IN ('integer', 'real') AND e.reinforcement_count >= 0
+	AND (e.last_active_hours IS NULL OR typeof(e.last_active_hours) IN ('integer', 'real'))
+	AND (e.last_observed_at IS NULL OR typeof(e.last_observed_at) IN ('integer', 'real')))`
+
+// edgeProblem names what makes an edge row e invalid, NULL when it is valid.
+const edgeProblem = `CASE WHEN typeof(e.weight) NOT IN ('integer', 'real') THEN 'weight is ' || typeof(e.weight)
+	WHEN e.weight < 0 THEN 'weight is negative'
+	WHEN typeof(e.reinforcement_count) NOT IN ('integer', 'real') THEN 'reinforcement_count is ' || typeof(e.reinforcement_count)
+	WHEN e.reinforcement_count < 0 THEN 'reinforcement_count is negative'
+	WHEN e.last_active_hours IS NOT NULL AND typeof(e.last_active_hours) NOT IN ('integer', 'real')
+	    THEN 'last_active_hours is ' || typeof(e.last_active_hours)
+	WHEN e.last_observed_at IS NOT NULL AND typeof(e.last_observed_at) NOT IN ('integer', 'real')
+	    THEN 'last_observed_at is ' || typeof(e.last_observed_at)
+END`
+
+// edgeLambda is an edge e's decay rate from its ends' block states ta and
+// tb (a block with none is standard).
+const edgeLambda = `lambda_edge(coalesce(ta.tier, 'standard'), coalesce(tb.tier, 'standard'), e.reinforcement_count, :established)`
+
+// staticPrune is the static prune (SPEC §4.1 phase 2): an edge never
+// reinforced whose weight is below edge_prune_threshold.
+const staticPrune = `(weight < :prune_threshold AND reinforcement_count = 0)`
+
+// removalPhases are the plan_edges phases whose edges the apply removes
+// (the others are removed with their block).
+const removalPhases = `('static', 'temporal', 'policy')`

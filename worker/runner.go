@@ -1,0 +1,162 @@
+package worker
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/memdecay/memdecay/sqlfuncs"
+)
+
+// store is what a sweep needs of the database it runs on: a statement
+// runner (named statements of the phase files, counts, queries) and a
+// transaction pacer (bounded write transactions, read snapshots, the lock
+// left free for an app's writes). The phases and their SQL are written
+// once against it; fileStore is the implementation for a SQLite file.
+type store interface {
+	// exec runs every statement of a named section of the phase files,
+	// binding the sweep's arguments and extra, and returns the rows changed.
+	exec(ctx context.Context, name string, extra ...any) (int64, error)
+	// count runs a query that returns one integer.
+	count(ctx context.Context, query string, args ...any) (int64, error)
+	// querier reads and writes outside the named statements.
+	querier() querier
+	// inTx runs f in one bounded write transaction, with the lease's
+	// heartbeat in it.
+	inTx(ctx context.Context, f func() error) error
+	// inRead runs f at one read snapshot, ended by end (COMMIT or ROLLBACK).
+	inRead(ctx context.Context, end string, f func() error) error
+	// txRows sizes the transactions of one step of size rows at ChunkSize.
+	txRows(size int) *txRows
+	// othersWriting reports whether another connection wrote lately.
+	othersWriting() bool
+	// onCommit sets a write made in every write transaction (the lease's
+	// heartbeat).
+	onCommit(beat func(ctx context.Context, q querier) error)
+}
+
+// fileStore runs a sweep on one pinned connection to a SQLite file: its
+// temp tables live per connection. runner.go holds its statement runner,
+// pacer.go its transactions.
+type fileStore struct {
+	conn   *sql.Conn
+	opt    SweepOptions
+	args   func(extra ...any) []any // the sweep's bound parameters
+	beat   func(ctx context.Context, q querier) error
+	pacing pacing
+}
+
+// openFileStore pins a connection and sets it up for a sweep.
+func openFileStore(ctx context.Context, db *DB, opt SweepOptions) (*fileStore, error) {
+	conn, err := db.SQL.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// A bigger page cache than SQLite's 2 MB default: a sweep touches the
+	// edge indexes all over a big file. The sweep checkpoints after each of
+	// its commits itself (see checkpoint).
+	for _, pragma := range []string{fmt.Sprintf("PRAGMA cache_size = -%d", SweepCacheKiB),
+		fmt.Sprintf("PRAGMA temp.cache_size = -%d", SweepCacheKiB), "PRAGMA wal_autocheckpoint = 0"} {
+		if _, err := conn.ExecContext(ctx, pragma); err != nil {
+			conn.Close()
+			return nil, err
+		}
+	}
+	st := &fileStore{conn: conn, opt: opt, args: func(extra ...any) []any { return extra }}
+	// The baseline for seeing other connections' commits (see checkpoint).
+	if err := conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&st.pacing.dataVersion); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return st, nil
+}
+
+// bind sets the sweep's parameters, bound to every named statement.
+func (st *fileStore) bind(args func(extra ...any) []any) { st.args = args }
+
+// onCommit sets the heartbeat written in every write transaction (the
+// lease).
+func (st *fileStore) onCommit(beat func(ctx context.Context, q querier) error) { st.beat = beat }
+
+func (st *fileStore) close() error { return st.conn.Close() }
+
+func (st *fileStore) querier() querier { return st.conn }
+
+// exec runs every statement of a named section of the phase files.
+func (st *fileStore) exec(ctx context.Context, name string, extra ...any) (int64, error) {
+	var total int64
+	for i, q := range stmts(name) {
+		began := time.Now()
+		res, err := st.conn.ExecContext(ctx, q, st.args(extra...)...)
+		if err != nil {
+			return total, fmt.Errorf("%s: %w", name, err)
+		}
+		st.afterRead(ctx, began)
+		if traceSQL && time.Since(began) > traceMin {
+			trace(ctx, st.conn, fmt.Sprintf("%s[%d]", name, i), time.Since(began), q, st.args(extra...))
+		}
+		n, _ := res.RowsAffected()
+		total += n
+	}
+	return total, nil
+}
+
+func (st *fileStore) count(ctx context.Context, query string, args ...any) (int64, error) {
+	var n int64
+	began := time.Now()
+	err := st.conn.QueryRowContext(ctx, query, args...).Scan(&n)
+	st.afterRead(ctx, began)
+	return n, err
+}
+
+// chunkArgs binds a chunk's seq range to the :lo and :hi of a statement.
+func chunkArgs(lo, hi int64) []any { return []any{sql.Named("lo", lo), sql.Named("hi", hi)} }
+
+// args binds every parameter the sweep's statements use; each statement
+// takes the ones it names.
+func (s *sweep) args(extra ...any) []any {
+	return append([]any{
+		sql.Named("now", s.clock.Hours),
+		sql.Named("wall", s.clock.Wall.Unix()),
+		sql.Named("sweep", s.report.SweepID),
+		sql.Named("full", s.report.Full),
+		sql.Named("block_threshold", s.cfg.BlockPruneThreshold),
+		sql.Named("prune_threshold", s.cfg.EdgePruneThreshold),
+		sql.Named("decay_threshold", s.cfg.EdgeDecayThreshold),
+		sql.Named("established", s.cfg.EstablishedEdgeThreshold),
+		sql.Named("archive_score", sqlfuncs.ArchiveScore),
+		sql.Named("prune_score", sqlfuncs.PruneScore),
+		sql.Named("top_n", s.cfg.ReinforceTopN),
+		sql.Named("slack", dueSlack),
+		sql.Named("block_from", s.marks.blockFrom),
+		sql.Named("edge_from", s.marks.edgeFrom),
+		sql.Named("fact_from", s.marks.factFrom),
+		sql.Named("block_mark", s.marks.block),
+		sql.Named("edge_mark", s.marks.edge),
+		sql.Named("fact_mark", s.marks.fact),
+	}, extra...)
+}
+
+// dueSlack widens "due by now" a little, so rounding between a stored due
+// time and the exact check never leaves a row out; the exact check decides.
+const dueSlack = 1e-6
+
+// queryAll scans every row of a query into a slice (never nil, so JSON
+// shows [] rather than null).
+func queryAll[T any](ctx context.Context, q querier, query string, scan func(*sql.Rows, *T) error) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []T{}
+	for rows.Next() {
+		var v T
+		if err := scan(rows, &v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}

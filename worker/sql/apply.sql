@@ -1,0 +1,115 @@
+-- The apply: the plan carried out in short transactions, one chunk of seq
+-- numbers at a time, re-checking that each row is unchanged since it was
+-- planned; every change with its event, in the same transaction.
+
+-- name: apply_blocks
+-- One chunk of archivals: the blocks still as planned, their events (with
+-- tags), their edges' events, then the removals and the status change.
+DELETE FROM apply_rows;
+INSERT INTO apply_rows (seq)
+SELECT p.seq FROM plan_blocks p CROSS JOIN main.mem_blocks b ON b.id = p.id
+WHERE p.seq BETWEEN :lo AND :hi AND b.status = 'active' AND b.last_reinforced_hours IS p.last_reinforced_hours;
+INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
+SELECT :sweep, :wall, :now, 'block', b.id, 'archive', 'decayed',
+       json_object('block', BLOCK_SNAPSHOT, 'tags', BLOCK_TAGS, 'tier', p.tier, 'recency', p.recency)
+FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq JOIN main.mem_blocks b ON b.id = p.id;
+DELETE FROM apply_block_ids;
+INSERT INTO apply_block_ids (id) SELECT p.id FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq;
+INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
+SELECT :sweep, :wall, :now, 'edge', json_array(e.from_id, e.to_id), 'delete', 'block_archived',
+       json_object('edge', EDGE_SNAPSHOT,
+                   'archived_block', CASE WHEN e.from_id IN (SELECT id FROM apply_block_ids) THEN e.from_id ELSE e.to_id END)
+FROM valid_edges e
+WHERE e.from_id IN (SELECT id FROM apply_block_ids) OR e.to_id IN (SELECT id FROM apply_block_ids);
+DELETE FROM main.mem_edges WHERE rowid IN (
+    SELECT e.edge_rowid FROM valid_edges e
+    WHERE e.from_id IN (SELECT id FROM apply_block_ids) OR e.to_id IN (SELECT id FROM apply_block_ids));
+DELETE FROM main.mem_block_tags WHERE block_id IN (SELECT p.id FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq);
+UPDATE main.mem_blocks SET status = 'archived', archive_reason = 'decayed'
+WHERE id IN (SELECT p.id FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq);
+
+-- name: apply_edges
+-- One chunk of static prunes, temporal decays and policy removals, each
+-- edge only if it is unchanged since it was planned (an app's refresh in
+-- between wins), then the blocks this chunk left orphaned.
+DELETE FROM chunk_mark;
+INSERT INTO chunk_mark (edge_seq) SELECT coalesce(max(seq), 0) FROM main.mem_dirty_edges;
+DELETE FROM apply_rows;
+INSERT INTO apply_rows (seq, edge_rowid)
+SELECT p.seq, e.rowid FROM plan_edges p CROSS JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id
+WHERE p.seq BETWEEN :lo AND :hi AND p.phase IN REMOVAL_PHASES
+  AND e.weight IS p.weight AND e.reinforcement_count IS p.reinforcement_count
+  AND e.last_active_hours IS p.last_active_hours AND e.last_observed_at IS p.last_observed_at AND NOT e.pinned;
+INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
+SELECT :sweep, :wall, :now, 'edge', json_array(e.from_id, e.to_id),
+       CASE p.phase WHEN 'static' THEN 'prune' ELSE 'decay' END,
+       CASE p.phase WHEN 'policy' THEN 'policy:' || p.relation_type ELSE p.phase END,
+       json_object('edge', EDGE_SNAPSHOT, 'effective_weight', p.effective, 'lambda', p.lambda,
+                   CASE p.phase WHEN 'policy' THEN 'elapsed' ELSE 'elapsed_hours' END, p.elapsed)
+FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq CROSS JOIN main.mem_edges e ON e.rowid = a.edge_rowid;
+DELETE FROM main.mem_edges WHERE rowid IN (SELECT edge_rowid FROM apply_rows);
+-- The removed edges need no refresh: their due times go with them (their
+-- ends stay queued, for their degrees). A full sweep stored none for them.
+DELETE FROM main.mem_edge_due WHERE NOT :full AND (from_id, to_id) IN (
+    SELECT p.from_id, p.to_id FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq);
+DELETE FROM main.mem_dirty_edges WHERE seq > (SELECT edge_seq FROM chunk_mark);
+DELETE FROM apply_block_ids;
+INSERT INTO apply_block_ids (id)
+SELECT b.id FROM (SELECT p.from_id AS id FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq
+                  WHERE p.phase = 'policy' AND p.orphans = 'delete'
+                  UNION SELECT p.to_id FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq
+                  WHERE p.phase = 'policy' AND p.orphans = 'delete') AS o
+CROSS JOIN main.mem_blocks b ON b.id = o.id
+WHERE b.status = 'active'
+  AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.from_id = b.id)
+  AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.to_id = b.id);
+INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
+SELECT :sweep, :wall, :now, 'block', b.id, 'archive', 'orphaned', json_object('block', BLOCK_SNAPSHOT, 'tags', BLOCK_TAGS)
+FROM apply_block_ids o JOIN main.mem_blocks b ON b.id = o.id;
+DELETE FROM main.mem_block_tags WHERE block_id IN (SELECT id FROM apply_block_ids);
+UPDATE main.mem_blocks SET status = 'archived', archive_reason = 'orphaned' WHERE id IN (SELECT id FROM apply_block_ids);
+
+-- name: apply_flags
+-- One chunk of soft exclusions and readmissions under 'exclude' policies.
+DELETE FROM apply_rows;
+INSERT INTO apply_rows (seq)
+SELECT p.seq FROM plan_flags p CROSS JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id
+WHERE p.seq BETWEEN :lo AND :hi AND e.weight IS p.weight AND e.last_active_hours IS p.last_active_hours
+  AND e.last_observed_at IS p.last_observed_at AND (e.excluded != 0) != p.excluded_to AND NOT e.pinned;
+INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
+SELECT :sweep, :wall, :now, 'edge', json_array(e.from_id, e.to_id),
+       CASE WHEN p.excluded_to THEN 'exclude' ELSE 'readmit' END,
+       CASE WHEN p.excluded_to THEN 'below_minimum' ELSE 'reobserved' END || ':' || p.relation_type,
+       json_object('edge', EDGE_SNAPSHOT, 'effective_weight', p.effective, 'threshold', p.threshold, 'elapsed', p.elapsed)
+FROM apply_rows a CROSS JOIN plan_flags p ON p.seq = a.seq
+JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id;
+-- Their due time changes with the flag: queue them for the next refresh.
+INSERT INTO main.mem_dirty_edges (from_id, to_id)
+SELECT p.from_id, p.to_id FROM apply_rows a CROSS JOIN plan_flags p ON p.seq = a.seq;
+UPDATE main.mem_edges SET excluded = (SELECT p.excluded_to FROM apply_rows a CROSS JOIN plan_flags p ON p.seq = a.seq
+                                      WHERE p.from_id = mem_edges.from_id AND p.to_id = mem_edges.to_id)
+WHERE rowid IN (SELECT e.rowid FROM apply_rows a CROSS JOIN plan_flags p ON p.seq = a.seq
+                JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id);
+
+-- name: apply_facts
+-- One chunk of fact archivals and prunes; a pruned fact lives on as the
+-- snapshot in its event.
+DELETE FROM apply_rows;
+INSERT INTO apply_rows (seq)
+SELECT p.seq FROM plan_facts p CROSS JOIN main.mem_facts f ON f.id = p.id
+WHERE p.seq BETWEEN :lo AND :hi AND p.action IN ('archive', 'prune') AND f.status = 'active'
+  AND f.importance IS p.importance AND f.access_count IS p.access_count AND f.last_accessed_at IS p.last_accessed_at;
+INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
+SELECT :sweep, :wall, :now, 'fact', f.id, p.action, 'faded',
+       json_object('fact', FACT_SNAPSHOT,
+                   'score', p.score, 'days_since_access', p.days)
+FROM apply_rows a CROSS JOIN plan_facts p ON p.seq = a.seq JOIN main.mem_facts f ON f.id = p.id;
+DELETE FROM main.mem_facts WHERE id IN (SELECT p.id FROM apply_rows a CROSS JOIN plan_facts p ON p.seq = a.seq WHERE p.action = 'prune');
+UPDATE main.mem_facts SET status = 'archived'
+WHERE id IN (SELECT p.id FROM apply_rows a CROSS JOIN plan_facts p ON p.seq = a.seq WHERE p.action = 'archive');
+
+-- name: apply_reinforce
+UPDATE main.mem_blocks
+SET reinforcement_count = reinforcement_count + (SELECT count(*) FROM plan_reinforce r WHERE r.id = mem_blocks.id),
+    last_reinforced_hours = :now
+WHERE id IN (SELECT id FROM plan_reinforce) AND status = 'active';

@@ -1,0 +1,52 @@
+-- After the sweep: its queue entries and saved plans cleared, old events
+-- expired.
+
+-- name: clear_queues
+-- The rows this sweep refreshed leave the queues, a bounded batch at a time.
+DELETE FROM main.mem_dirty_blocks WHERE seq IN (SELECT seq FROM main.mem_dirty_blocks WHERE seq <= :block_mark LIMIT :limit);
+DELETE FROM main.mem_dirty_edges WHERE seq IN (SELECT seq FROM main.mem_dirty_edges WHERE seq <= :edge_mark LIMIT :limit);
+DELETE FROM main.mem_dirty_facts WHERE seq IN (SELECT seq FROM main.mem_dirty_facts WHERE seq <= :fact_mark LIMIT :limit);
+
+-- name: clear_plan
+DELETE FROM main.mem_sweep_plans WHERE (sweep_id, step, seq) IN (
+    SELECT sweep_id, step, seq FROM main.mem_sweep_plans WHERE sweep_id <= :sweep LIMIT :limit);
+
+-- name: expire_events
+DELETE FROM main.mem_events WHERE id IN (
+    SELECT id FROM main.mem_events WHERE at < :cutoff ORDER BY id LIMIT :limit);
+
+-- name: empty_mem_dirty_blocks
+-- Emptied whole, which SQLite does by freeing its pages rather than row
+-- by row, keeping the rows queued after :mark.
+DROP TABLE IF EXISTS temp.keep_rows;
+CREATE TEMP TABLE keep_rows AS SELECT * FROM main.mem_dirty_blocks WHERE seq > :mark;
+DELETE FROM main.mem_dirty_blocks;
+INSERT INTO main.mem_dirty_blocks SELECT * FROM temp.keep_rows;
+DROP TABLE temp.keep_rows;
+
+-- name: empty_mem_dirty_edges
+-- Emptied whole, which SQLite does by freeing its pages rather than row
+-- by row, keeping the rows queued after :mark.
+DROP TABLE IF EXISTS temp.keep_rows;
+CREATE TEMP TABLE keep_rows AS SELECT * FROM main.mem_dirty_edges WHERE seq > :mark;
+DELETE FROM main.mem_dirty_edges;
+INSERT INTO main.mem_dirty_edges SELECT * FROM temp.keep_rows;
+DROP TABLE temp.keep_rows;
+
+-- name: empty_mem_dirty_facts
+-- Emptied whole, which SQLite does by freeing its pages rather than row
+-- by row, keeping the rows queued after :mark.
+DROP TABLE IF EXISTS temp.keep_rows;
+CREATE TEMP TABLE keep_rows AS SELECT * FROM main.mem_dirty_facts WHERE seq > :mark;
+DELETE FROM main.mem_dirty_facts;
+INSERT INTO main.mem_dirty_facts SELECT * FROM temp.keep_rows;
+DROP TABLE temp.keep_rows;
+
+-- name: empty_mem_sweep_plans
+-- Emptied whole, which SQLite does by freeing its pages rather than row
+-- by row, keeping the rows queued after :mark.
+DROP TABLE IF EXISTS temp.keep_rows;
+CREATE TEMP TABLE keep_rows AS SELECT * FROM main.mem_sweep_plans WHERE sweep_id > :mark;
+DELETE FROM main.mem_sweep_plans;
+INSERT INTO main.mem_sweep_plans SELECT * FROM temp.keep_rows;
+DROP TABLE temp.keep_rows;

@@ -1,0 +1,228 @@
+-- The plan: every phase decided at one read snapshot, reading only its scope
+-- (every row, or the queued rows and those whose due time has come), into
+-- temp tables.
+
+-- name: scope_full
+-- Evaluate every row.
+CREATE TEMP VIEW sweep_blocks AS SELECT id FROM main.mem_blocks WHERE status = 'active';
+CREATE TEMP VIEW sweep_facts AS SELECT id FROM main.mem_facts WHERE status IN ('active', 'confirmed');
+
+-- name: scope_incremental
+-- Evaluate the rows whose due time has come, and those queued as changed.
+-- :slack covers rounding between a stored due time and the exact check.
+CREATE TEMP TABLE scope_edges (from_id TEXT, to_id TEXT, PRIMARY KEY (from_id, to_id)) WITHOUT ROWID;
+INSERT OR IGNORE INTO scope_edges SELECT from_id, to_id FROM mem_edge_due WHERE due_hours <= :now + :slack;
+INSERT OR IGNORE INTO scope_edges SELECT from_id, to_id FROM mem_edge_due WHERE due_wall <= :wall + :slack;
+INSERT OR IGNORE INTO scope_edges SELECT from_id, to_id FROM refresh_edges;
+CREATE TEMP TABLE scope_blocks (id TEXT PRIMARY KEY) WITHOUT ROWID;
+INSERT OR IGNORE INTO scope_blocks SELECT id FROM mem_block_state WHERE archive_at <= :now + :slack;
+CREATE TEMP TABLE scope_facts (id TEXT PRIMARY KEY) WITHOUT ROWID;
+INSERT OR IGNORE INTO scope_facts SELECT id FROM mem_fact_due WHERE due_wall <= :wall + :slack;
+INSERT OR IGNORE INTO scope_facts SELECT id FROM main.mem_dirty_facts WHERE seq <= :fact_mark;
+CREATE TEMP VIEW sweep_blocks AS
+SELECT s.id FROM scope_blocks s CROSS JOIN main.mem_blocks b ON b.id = s.id WHERE b.status = 'active';
+CREATE TEMP VIEW sweep_facts AS
+SELECT s.id FROM scope_facts s CROSS JOIN main.mem_facts f ON f.id = s.id WHERE f.status IN ('active', 'confirmed');
+
+-- name: evaluate_edges
+-- The edges in scope, read through the primary key, each once: its numbers,
+-- and for an edge the default curve decays (not agent-asserted, anchored,
+-- not pinned, no policy) its decay rate and effective weight now.
+CREATE TEMP TABLE sweep_edges AS
+SELECT e.*, CASE WHEN lambda IS NOT NULL THEN max(0, :now - last_active_hours) END AS elapsed,
+       CASE WHEN lambda IS NOT NULL THEN effective_weight(weight, lambda, :now - last_active_hours) END AS effective
+FROM (
+    SELECT e.edge_rowid, e.from_id, e.to_id, e.weight, e.reinforcement_count, e.relation_type, e.origin,
+           e.last_active_hours, e.last_observed_at, e.pinned, e.excluded, e.has_policy,
+           CASE WHEN e.origin IS NOT 'agent' AND e.last_active_hours IS NOT NULL AND NOT e.pinned AND NOT e.has_policy
+                THEN EDGE_LAMBDA
+           END AS lambda
+    FROM (SELECT e.*, e.relation_type IN (SELECT relation_type FROM sweep_policy) AS has_policy FROM scope_edges s CROSS JOIN valid_edges e ON e.from_id = s.from_id AND e.to_id = s.to_id) e
+    LEFT JOIN mem_block_state ta ON ta.id = e.from_id
+    LEFT JOIN mem_block_state tb ON tb.id = e.to_id) e;
+
+-- name: evaluate_edges_all
+-- Every valid edge, in table order, evaluated as evaluate_edges does.
+CREATE TEMP TABLE sweep_edges AS
+SELECT e.*, CASE WHEN lambda IS NOT NULL THEN max(0, :now - last_active_hours) END AS elapsed,
+       CASE WHEN lambda IS NOT NULL THEN effective_weight(weight, lambda, :now - last_active_hours) END AS effective
+FROM (
+    SELECT e.edge_rowid, e.from_id, e.to_id, e.weight, e.reinforcement_count, e.relation_type, e.origin,
+           e.last_active_hours, e.last_observed_at, e.pinned, e.excluded, e.has_policy,
+           CASE WHEN e.origin IS NOT 'agent' AND e.last_active_hours IS NOT NULL AND NOT e.pinned AND NOT e.has_policy
+                THEN EDGE_LAMBDA
+           END AS lambda
+    FROM (SELECT e.*, e.relation_type IN (SELECT relation_type FROM sweep_policy) AS has_policy FROM valid_edges_scan e) e
+    LEFT JOIN mem_block_state ta ON ta.id = e.from_id
+    LEFT JOIN mem_block_state tb ON tb.id = e.to_id) e;
+
+-- name: plan_invalid
+INSERT INTO sweep_invalid (kind, id, problem)
+SELECT 'edge', json_array(from_id, to_id), problem FROM mem_edge_due WHERE problem IS NOT NULL;
+INSERT INTO sweep_invalid (kind, id, problem)
+SELECT 'block', id, problem FROM mem_block_state WHERE problem IS NOT NULL;
+INSERT INTO sweep_invalid (kind, id, problem)
+SELECT 'fact', id, problem FROM mem_fact_due WHERE problem IS NOT NULL;
+
+-- name: bridge_threshold
+-- d[min(floor(0.8 n), n - 1)] over the n non-zero degrees sorted ascending.
+SELECT degree FROM mem_block_state WHERE degree > 0 ORDER BY degree
+LIMIT 1 OFFSET (SELECT max(0, min(CAST(0.8 * count(*) AS INTEGER), count(*) - 1)) FROM mem_block_state WHERE degree > 0);
+
+-- name: plan_archive
+INSERT INTO plan_blocks (id, last_reinforced_hours, recency, tier)
+WITH faded AS MATERIALIZED (
+    SELECT id, last_reinforced_hours, tier, degree, recency FROM (
+        SELECT b.id, b.last_reinforced_hours, s.tier, s.degree,
+               effective_weight(1.0, s.lambda, :now - b.last_reinforced_hours) AS recency
+        FROM sweep_blocks k CROSS JOIN main.mem_blocks b ON b.id = k.id CROSS JOIN mem_block_state s ON s.id = b.id
+        WHERE s.problem IS NULL AND typeof(b.last_reinforced_hours) IN ('integer', 'real'))
+    WHERE recency < :block_threshold)
+SELECT c.id, c.last_reinforced_hours, c.recency, c.tier FROM faded c
+WHERE NOT coalesce(c.degree >= :bridge, 0)
+  AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.from_id = c.id AND e.pinned)
+  AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.to_id = c.id AND e.pinned)
+ORDER BY c.id;
+-- Every valid edge touching an archived block goes with it.
+INSERT OR IGNORE INTO plan_edges (from_id, to_id, phase, weight, reinforcement_count, last_active_hours, last_observed_at,
+                                   edge_rowid)
+SELECT e.from_id, e.to_id, 'block_archived', e.weight, e.reinforcement_count, e.last_active_hours, e.last_observed_at,
+       e.edge_rowid
+FROM plan_blocks p CROSS JOIN valid_edges e ON e.from_id = p.id
+UNION
+SELECT e.from_id, e.to_id, 'block_archived', e.weight, e.reinforcement_count, e.last_active_hours, e.last_observed_at,
+       e.edge_rowid
+FROM plan_blocks p CROSS JOIN valid_edges e ON e.to_id = p.id
+ORDER BY 1, 2;
+
+-- name: plan_static
+INSERT OR IGNORE INTO plan_edges (from_id, to_id, phase, weight, reinforcement_count, last_active_hours, last_observed_at,
+                                   edge_rowid)
+SELECT from_id, to_id, 'static', weight, reinforcement_count, last_active_hours, last_observed_at, edge_rowid
+FROM sweep_edges
+WHERE STATIC_PRUNE AND NOT pinned AND NOT has_policy
+ORDER BY from_id, to_id;
+
+-- name: plan_decay_candidates
+CREATE TEMP TABLE plan_decay AS
+SELECT from_id, to_id, weight, reinforcement_count, last_active_hours, last_observed_at, lambda, edge_rowid, elapsed, effective
+FROM sweep_edges e
+WHERE lambda IS NOT NULL AND effective < :decay_threshold
+  -- Not already planned: not a static prune, not going with a block.
+  AND NOT (STATIC_PRUNE)
+  AND e.from_id NOT IN (SELECT id FROM plan_blocks) AND e.to_id NOT IN (SELECT id FROM plan_blocks);
+
+-- name: plan_decay_cap
+-- The decay cap, when it leaves some candidates: the lowest effective
+-- weights first, ties by edge.
+DELETE FROM plan_decay WHERE rowid NOT IN (
+    SELECT rowid FROM plan_decay ORDER BY effective, from_id, to_id LIMIT :budget);
+
+-- name: plan_decay
+INSERT INTO plan_edges (from_id, to_id, phase, weight, reinforcement_count, last_active_hours, last_observed_at,
+                        effective, lambda, elapsed, edge_rowid)
+SELECT from_id, to_id, 'temporal', weight, reinforcement_count, last_active_hours, last_observed_at, effective, lambda, elapsed,
+       edge_rowid
+FROM plan_decay;
+
+-- name: plan_policy
+-- Edges of relation types with a policy (their only decay): evaluated on
+-- the policy's clock and curve; pinned edges and edges going with an
+-- archived block are left out.
+CREATE TEMP TABLE plan_policy_eval AS
+SELECT e.from_id, e.to_id, e.relation_type, e.weight, e.reinforcement_count, e.last_active_hours,
+       e.last_observed_at, e.excluded, e.pinned, e.edge_rowid, p.action, p.orphans, p.curve, p.to_zero, p.threshold,
+       max(0, CASE p.clock WHEN 'wall' THEN (:wall - e.last_observed_at) / 86400.0 ELSE :now - e.last_active_hours END) AS elapsed
+FROM sweep_edges e JOIN sweep_policy p ON p.relation_type = e.relation_type
+WHERE NOT EXISTS (SELECT 1 FROM plan_edges x WHERE x.from_id = e.from_id AND x.to_id = e.to_id);
+ALTER TABLE plan_policy_eval ADD COLUMN effective REAL;
+ALTER TABLE plan_policy_eval ADD COLUMN below INTEGER;
+UPDATE plan_policy_eval SET effective = curve_weight(curve, weight, elapsed) WHERE NOT pinned AND elapsed IS NOT NULL;
+UPDATE plan_policy_eval SET below = CASE WHEN to_zero THEN effective <= 0 ELSE effective < threshold END
+WHERE effective IS NOT NULL;
+INSERT INTO plan_edges (from_id, to_id, phase, relation_type, orphans, weight, reinforcement_count,
+                        last_active_hours, last_observed_at, effective, elapsed, edge_rowid)
+SELECT from_id, to_id, 'policy', relation_type, orphans, weight, reinforcement_count,
+       last_active_hours, last_observed_at, effective, elapsed, edge_rowid
+FROM plan_policy_eval WHERE below AND action = 'delete'
+ORDER BY from_id, to_id;
+INSERT INTO plan_flags (from_id, to_id, relation_type, excluded_to, weight, last_active_hours, last_observed_at,
+                        effective, threshold, elapsed)
+SELECT from_id, to_id, relation_type, below, weight, last_active_hours, last_observed_at, effective,
+       CASE WHEN to_zero THEN 0 ELSE threshold END, elapsed
+FROM plan_policy_eval
+WHERE action = 'exclude' AND below IS NOT NULL AND below != (excluded != 0)
+ORDER BY from_id, to_id;
+-- Orphans: active ends of policy-deleted edges (orphans = 'delete') that
+-- keep no edge at all once the planned removals are done.
+INSERT INTO plan_orphans (id)
+SELECT DISTINCT b.id
+FROM (SELECT from_id AS id FROM plan_edges WHERE phase = 'policy' AND orphans = 'delete'
+      UNION SELECT to_id FROM plan_edges WHERE phase = 'policy' AND orphans = 'delete') o
+CROSS JOIN main.mem_blocks b ON b.id = o.id
+WHERE b.status = 'active' AND b.id NOT IN (SELECT id FROM plan_blocks)
+  AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE (e.from_id = b.id OR e.to_id = b.id)
+                  AND NOT EXISTS (SELECT 1 FROM plan_edges x WHERE x.from_id = e.from_id AND x.to_id = e.to_id));
+
+-- name: plan_reinforce
+INSERT INTO plan_reinforce (id, kind)
+SELECT s.id, 'constitutional' FROM mem_block_state s JOIN main.mem_blocks b ON b.id = s.id
+WHERE s.constitutional AND b.status = 'active'
+  AND s.id NOT IN (SELECT id FROM plan_blocks) AND s.id NOT IN (SELECT id FROM plan_orphans);
+-- Top N by composite over the active blocks and edges left after the
+-- removals and the constitutional reinforcement; ties to the smaller id.
+INSERT INTO plan_reinforce (id, kind)
+-- A block that loses edges in this sweep loses their strength from its
+-- stored degree.
+WITH lost AS MATERIALIZED (
+    SELECT id, sum(strength) AS strength FROM (
+        SELECT from_id AS id, edge_strength(weight, reinforcement_count) AS strength FROM plan_edges
+        UNION ALL
+        SELECT to_id, edge_strength(weight, reinforcement_count) FROM plan_edges)
+    GROUP BY id),
+candidates AS (
+    SELECT b.id, coalesce(b.confidence, 0.5) AS confidence,
+           max(0, s.degree - coalesce(l.strength, 0)) AS degree,
+           b.reinforcement_count + s.constitutional AS reinforcement_count,
+           CASE WHEN s.constitutional THEN :now ELSE b.last_reinforced_hours END AS anchor,
+           s.lambda
+    FROM main.mem_blocks b
+    JOIN mem_block_state s ON s.id = b.id
+    LEFT JOIN lost l ON l.id = b.id
+    WHERE b.status = 'active' AND s.problem IS NULL
+      AND b.id NOT IN (SELECT id FROM plan_blocks)
+      AND b.id NOT IN (SELECT id FROM plan_orphans)),
+scale AS (SELECT max(degree) AS max_degree, max(reinforcement_count) AS max_count FROM candidates)
+SELECT id, 'top' FROM candidates, scale
+ORDER BY composite_score(
+             confidence,
+             CASE WHEN anchor IS NULL THEN 0 ELSE effective_weight(1.0, lambda, :now - anchor) END,
+             CASE WHEN max_degree > 0 THEN degree / max_degree ELSE 0 END,
+             log_normalise(reinforcement_count, max_count)) DESC,
+         id
+LIMIT :top_n;
+
+-- name: plan_order
+-- Removals are applied in the table's row order, so each chunk of deletes
+-- touches few of its pages.
+CREATE TEMP TABLE plan_edges_planned AS SELECT * FROM plan_edges;
+DELETE FROM plan_edges;
+INSERT INTO plan_edges (from_id, to_id, phase, relation_type, orphans, weight, reinforcement_count, last_active_hours,
+                        last_observed_at, effective, lambda, elapsed, edge_rowid)
+SELECT from_id, to_id, phase, relation_type, orphans, weight, reinforcement_count, last_active_hours,
+       last_observed_at, effective, lambda, elapsed, edge_rowid
+FROM plan_edges_planned ORDER BY edge_rowid, seq;
+DROP TABLE plan_edges_planned;
+
+-- name: plan_facts
+-- Fact lifecycle on the wall clock: days since the last access (or since
+-- creation when never accessed).
+INSERT INTO plan_facts (id, tier, status, importance, decay_rate, access_count, last_accessed_at, days, score, action)
+SELECT id, tier, status, importance, decay_rate, access_count, last_accessed_at, days, score,
+       lifecycle_action(score, tier, status = 'confirmed')
+FROM (SELECT f.*, max(0, (:wall - coalesce(f.last_accessed_at, f.created_at)) / 86400.0) AS days,
+             tideline_score(f.importance, f.decay_rate, max(0, (:wall - coalesce(f.last_accessed_at, f.created_at)) / 86400.0),
+                            f.access_count, f.tier) AS score
+      FROM sweep_facts k JOIN main.mem_facts f ON f.id = k.id
+      WHERE f.id NOT IN (SELECT id FROM sweep_invalid WHERE kind = 'fact'))
+ORDER BY id;

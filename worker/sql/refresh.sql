@@ -1,0 +1,203 @@
+-- The refresh of the worker's derived state (mem_block_state, mem_edge_due,
+-- mem_fact_due) for the rows the triggers queued (the *_queued forms), or
+-- for every row into the temp shadow tables (the *_all forms), a chunk of
+-- ids at a time.
+
+-- name: refresh_blocks_all
+INSERT OR IGNORE INTO refresh_ids (id) SELECT id FROM main.mem_blocks ORDER BY id;
+
+-- name: degrees_all
+-- Every block's weighted degree in one pass over the edges, in table order.
+DELETE FROM degree;
+INSERT INTO degree (id, strength)
+WITH s AS MATERIALIZED (
+    SELECT from_id, to_id, edge_strength(weight, reinforcement_count) AS strength FROM valid_edges_scan)
+SELECT id, sum(strength ORDER BY strength) FROM (SELECT from_id AS id, strength FROM s UNION ALL SELECT to_id, strength FROM s)
+GROUP BY id;
+
+-- name: degrees_chunk
+-- The weighted degrees of one chunk of blocks, through the edge indexes.
+DELETE FROM degree;
+INSERT INTO degree (id, strength)
+SELECT id, sum(strength ORDER BY strength) FROM (
+    SELECT r.id, edge_strength(e.weight, e.reinforcement_count) AS strength
+    FROM refresh_ids r CROSS JOIN main.mem_edges e ON e.from_id = r.id WHERE r.seq BETWEEN :lo AND :hi AND VALID_EDGE
+    UNION ALL
+    SELECT r.id, edge_strength(e.weight, e.reinforcement_count)
+    FROM refresh_ids r CROSS JOIN main.mem_edges e ON e.to_id = r.id WHERE r.seq BETWEEN :lo AND :hi AND VALID_EDGE)
+GROUP BY id;
+
+-- name: refresh_blocks_queued
+INSERT OR IGNORE INTO refresh_ids (id) SELECT id FROM main.mem_dirty_blocks
+WHERE seq > :block_from AND seq <= :block_mark ORDER BY id;
+
+-- name: refresh_blocks
+-- One chunk of blocks: tier, weighted degree (on the graph as it stands),
+-- the active hour their recency falls below block_prune_threshold, and
+-- what makes an active block unusable.
+DELETE FROM refresh_block_rows;
+INSERT INTO refresh_block_rows (id, tier, lambda, constitutional, degree, archive_at, problem)
+WITH rows AS MATERIALIZED (
+    SELECT b.id, b.status, b.last_reinforced_hours,
+           decay_tier((SELECT json_group_array(CAST(t.tag AS TEXT)) FROM main.mem_block_tags t WHERE t.block_id = b.id),
+                      CAST(b.category AS TEXT)) AS tier,
+           EXISTS (SELECT 1 FROM main.mem_block_tags t WHERE t.block_id = b.id AND t.tag = 'self/constitutional') AS constitutional,
+           coalesce((SELECT strength FROM degree d WHERE d.id = b.id), 0) AS degree,
+           CASE WHEN b.status != 'active' THEN NULL
+                WHEN b.last_reinforced_hours IS NOT NULL AND typeof(b.last_reinforced_hours) NOT IN ('integer', 'real')
+                    THEN 'last_reinforced_hours is ' || typeof(b.last_reinforced_hours)
+                WHEN b.confidence IS NOT NULL AND typeof(b.confidence) NOT IN ('integer', 'real')
+                    THEN 'confidence is ' || typeof(b.confidence)
+                WHEN typeof(b.reinforcement_count) NOT IN ('integer', 'real') OR b.reinforcement_count < 0
+                    THEN 'reinforcement_count is ' || typeof(b.reinforcement_count)
+           END AS problem
+    FROM refresh_ids r CROSS JOIN main.mem_blocks b ON b.id = r.id
+    WHERE r.seq BETWEEN :lo AND :hi),
+tiered AS MATERIALIZED (SELECT rows.*, tier_lambda(tier) AS lambda FROM rows)
+SELECT id, tier, lambda, constitutional, degree,
+       CASE WHEN status = 'active' AND problem IS NULL AND typeof(last_reinforced_hours) IN ('integer', 'real')
+            THEN last_reinforced_hours + decay_horizon(1.0, lambda, :block_threshold) END,
+       problem
+FROM tiered;
+
+-- name: refresh_blocks_retier
+-- A block whose tier changed changes the decay rate of its edges.
+INSERT INTO main.mem_dirty_edges (from_id, to_id)
+SELECT e.from_id, e.to_id FROM refresh_ids r
+LEFT JOIN refresh_block_rows n ON n.id = r.id LEFT JOIN mem_block_state o ON o.id = r.id
+JOIN main.mem_edges e ON e.from_id = r.id
+WHERE r.seq BETWEEN :lo AND :hi AND n.tier IS NOT o.tier;
+INSERT INTO main.mem_dirty_edges (from_id, to_id)
+SELECT e.from_id, e.to_id FROM refresh_ids r
+LEFT JOIN refresh_block_rows n ON n.id = r.id LEFT JOIN mem_block_state o ON o.id = r.id
+JOIN main.mem_edges e ON e.to_id = r.id
+WHERE r.seq BETWEEN :lo AND :hi AND n.tier IS NOT o.tier;
+
+-- name: refresh_blocks_store
+DELETE FROM mem_block_state WHERE id IN (SELECT id FROM refresh_ids WHERE seq BETWEEN :lo AND :hi);
+INSERT INTO mem_block_state (id, tier, lambda, constitutional, degree, archive_at, problem)
+SELECT id, tier, lambda, constitutional, degree, archive_at, problem FROM refresh_block_rows;
+
+-- name: refresh_edges_queued
+INSERT OR IGNORE INTO refresh_edges (from_id, to_id)
+SELECT from_id, to_id FROM main.mem_dirty_edges WHERE seq > :edge_from AND seq <= :edge_mark ORDER BY from_id, to_id;
+
+-- name: refresh_edges
+-- One chunk of queued edges, read through the primary key: when each next
+-- needs a decision. -1e308 means now (already below its threshold, or a
+-- static prune); NULL means never (pinned, no anchor, agent-asserted, or
+-- held excluded until re-observed). The inner e is the edge's columns and
+-- lambda, its decay rate when its numbers are numbers.
+INSERT OR REPLACE INTO mem_edge_due (from_id, to_id, due_hours, due_wall, problem)
+SELECT from_id, to_id,
+       CASE WHEN horizon IS NULL OR clock = 'wall' THEN NULL WHEN horizon = 0 THEN -1e308 ELSE anchor + horizon END,
+       CASE WHEN horizon IS NULL OR clock != 'wall' THEN NULL WHEN horizon = 0 THEN -1e308 ELSE anchor + horizon * 86400 END,
+       problem
+FROM (
+    SELECT from_id, to_id, problem, clock,
+           CASE WHEN clock = 'wall' THEN last_observed_at ELSE last_active_hours END AS anchor,
+           CASE WHEN problem IS NOT NULL OR pinned THEN NULL
+                WHEN policy IS NOT NULL THEN
+                    CASE WHEN excluded AND action = 'exclude' THEN NULL
+                         WHEN (CASE WHEN clock = 'wall' THEN last_observed_at ELSE last_active_hours END) IS NULL THEN NULL
+                         ELSE curve_horizon(curve, weight, CASE WHEN to_zero THEN 0 ELSE threshold END) END
+                WHEN STATIC_PRUNE THEN 0
+                WHEN origin = 'agent' OR last_active_hours IS NULL THEN NULL
+                ELSE decay_horizon(weight, lambda, :decay_threshold)
+           END AS horizon
+    FROM (
+        SELECT e.from_id, e.to_id, e.weight, e.reinforcement_count, e.origin, e.pinned, e.excluded,
+               e.last_active_hours, e.last_observed_at, e.lambda,
+               p.relation_type AS policy, coalesce(p.clock, 'active_hours') AS clock, p.curve, p.to_zero, p.threshold, p.action,
+               EDGE_PROBLEM AS problem
+        FROM (
+            SELECT e.*, CASE WHEN VALID_EDGE THEN EDGE_LAMBDA END AS lambda
+            FROM refresh_edges r CROSS JOIN main.mem_edges e
+                 ON e.from_id = r.from_id AND e.to_id = r.to_id AND r.seq BETWEEN :lo AND :hi
+            LEFT JOIN mem_block_state ta ON ta.id = e.from_id
+            LEFT JOIN mem_block_state tb ON tb.id = e.to_id) e
+        LEFT JOIN sweep_policy p ON p.relation_type = e.relation_type))
+-- In key order: appends to the table it fills.
+ORDER BY from_id, to_id;
+-- Edges that are gone leave no due time behind.
+DELETE FROM mem_edge_due WHERE (from_id, to_id) IN (
+    SELECT r.from_id, r.to_id FROM refresh_edges r WHERE r.seq BETWEEN :lo AND :hi
+      AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.from_id = r.from_id AND e.to_id = r.to_id));
+
+-- name: refresh_edges_all
+-- The due times of every usable edge, as evaluate_edges_all computed them
+-- for the plan (each edge read once, its ends' tiers looked up once, from
+-- temp tables only, so it runs after the plan's read snapshot has ended).
+-- Edges the plan prunes or decays get none: their removal settles them,
+-- and an app's write that saves one queues it for the next refresh.
+INSERT OR REPLACE INTO mem_edge_due (from_id, to_id, due_hours, due_wall, problem)
+SELECT from_id, to_id,
+       CASE WHEN horizon IS NULL OR clock = 'wall' THEN NULL WHEN horizon = 0 THEN -1e308 ELSE anchor + horizon END,
+       CASE WHEN horizon IS NULL OR clock != 'wall' THEN NULL WHEN horizon = 0 THEN -1e308 ELSE anchor + horizon * 86400 END,
+       problem
+FROM (
+    SELECT from_id, to_id, problem, clock,
+           CASE WHEN clock = 'wall' THEN last_observed_at ELSE last_active_hours END AS anchor,
+           CASE WHEN problem IS NOT NULL OR pinned THEN NULL
+                WHEN policy IS NOT NULL THEN
+                    CASE WHEN excluded AND action = 'exclude' THEN NULL
+                         WHEN (CASE WHEN clock = 'wall' THEN last_observed_at ELSE last_active_hours END) IS NULL THEN NULL
+                         ELSE curve_horizon(curve, weight, CASE WHEN to_zero THEN 0 ELSE threshold END) END
+                WHEN STATIC_PRUNE THEN 0
+                WHEN origin = 'agent' OR last_active_hours IS NULL THEN NULL
+                ELSE decay_horizon(weight, lambda, :decay_threshold)
+           END AS horizon
+    FROM (
+        SELECT e.from_id, e.to_id, e.weight, e.reinforcement_count, e.origin, e.pinned, e.excluded,
+               e.last_active_hours, e.last_observed_at, e.lambda,
+               p.relation_type AS policy, coalesce(p.clock, 'active_hours') AS clock, p.curve, p.to_zero, p.threshold, p.action,
+               EDGE_PROBLEM AS problem
+        FROM (
+            SELECT from_id, to_id, weight, reinforcement_count, relation_type, origin, last_active_hours, last_observed_at,
+                   pinned, excluded, lambda
+            FROM sweep_edges
+            WHERE edge_rowid NOT IN (SELECT edge_rowid FROM plan_edges WHERE phase IN REMOVAL_PHASES)) e
+        LEFT JOIN sweep_policy p ON p.relation_type = e.relation_type))
+-- In key order: appends to the table it fills.
+ORDER BY from_id, to_id;
+
+-- name: refresh_edges_invalid
+-- Every edge whose numbers are not numbers, read in table order: its
+-- problem, and no due time (sweeps skip it and never touch it).
+INSERT OR REPLACE INTO mem_edge_due (from_id, to_id, due_hours, due_wall, problem)
+SELECT e.from_id, e.to_id, NULL, NULL, EDGE_PROBLEM
+FROM main.mem_edges e NOT INDEXED WHERE NOT VALID_EDGE
+ORDER BY e.from_id, e.to_id;
+
+-- name: refresh_facts_all
+INSERT OR IGNORE INTO refresh_ids (id) SELECT id FROM main.mem_facts ORDER BY id;
+
+-- name: refresh_facts_queued
+INSERT OR IGNORE INTO refresh_ids (id) SELECT id FROM main.mem_dirty_facts
+WHERE seq > :fact_from AND seq <= :fact_mark ORDER BY id;
+
+-- name: refresh_facts
+-- One chunk of facts: the wall time their score crosses the next lifecycle
+-- threshold (0.15 for short facts, 0.05 for long ones); never when immune.
+DELETE FROM mem_fact_due WHERE id IN (SELECT id FROM refresh_ids WHERE seq BETWEEN :lo AND :hi);
+INSERT INTO mem_fact_due (id, due_wall, problem)
+SELECT id, CASE WHEN horizon IS NULL THEN NULL WHEN horizon = 0 THEN -1e308 ELSE since + horizon * 86400 END, problem
+FROM (
+    SELECT id, problem, coalesce(last_accessed_at, created_at) AS since,
+           CASE WHEN problem IS NULL AND status = 'active' AND tier != 'permanent'
+                THEN tideline_horizon(importance, decay_rate, access_count,
+                                      CASE tier WHEN 'short' THEN :archive_score ELSE :prune_score END, tier) END AS horizon
+    FROM (
+        SELECT f.*, CASE
+            WHEN f.status NOT IN ('active', 'confirmed') THEN NULL
+            WHEN f.tier IS NULL THEN 'tier is NULL (unknown segment ' || quote(f.segment) || ')'
+            WHEN typeof(f.importance) NOT IN ('integer', 'real') OR f.importance < 0 OR f.importance > 1
+                THEN 'importance is ' || typeof(f.importance) || ' ' || quote(f.importance)
+            WHEN typeof(f.decay_rate) NOT IN ('integer', 'real') OR f.decay_rate < 0 THEN 'decay_rate is ' || quote(f.decay_rate)
+            WHEN typeof(f.access_count) NOT IN ('integer', 'real') OR f.access_count < 0 THEN 'access_count is ' || quote(f.access_count)
+            WHEN f.last_accessed_at IS NOT NULL AND typeof(f.last_accessed_at) NOT IN ('integer', 'real')
+                THEN 'last_accessed_at is ' || typeof(f.last_accessed_at)
+            WHEN typeof(f.created_at) NOT IN ('integer', 'real') THEN 'created_at is ' || typeof(f.created_at)
+        END AS problem
+        FROM refresh_ids r CROSS JOIN main.mem_facts f ON f.id = r.id
+        WHERE r.seq BETWEEN :lo AND :hi));

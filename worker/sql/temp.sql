@@ -1,0 +1,101 @@
+-- The sweep's temp tables (SPEC §4): the plan and its working tables live on
+-- the sweep's own connection. A full sweep (the first, --full, or a dry run)
+-- computes the derived state into temp tables of the same names that shadow
+-- the main ones (shadow_state), and afterwards copies only the rows that
+-- changed (sync.sql).
+-- Parameters everywhere: :now (active hours), :wall (unix seconds), :sweep
+-- (sweep id); macros (VALID_EDGE, EDGE_LAMBDA, REMOVAL_PHASES, the event
+-- snapshots) are the rules and encoders of rules.go and events.go.
+
+-- name: plan_reset
+DROP TABLE IF EXISTS temp.mem_block_state;
+DROP TABLE IF EXISTS temp.mem_edge_due;
+DROP TABLE IF EXISTS temp.mem_fact_due;
+DROP TABLE IF EXISTS temp.refresh_ids;
+DROP TABLE IF EXISTS temp.refresh_edges;
+DROP TABLE IF EXISTS temp.refresh_block_rows;
+DROP TABLE IF EXISTS temp.degree;
+DROP TABLE IF EXISTS temp.sync_rows;
+DROP TABLE IF EXISTS temp.chunk_mark;
+DROP TABLE IF EXISTS temp.sweep_invalid;
+DROP TABLE IF EXISTS temp.scope_edges;
+DROP TABLE IF EXISTS temp.scope_blocks;
+DROP TABLE IF EXISTS temp.scope_facts;
+DROP TABLE IF EXISTS temp.plan_blocks;
+DROP TABLE IF EXISTS temp.plan_edges;
+DROP TABLE IF EXISTS temp.plan_edges_planned;
+DROP TABLE IF EXISTS temp.plan_decay;
+DROP TABLE IF EXISTS temp.plan_reinforce;
+DROP TABLE IF EXISTS temp.apply_rows;
+DROP TABLE IF EXISTS temp.apply_block_ids;
+DROP TABLE IF EXISTS temp.plan_policy_eval;
+DROP TABLE IF EXISTS temp.plan_flags;
+DROP TABLE IF EXISTS temp.plan_orphans;
+DROP TABLE IF EXISTS temp.plan_facts;
+DROP TABLE IF EXISTS temp.sweep_policy;
+DROP VIEW IF EXISTS temp.valid_edges;
+DROP VIEW IF EXISTS temp.valid_edges_scan;
+DROP TABLE IF EXISTS temp.sweep_edges;
+DROP VIEW IF EXISTS temp.sweep_blocks;
+DROP VIEW IF EXISTS temp.sweep_facts;
+-- Edges whose numbers are numbers; the others are reported, never touched.
+CREATE TEMP VIEW valid_edges AS
+SELECT e.rowid AS edge_rowid, e.* FROM main.mem_edges e WHERE VALID_EDGE;
+-- The same for reading every edge: in table order, never through an index
+-- (an index order reads the table's pages at random).
+CREATE TEMP VIEW valid_edges_scan AS
+SELECT e.rowid AS edge_rowid, e.* FROM main.mem_edges e NOT INDEXED WHERE VALID_EDGE;
+CREATE TEMP TABLE refresh_ids (seq INTEGER PRIMARY KEY, id TEXT UNIQUE);
+CREATE TEMP TABLE refresh_edges (seq INTEGER PRIMARY KEY, from_id TEXT, to_id TEXT, UNIQUE (from_id, to_id));
+-- Weighted degrees of the blocks being refreshed. Each block's edge
+-- strengths are added smallest first, whether for every block at once or
+-- a chunk at a time, so full and incremental refreshes give the same bits
+-- whatever order the rows are stored in.
+CREATE TEMP TABLE degree (id TEXT PRIMARY KEY, strength REAL) WITHOUT ROWID;
+-- Derived rows a full refresh changed, to copy into the main tables a
+-- chunk at a time (columns NULL: the row goes).
+CREATE TEMP TABLE sync_rows (seq INTEGER PRIMARY KEY, kind TEXT, id TEXT, to_id TEXT, present INTEGER,
+    tier TEXT, lambda REAL, constitutional INTEGER, degree REAL, archive_at REAL,
+    due_hours REAL, due_wall REAL, problem TEXT);
+-- The queue's last entry when an apply chunk began: entries after it are
+-- the chunk's own removals, already settled.
+CREATE TEMP TABLE chunk_mark (edge_seq INTEGER);
+CREATE TEMP TABLE refresh_block_rows (id TEXT PRIMARY KEY, tier TEXT, lambda REAL, constitutional INTEGER,
+    degree REAL, archive_at REAL, problem TEXT);
+CREATE TEMP TABLE sweep_invalid (kind TEXT, id TEXT, problem TEXT);
+CREATE TEMP TABLE plan_blocks (seq INTEGER PRIMARY KEY, id TEXT UNIQUE, last_reinforced_hours, recency REAL, tier TEXT);
+CREATE TEMP TABLE plan_edges (
+    seq INTEGER PRIMARY KEY, from_id TEXT, to_id TEXT, phase TEXT, relation_type TEXT, orphans TEXT,
+    weight, reinforcement_count, last_active_hours, last_observed_at, effective REAL, lambda REAL, elapsed REAL,
+    edge_rowid INTEGER, UNIQUE (from_id, to_id));
+CREATE TEMP TABLE plan_flags (
+    seq INTEGER PRIMARY KEY, from_id TEXT, to_id TEXT, relation_type TEXT, excluded_to INTEGER,
+    weight, last_active_hours, last_observed_at, effective REAL, threshold REAL, elapsed REAL);
+CREATE TEMP TABLE plan_orphans (id TEXT PRIMARY KEY);
+CREATE TEMP TABLE plan_reinforce (id TEXT, kind TEXT, PRIMARY KEY (id, kind));
+CREATE TEMP TABLE plan_facts (
+    seq INTEGER PRIMARY KEY, id TEXT UNIQUE, tier TEXT, status TEXT, importance, decay_rate, access_count,
+    last_accessed_at, days REAL, score REAL, action TEXT);
+CREATE TEMP TABLE sweep_policy (
+    relation_type TEXT PRIMARY KEY, model TEXT, curve TEXT, clock TEXT, threshold REAL, to_zero INTEGER,
+    action TEXT, orphans TEXT);
+-- The plan rows of the chunk being applied that still stand (edge_rowid:
+-- the edge's row in mem_edges, looked up once).
+CREATE TEMP TABLE apply_rows (seq INTEGER PRIMARY KEY, edge_rowid INTEGER);
+-- Block ids of the chunk being applied: archived blocks, then orphans.
+CREATE TEMP TABLE apply_block_ids (id TEXT PRIMARY KEY);
+
+-- name: shadow_state
+-- A dry run refreshes everything into temp tables that shadow the main ones.
+CREATE TEMP TABLE mem_block_state (id TEXT PRIMARY KEY, tier TEXT NOT NULL, lambda REAL NOT NULL,
+    constitutional INTEGER NOT NULL, degree REAL NOT NULL, archive_at REAL, problem TEXT) WITHOUT ROWID;
+CREATE INDEX temp.mem_block_state_archive ON mem_block_state (archive_at) WHERE archive_at IS NOT NULL;
+CREATE INDEX temp.mem_block_state_degree ON mem_block_state (degree);
+CREATE TEMP TABLE mem_edge_due (from_id TEXT NOT NULL, to_id TEXT NOT NULL, due_hours REAL, due_wall REAL,
+    problem TEXT, PRIMARY KEY (from_id, to_id)) WITHOUT ROWID;
+CREATE TEMP TABLE mem_fact_due (id TEXT PRIMARY KEY, due_wall REAL, problem TEXT) WITHOUT ROWID;
+
+-- name: drop_shadow_state
+DROP TABLE temp.mem_block_state;
+DROP TABLE temp.mem_edge_due;
+DROP TABLE temp.mem_fact_due;

@@ -1,0 +1,50 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+)
+
+// MEMWORKER_TRACE=1 prints each phase's time and each sweep statement
+// slower than traceMin, with its query plan, to stderr: where a big sweep
+// spends its time.
+var traceSQL = os.Getenv("MEMWORKER_TRACE") != ""
+
+// traceMin is the slowest statement not traced; MEMWORKER_TRACE=5ms lowers it.
+var traceMin = func() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("MEMWORKER_TRACE")); err == nil {
+		return d
+	}
+	return 20 * time.Millisecond
+}()
+
+// phase times a step of the sweep; call the function it returns at the
+// step's end.
+func phase(name string) func() {
+	if !traceSQL {
+		return func() {}
+	}
+	began := time.Now()
+	return func() {
+		fmt.Fprintf(os.Stderr, "memworker trace: phase %s %v (%s to %s)\n", name, time.Since(began),
+			began.Format("15:04:05.000"), time.Now().Format("15:04:05.000"))
+	}
+}
+
+// trace prints a slow statement's time and query plan.
+func trace(ctx context.Context, q querier, name string, took time.Duration, query string, args []any) {
+	plan := ""
+	if rows, err := q.QueryContext(ctx, "EXPLAIN QUERY PLAN "+query, args...); err == nil {
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if rows.Scan(&id, &parent, &unused, &detail) == nil {
+				plan += "\n    " + detail
+			}
+		}
+		rows.Close()
+	}
+	fmt.Fprintf(os.Stderr, "memworker trace: %s %v%s\n", name, took, plan)
+}
