@@ -12,6 +12,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"strings"
 
 	_ "github.com/memdecay/memdecay/ext/shim" // memdecay SQL functions in every connection
 	"github.com/memdecay/memdecay/schema"
@@ -116,6 +117,11 @@ func (db *DB) UseWAL() error {
 	var mode string
 	if err := db.SQL.QueryRow("PRAGMA journal_mode = WAL").Scan(&mode); err != nil {
 		return fmt.Errorf("%s: setting WAL mode: %w", db.Path, err)
+	}
+	// SQLite answers with the mode it is in: an in-memory database, or a
+	// file whose locks cannot be shared, stays in another.
+	if !strings.EqualFold(mode, "wal") {
+		return fmt.Errorf("%s: setting WAL mode: the file stays in %q mode (sweeps need WAL beside an app's writes)", db.Path, mode)
 	}
 	return nil
 }

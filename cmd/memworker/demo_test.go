@@ -20,6 +20,12 @@ func TestDemoGolden(t *testing.T) {
 func TestDemo(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "m.db")
 	ok(t, "demo", "--db", path) // the golden file shows what it prints
+	// Like a sweep, the demo closes the file cleanly: no -wal or -shm left.
+	for _, suffix := range []string{"-wal", "-shm"} {
+		if _, err := os.Stat(path + suffix); !os.IsNotExist(err) {
+			t.Errorf("demo left %s behind (%v)", filepath.Base(path+suffix), err)
+		}
+	}
 
 	// The file is a valid, migrated memory database holding one sweep.
 	latest, err := schema.Latest()

@@ -1,0 +1,133 @@
+package worker
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/memdecay/memdecay/schema"
+)
+
+// Every caller gets the sweep the CLI runs: the defaults live in the
+// options, not in the CLI's flags.
+func TestSweepOptionsDefaults(t *testing.T) {
+	got := SweepOptions{}.withDefaults()
+	if got.ChunkSize != DefaultChunkSize || got.SoloChunkSize != DefaultSoloChunkSize ||
+		got.SoloHold != DefaultSoloHold || got.Pause != DefaultPause || got.Owner == "" {
+		t.Errorf("defaults: %+v", got)
+	}
+	set := SweepOptions{ChunkSize: 7, SoloChunkSize: 9, SoloHold: 3, Pause: 2, Owner: "me"}
+	if got := set.withDefaults(); got.ChunkSize != 7 || got.SoloChunkSize != 9 || got.SoloHold != 3 || got.Pause != 2 || got.Owner != "me" {
+		t.Errorf("set options were changed: %+v", got)
+	}
+	for _, bad := range []SweepOptions{{ChunkSize: -1}, {SoloChunkSize: -1}, {SoloHold: -1}, {Pause: -1}} {
+		err := bad.Validate()
+		if err == nil || !strings.Contains(err.Error(), "invalid sweep option") || strings.Contains(err.Error(), "--") {
+			t.Errorf("Validate(%+v) = %v, want an error naming the option, not a flag", bad, err)
+		}
+	}
+}
+
+// The fingerprint of the derived state names the schema it is kept in.
+func TestFingerprintNamesTheSchema(t *testing.T) {
+	latest, err := schema.Latest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	writeFingerprint(&b, latest, Config{}, nil, nil)
+	if want := fmt.Sprintf("schema %d;", latest); !strings.HasPrefix(b.String(), want) {
+		t.Errorf("fingerprint text %q, want it to begin %q", b.String(), want)
+	}
+}
+
+// UseWAL reports a database that does not take WAL mode.
+func TestUseWALChecksTheMode(t *testing.T) {
+	raw, err := sql.Open("sqlite3", "file::memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	err = (&DB{SQL: raw, Path: ":memory:"}).UseWAL()
+	if err == nil || !strings.Contains(err.Error(), `"memory"`) {
+		t.Errorf("UseWAL on an in-memory database: %v, want an error naming the mode it stays in", err)
+	}
+}
+
+// The busy timeout a sweep sets is checked, and a sweep whose timeout could
+// not be restored stops at its next transaction instead of running on.
+func TestSweepBusyTimeout(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(t.TempDir()+"/m.db", OpenOptions{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	st, err := openFileStore(ctx, db, SweepOptions{}.withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.close()
+	if err := st.setBusyTimeout(ctx, checkpointWaitMS); err != nil {
+		t.Fatal(err)
+	}
+	var ms int
+	if err := st.conn.QueryRowContext(ctx, "PRAGMA busy_timeout").Scan(&ms); err != nil || ms != checkpointWaitMS {
+		t.Fatalf("busy_timeout %d (%v), want %d", ms, err, checkpointWaitMS)
+	}
+	if err := st.setBusyTimeout(ctx, -5); err == nil {
+		t.Error("a timeout SQLite did not take was accepted")
+	}
+	st.pacing.broken = fmt.Errorf("setting busy_timeout: lost")
+	if err := st.inTx(ctx, func() error { return nil }); err == nil || !strings.Contains(err.Error(), "busy_timeout") {
+		t.Errorf("a transaction after a lost busy timeout: %v, want the error", err)
+	}
+}
+
+// Sweep applies the defaults for every caller: alone on the file, a sweep
+// asked for 1-row transactions grows them (SoloChunkSize), as the CLI's
+// does, instead of committing once per row.
+func TestSweepAppliesDefaults(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(t.TempDir()+"/m.db", OpenOptions{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := schema.Up(db.SQL); err != nil {
+		t.Fatal(err)
+	}
+	const edges = 200
+	_, err = db.SQL.ExecContext(ctx, `
+		WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+		INSERT INTO mem_blocks (id, category, last_reinforced_hours) SELECT printf('b%04d', i), 'knowledge', 100 FROM n;
+	`, edges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.SQL.ExecContext(ctx, `
+		WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ? - 1)
+		INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours)
+		SELECT printf('b%04d', i), printf('b%04d', i + 1), 0.01, 0, 100 FROM n`, edges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := 101.0
+	txs := 0
+	r, err := Sweep(ctx, db, SweepOptions{Now: &now, ChunkSize: 1, Signals: SweepSignals{Chunk: func(step string, done, total int64) {
+		if step == "plan_edges" && done < total {
+			txs++
+		}
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.EdgesPruned != edges {
+		t.Fatalf("pruned %d edges, want %d", r.EdgesPruned, edges)
+	}
+	if txs >= edges/2 {
+		t.Errorf("%d transactions for %d removals alone on the file: the solo defaults were not applied", txs, edges)
+	}
+}
