@@ -8,14 +8,17 @@ import (
 	"github.com/memdecay/memdecay/sqlfuncs"
 )
 
-// The argument decoding of each SQL function; the maths is in sqlfuncs.
+// The argument decoding of each SQL function that registry.go names as an
+// impl; argument names come from its registry row, the maths from sqlfuncs.
+
+func (c *call) version() (result, error) { return text(sqlfuncs.Version), nil }
 
 func (c *call) decayTier() (result, error) {
-	tags, err := c.text(0, "tags")
+	tags, err := c.text(0)
 	if err != nil {
 		return null, err
 	}
-	category, err := c.text(1, "category")
+	category, err := c.text(1)
 	if err != nil {
 		return null, err
 	}
@@ -26,27 +29,35 @@ func (c *call) decayTier() (result, error) {
 	return text(tier), nil
 }
 
+func (c *call) tierLambda() (result, error) {
+	tier, err := c.text(0)
+	if err != nil {
+		return null, err
+	}
+	return c.number(sqlfuncs.TierLambda(tier))
+}
+
 func (c *call) lambdaEdge() (result, error) {
-	a, err := c.text(0, "tier_a")
+	a, err := c.text(0)
 	if err != nil {
 		return null, err
 	}
-	b, err := c.text(1, "tier_b")
+	b, err := c.text(1)
 	if err != nil {
 		return null, err
 	}
-	count, err := c.optNum(2, "reinforcement_count", 0)
+	count, err := c.optNum(2, 0)
 	if err != nil {
 		return null, err
 	}
-	threshold, err := c.optNum(3, "established_threshold", sqlfuncs.EstablishedEdgeThreshold)
+	threshold, err := c.optNum(3, sqlfuncs.EstablishedEdgeThreshold)
 	if err != nil {
 		return null, err
 	}
 	return c.number(sqlfuncs.LambdaEdge(a, b, count, threshold))
 }
 
-// parsed returns argument 0 parsed by parse: from the statement's cache
+// parsed returns the JSON argument parsed by parse: from the statement's cache
 // when SQLite kept it (a constant argument), else from the process-wide
 // cache of recent texts (a column, such as a policy's curve joined to each
 // edge), else parsed now. A fresh parse is handed back for the statement.
@@ -55,19 +66,16 @@ func parsed[T any](c *call, r *result, parse func(fn, arg, text string) (T, erro
 		return cgo.Handle(c.aux).Value().(T), nil
 	}
 	var zero T
-	arg := "curve_json"
-	if c.fn == "multi_linear_weight" {
-		arg = "tiers_json"
-	}
-	s, err := c.text(0, arg)
+	i := c.fn.AuxArg()
+	s, err := c.text(i)
 	if err != nil {
 		return zero, err
 	}
-	key := c.fn + "\x00" + s
+	key := c.fn.Name + "\x00" + s
 	if v, ok := recentParses.get(key); ok {
 		return v.(T), nil
 	}
-	v, err := parse(c.fn, arg, s)
+	v, err := parse(c.fn.Name, c.fn.Args[i].Name, s)
 	if err != nil {
 		return zero, err
 	}
@@ -105,8 +113,8 @@ func (p *parseCache) put(key string, v any) {
 
 func (c *call) policyCurve() (result, error) {
 	var v [3]string
-	for i, name := range [3]string{"model", "params", "clock"} {
-		s, err := c.text(i, name)
+	for i := range v {
+		s, err := c.text(i)
 		if err != nil {
 			return null, err
 		}
@@ -125,7 +133,7 @@ func (c *call) multiLinearWeight() (result, error) {
 	if err != nil {
 		return r, err
 	}
-	e, err := c.num(1, "elapsed")
+	e, err := c.num(1)
 	if err != nil {
 		return r, err
 	}
@@ -134,26 +142,36 @@ func (c *call) multiLinearWeight() (result, error) {
 	return r, err
 }
 
-func (c *call) curve(id int) (result, error) {
+func (c *call) curveWeight() (result, error) {
 	var r result
 	curve, err := parsed(c, &r, sqlfuncs.ParseCurve)
 	if err != nil {
 		return r, err
 	}
-	w, err := c.num(1, "weight")
+	w, err := c.num(1)
 	if err != nil {
 		return r, err
 	}
-	if id == funcCurveWeight {
-		e, err := c.num(2, "elapsed")
-		if err != nil {
-			return r, err
-		}
-		v, err := curve.Weight(w, e)
-		r.num, r.kind = v, number(0).kind
+	e, err := c.num(2)
+	if err != nil {
 		return r, err
 	}
-	threshold, err := c.optNum(2, "threshold", 0)
+	v, err := curve.Weight(w, e)
+	r.num, r.kind = v, number(0).kind
+	return r, err
+}
+
+func (c *call) curveHorizon() (result, error) {
+	var r result
+	curve, err := parsed(c, &r, sqlfuncs.ParseCurve)
+	if err != nil {
+		return r, err
+	}
+	w, err := c.num(1)
+	if err != nil {
+		return r, err
+	}
+	threshold, err := c.optNum(2, 0)
 	if err != nil {
 		return r, err
 	}
@@ -163,69 +181,84 @@ func (c *call) curve(id int) (result, error) {
 	return hr, err
 }
 
-// tideline serves tideline_score(importance, decay_rate, days_since_access,
-// access_count [, tier]) and tideline_horizon(importance, decay_rate,
-// access_count, threshold [, tier]).
-func (c *call) tideline(id int) (result, error) {
-	names := [4]string{"importance", "decay_rate", "days_since_access", "access_count"}
-	if id == funcTidelineHorizon {
-		names = [4]string{"importance", "decay_rate", "access_count", "threshold"}
-	}
-	var v [4]float64
-	for i, name := range names {
-		x, err := c.num(i, name)
-		if err != nil {
-			return null, err
+// tidelineArgs decodes the four numbers and the optional tier shared by
+// tideline_score and tideline_horizon.
+func (c *call) tidelineArgs() (v [4]float64, tier string, err error) {
+	for i := range v {
+		if v[i], err = c.num(i); err != nil {
+			return v, "", err
 		}
-		v[i] = x
 	}
-	tier := ""
 	if len(c.args) > 4 {
-		var err error
-		if tier, err = c.text(4, "tier"); err != nil {
-			return null, err
-		}
+		tier, err = c.text(4)
 	}
-	if id == funcTidelineHorizon {
-		h, err := sqlfuncs.TidelineHorizon(v[0], v[1], v[2], v[3], tier)
-		return horizon(h), err
+	return v, tier, err
+}
+
+func (c *call) tidelineScore() (result, error) {
+	v, tier, err := c.tidelineArgs()
+	if err != nil {
+		return null, err
 	}
 	return c.number(sqlfuncs.TidelineScore(v[0], v[1], v[2], v[3], tier))
 }
 
-func (c *call) segment(id int) (result, error) {
-	name, err := c.text(0, "segment")
+func (c *call) tidelineHorizon() (result, error) {
+	v, tier, err := c.tidelineArgs()
 	if err != nil {
 		return null, err
 	}
-	s, err := sqlfuncs.SegmentDefaults(c.fn, name)
+	h, err := sqlfuncs.TidelineHorizon(v[0], v[1], v[2], v[3], tier)
+	return horizon(h), err
+}
+
+func (c *call) segment() (sqlfuncs.Segment, error) {
+	name, err := c.text(0)
+	if err != nil {
+		return sqlfuncs.Segment{}, err
+	}
+	return sqlfuncs.SegmentDefaults(c.fn.Name, name)
+}
+
+func (c *call) segmentTier() (result, error) {
+	s, err := c.segment()
 	if err != nil {
 		return null, err
 	}
-	switch id {
-	case funcSegmentTier:
-		return text(s.Tier), nil
-	case funcSegmentImportance:
-		return number(s.Importance), nil
+	return text(s.Tier), nil
+}
+
+func (c *call) segmentImportance() (result, error) {
+	s, err := c.segment()
+	if err != nil {
+		return null, err
+	}
+	return number(s.Importance), nil
+}
+
+func (c *call) segmentDecayRate() (result, error) {
+	s, err := c.segment()
+	if err != nil {
+		return null, err
 	}
 	return number(s.DecayRate), nil
 }
 
 func (c *call) lifecycleAction() (result, error) {
-	score, err := c.num(0, "score")
+	score, err := c.num(0)
 	if err != nil {
 		return null, err
 	}
-	tier, err := c.text(1, "tier")
+	tier, err := c.text(1)
 	if err != nil {
 		return null, err
 	}
-	confirmed, err := c.num(2, "confirmed")
+	confirmed, err := c.num(2)
 	if err != nil {
 		return null, err
 	}
 	if math.IsInf(confirmed, 0) {
-		return null, c.argError("confirmed", "must be finite (got %v)", confirmed)
+		return null, c.argError(c.fn.Args[2].Name, "must be finite (got %v)", confirmed)
 	}
 	action, err := sqlfuncs.LifecycleAction(score, tier, confirmed != 0)
 	if err != nil {

@@ -9,6 +9,7 @@
 
 SQLITE_EXTENSION_INIT1
 
+/* One SQL function; its id is its index in the Go registry. */
 typedef struct {
 	const char *name;
 	int id;
@@ -20,34 +21,9 @@ typedef struct {
 } md_func;
 
 #define B(i) (1u << (i))
-#define ALL3 (B(0) | B(1) | B(2))
-#define ALL4 (ALL3 | B(3))
 
-static const md_func md_funcs[] = {
-	{"memdecay_version", MD_VERSION, 0, 0, 0, 0, -1, 0},
-	{"memdecay_debug", MD_DEBUG, 0, 0, 0, 0, -1, 0},
-	{"decay_tier", MD_DECAY_TIER, 2, 2, 0, 0, -1, 0},
-	{"tier_lambda", MD_TIER_LAMBDA, 1, 1, 0, B(0), -1, 0},
-	{"lambda_edge", MD_LAMBDA_EDGE, 2, 4, B(2) | B(3), ALL4, -1, 0},
-	{"effective_weight", MD_EFFECTIVE_WEIGHT, 3, 3, ALL3, ALL3, -1, 1},
-	{"half_life_weight", MD_HALF_LIFE_WEIGHT, 3, 3, ALL3, ALL3, -1, 1},
-	{"linear_weight", MD_LINEAR_WEIGHT, 3, 4, ALL4, ALL4, -1, 1},
-	{"multi_linear_weight", MD_MULTI_LINEAR_WEIGHT, 2, 2, B(1), B(0) | B(1), 0, 0},
-	{"power_law_weight", MD_POWER_LAW_WEIGHT, 3, 4, ALL4, ALL4, -1, 1},
-	{"curve_weight", MD_CURVE_WEIGHT, 3, 3, B(1) | B(2), ALL3, 0, 0},
-	{"decay_horizon", MD_DECAY_HORIZON, 3, 3, ALL3, ALL3, -1, 1},
-	{"curve_horizon", MD_CURVE_HORIZON, 2, 3, B(1) | B(2), ALL3, 0, 0},
-	{"tideline_score", MD_TIDELINE_SCORE, 4, 5, ALL4, ALL4, -1, 0},
-	{"segment_tier", MD_SEGMENT_TIER, 1, 1, 0, B(0), -1, 0},
-	{"segment_importance", MD_SEGMENT_IMPORTANCE, 1, 1, 0, B(0), -1, 0},
-	{"segment_decay_rate", MD_SEGMENT_DECAY_RATE, 1, 1, 0, B(0), -1, 0},
-	{"lifecycle_action", MD_LIFECYCLE_ACTION, 3, 3, B(0) | B(2), ALL3, -1, 0},
-	{"edge_strength", MD_EDGE_STRENGTH, 2, 2, B(0) | B(1), B(0) | B(1), -1, 1},
-	{"log_normalise", MD_LOG_NORMALISE, 2, 2, B(0) | B(1), B(0) | B(1), -1, 1},
-	{"composite_score", MD_COMPOSITE_SCORE, 4, 4, ALL4, ALL4, -1, 1},
-	{"policy_curve", MD_POLICY_CURVE, 3, 3, 0, B(0) | B(2), -1, 0},
-	{"tideline_horizon", MD_TIDELINE_HORIZON, 4, 5, ALL4, ALL4, -1, 0},
-};
+/* md_funcs[], MD_MAX_ARGS and the function ids, written from registry.go. */
+#include "registry.h"
 
 static int md_all_numbers(const md_arg *args, int argc) {
 	int i;

@@ -1,39 +1,12 @@
 /* The C side of the memdecay shim: SQLite calls md_xfunc, which decodes the
- * arguments and calls memdecayCall in Go (shim.go) once per row. */
+ * arguments and calls memdecayCall in Go (shim.go) once per row, or, for a
+ * numeric function whose arguments are all numbers, memdecayNumeric
+ * (numeric.go) with the doubles alone. The functions themselves are listed
+ * in registry.h, generated from registry.go. */
 #ifndef MEMDECAY_H
 #define MEMDECAY_H
 
 #include <stdint.h>
-
-/* Function ids shared by the C registration table and the Go dispatcher. */
-enum {
-	MD_VERSION,
-	MD_DEBUG,
-	MD_DECAY_TIER,
-	MD_TIER_LAMBDA,
-	MD_LAMBDA_EDGE,
-	MD_EFFECTIVE_WEIGHT,
-	MD_HALF_LIFE_WEIGHT,
-	MD_LINEAR_WEIGHT,
-	MD_MULTI_LINEAR_WEIGHT,
-	MD_POWER_LAW_WEIGHT,
-	MD_CURVE_WEIGHT,
-	MD_DECAY_HORIZON,
-	MD_CURVE_HORIZON,
-	MD_TIDELINE_SCORE,
-	MD_SEGMENT_TIER,
-	MD_SEGMENT_IMPORTANCE,
-	MD_SEGMENT_DECAY_RATE,
-	MD_LIFECYCLE_ACTION,
-	MD_EDGE_STRENGTH,
-	MD_LOG_NORMALISE,
-	MD_COMPOSITE_SCORE,
-	MD_POLICY_CURVE,
-	MD_TIDELINE_HORIZON,
-	MD_FUNC_COUNT
-};
-
-#define MD_MAX_ARGS 5
 
 /* Argument types are SQLite's fundamental datatypes (SQLITE_INTEGER ...). */
 typedef struct {
@@ -56,8 +29,5 @@ typedef struct {
 } md_result;
 
 const char *md_sqlite_version(void);
-
-/* Numeric functions whose arguments are all numbers take a shorter path:
- * the doubles go straight to Go (memdecayNumeric) with no decoding. */
 
 #endif

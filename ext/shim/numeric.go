@@ -12,64 +12,70 @@ import (
 	"github.com/memdecay/memdecay/sqlfuncs"
 )
 
-// numericArgs names the arguments of the functions that take and return
-// only numbers; memdecay.c sends them down the short path when every
-// argument is a number.
-var numericArgs = map[int][]string{
-	C.MD_EFFECTIVE_WEIGHT: {"weight", "lambda", "elapsed"},
-	C.MD_HALF_LIFE_WEIGHT: {"weight", "half_life", "elapsed"},
-	C.MD_LINEAR_WEIGHT:    {"weight", "rate", "elapsed", "hold"},
-	C.MD_POWER_LAW_WEIGHT: {"weight", "alpha", "elapsed", "scale"},
-	C.MD_DECAY_HORIZON:    {"weight", "lambda", "threshold"},
-	C.MD_EDGE_STRENGTH:    {"weight", "reinforcement_count"},
-	C.MD_LOG_NORMALISE:    {"count", "max_count"},
-	C.MD_COMPOSITE_SCORE:  {"confidence", "recency", "centrality", "reinforcement"},
+// The functions whose arguments and result are all numbers (the numeric
+// field of their registry row). memdecay.c sends them the doubles directly
+// when every argument is a number.
+
+func effectiveWeight(a []float64) (float64, bool, error) {
+	return value(sqlfuncs.EffectiveWeight(a[0], a[1], a[2]))
 }
 
-// numericCall evaluates a numeric function; null reports a NULL result.
-func numericCall(id int, a []float64) (v float64, null bool, err error) {
-	opt := func(i int, def float64) float64 {
-		if i < len(a) {
-			return a[i]
-		}
-		return def
+func halfLifeWeight(a []float64) (float64, bool, error) {
+	return value(sqlfuncs.HalfLifeWeight(a[0], a[1], a[2]))
+}
+
+func linearWeight(a []float64) (float64, bool, error) {
+	return value(sqlfuncs.LinearWeight(a[0], a[1], a[2], opt(a, 3, 0)))
+}
+
+func powerLawWeight(a []float64) (float64, bool, error) {
+	return value(sqlfuncs.PowerLawWeight(a[0], a[1], a[2], opt(a, 3, 1)))
+}
+
+func decayHorizon(a []float64) (float64, bool, error) {
+	h, err := sqlfuncs.DecayHorizon(a[0], a[1], a[2])
+	return h.At, h.Never, err
+}
+
+func edgeStrength(a []float64) (float64, bool, error) {
+	return value(sqlfuncs.EdgeStrength(a[0], a[1]))
+}
+
+func logNormalise(a []float64) (float64, bool, error) {
+	return value(sqlfuncs.LogNormalise(a[0], a[1]))
+}
+
+func compositeScore(a []float64) (float64, bool, error) {
+	return value(sqlfuncs.CompositeScore(a[0], a[1], a[2], a[3]))
+}
+
+// value is a formula's (value, error) as a numeric function's result.
+func value(v float64, err error) (float64, bool, error) { return v, false, err }
+
+// opt is optional argument i, def when the call leaves it out.
+func opt(a []float64, i int, def float64) float64 {
+	if i < len(a) {
+		return a[i]
 	}
-	switch id {
-	case C.MD_EFFECTIVE_WEIGHT:
-		v, err = sqlfuncs.EffectiveWeight(a[0], a[1], a[2])
-	case C.MD_HALF_LIFE_WEIGHT:
-		v, err = sqlfuncs.HalfLifeWeight(a[0], a[1], a[2])
-	case C.MD_LINEAR_WEIGHT:
-		v, err = sqlfuncs.LinearWeight(a[0], a[1], a[2], opt(3, 0))
-	case C.MD_POWER_LAW_WEIGHT:
-		v, err = sqlfuncs.PowerLawWeight(a[0], a[1], a[2], opt(3, 1))
-	case C.MD_DECAY_HORIZON:
-		var h sqlfuncs.Horizon
-		h, err = sqlfuncs.DecayHorizon(a[0], a[1], a[2])
-		v, null = h.At, h.Never
-	case C.MD_EDGE_STRENGTH:
-		v, err = sqlfuncs.EdgeStrength(a[0], a[1])
-	case C.MD_LOG_NORMALISE:
-		v, err = sqlfuncs.LogNormalise(a[0], a[1])
-	case C.MD_COMPOSITE_SCORE:
-		v, err = sqlfuncs.CompositeScore(a[0], a[1], a[2], a[3])
-	default:
-		err = fmt.Errorf("memdecay: function id %d is not numeric", id)
-	}
-	return v, null, err
+	return def
 }
 
 //export memdecayNumeric
 func memdecayNumeric(id, argc C.int, argv *C.double, out *C.double, errOut **C.char) (kind C.int) {
+	fn := lookup(id)
+	if fn == nil || fn.numeric == nil {
+		*errOut = C.CString(fmt.Sprintf("memdecay: function id %d is not numeric", id))
+		return C.MD_RESULT_ERROR
+	}
 	defer func() {
 		// A Go panic must never unwind into SQLite's C frames.
 		if p := recover(); p != nil {
-			*errOut = C.CString(fmt.Sprintf("memdecay: %s: internal error: %v", funcNames[id], p))
+			*errOut = C.CString(fmt.Sprintf("memdecay: %s: internal error: %v", fn.Name, p))
 			kind = C.MD_RESULT_ERROR
 		}
 	}()
 	args := unsafe.Slice((*float64)(unsafe.Pointer(argv)), int(argc))
-	v, null, err := numericCall(int(id), args)
+	v, null, err := fn.numeric(args)
 	switch {
 	case err != nil:
 		*errOut = C.CString(err.Error())
@@ -84,16 +90,16 @@ func memdecayNumeric(id, argc C.int, argv *C.double, out *C.double, errOut **C.c
 // numeric decodes every argument as a number (naming the bad one) and
 // evaluates the function: the long path, taken when an argument is not a
 // number, so the error can say which.
-func (c *call) numeric(id int, names []string) (result, error) {
-	var a [C.MD_MAX_ARGS]float64
+func (c *call) numeric() (result, error) {
+	a := make([]float64, len(c.args))
 	for i := range c.args {
-		x, err := c.num(i, names[i])
+		x, err := c.num(i)
 		if err != nil {
 			return null, err
 		}
 		a[i] = x
 	}
-	v, isNull, err := numericCall(id, a[:len(c.args)])
+	v, isNull, err := c.fn.numeric(a)
 	if err != nil || isNull {
 		return null, err
 	}

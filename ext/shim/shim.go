@@ -1,6 +1,7 @@
 // Package shim exposes the sqlfuncs formulas as SQLite functions through a
 // small C layer (memdecay.c) that decodes arguments and calls one exported Go
-// dispatcher per row.
+// dispatcher per row. Every function is one row of the registry in
+// registry.go, which also generates memdecay.c's table (registry.h).
 //
 // The package is built two ways. With the build tag memdecay_loadable it is
 // the body of the loadable extension memdecay.so (see ext/). Without it, it
@@ -28,38 +29,10 @@ import (
 	"github.com/memdecay/memdecay/sqlfuncs"
 )
 
-// funcNames names each function id in error messages; it mirrors the table
-// in memdecay.c.
-var funcNames = [C.MD_FUNC_COUNT]string{
-	C.MD_VERSION:             "memdecay_version",
-	C.MD_DEBUG:               "memdecay_debug",
-	C.MD_DECAY_TIER:          "decay_tier",
-	C.MD_TIER_LAMBDA:         "tier_lambda",
-	C.MD_LAMBDA_EDGE:         "lambda_edge",
-	C.MD_EFFECTIVE_WEIGHT:    "effective_weight",
-	C.MD_HALF_LIFE_WEIGHT:    "half_life_weight",
-	C.MD_LINEAR_WEIGHT:       "linear_weight",
-	C.MD_MULTI_LINEAR_WEIGHT: "multi_linear_weight",
-	C.MD_POWER_LAW_WEIGHT:    "power_law_weight",
-	C.MD_CURVE_WEIGHT:        "curve_weight",
-	C.MD_DECAY_HORIZON:       "decay_horizon",
-	C.MD_CURVE_HORIZON:       "curve_horizon",
-	C.MD_TIDELINE_SCORE:      "tideline_score",
-	C.MD_SEGMENT_TIER:        "segment_tier",
-	C.MD_SEGMENT_IMPORTANCE:  "segment_importance",
-	C.MD_SEGMENT_DECAY_RATE:  "segment_decay_rate",
-	C.MD_LIFECYCLE_ACTION:    "lifecycle_action",
-	C.MD_EDGE_STRENGTH:       "edge_strength",
-	C.MD_LOG_NORMALISE:       "log_normalise",
-	C.MD_COMPOSITE_SCORE:     "composite_score",
-	C.MD_POLICY_CURVE:        "policy_curve",
-	C.MD_TIDELINE_HORIZON:    "tideline_horizon",
-}
-
-// call is one invocation: the function's name and its decoded arguments.
-// Text arguments point into SQLite's memory and are valid only during it.
+// call is one invocation: the function and its decoded arguments. Text
+// arguments point into SQLite's memory and are valid only during it.
 type call struct {
-	fn   string
+	fn   *Function
 	args []C.md_arg
 	aux  uintptr
 }
@@ -85,19 +58,39 @@ func horizon(h sqlfuncs.Horizon) result {
 	return number(h.At)
 }
 
+// lookup returns the function with this id (its index in the registry), or
+// nil.
+func lookup(id C.int) *Function {
+	if id < 0 || int(id) >= len(registry) {
+		return nil
+	}
+	return &registry[id]
+}
+
+// eval runs the function. A numeric function comes this way only when some
+// argument is not a number (memdecay.c's long path), so the error names it.
+func (c *call) eval() (result, error) {
+	if c.fn.numeric != nil {
+		return c.numeric()
+	}
+	return c.fn.impl(c)
+}
+
 //export memdecayCall
 func memdecayCall(id C.int, argc C.int, argv *C.md_arg, aux C.uintptr_t, res *C.md_result) {
-	c := &call{args: unsafe.Slice(argv, int(argc)), aux: uintptr(aux)}
-	if id >= 0 && id < C.MD_FUNC_COUNT {
-		c.fn = funcNames[id]
+	fn := lookup(id)
+	if fn == nil {
+		setError(res, fmt.Sprintf("memdecay: unknown function id %d", id))
+		return
 	}
+	c := &call{fn: fn, args: unsafe.Slice(argv, int(argc)), aux: uintptr(aux)}
 	defer func() {
 		// A Go panic must never unwind into SQLite's C frames.
 		if p := recover(); p != nil {
-			setError(res, fmt.Sprintf("memdecay: %s: internal error: %v", c.fn, p))
+			setError(res, fmt.Sprintf("memdecay: %s: internal error: %v", fn.Name, p))
 		}
 	}()
-	r, err := dispatch(int(id), c)
+	r, err := c.eval()
 	if err != nil {
 		if r.handle != 0 {
 			r.handle.Delete()
@@ -109,7 +102,7 @@ func memdecayCall(id C.int, argc C.int, argv *C.md_arg, aux C.uintptr_t, res *C.
 	switch r.kind {
 	case C.MD_RESULT_DOUBLE:
 		if math.IsNaN(r.num) || math.IsInf(r.num, 0) {
-			setError(res, fmt.Sprintf("memdecay: %s: result is not finite (%v)", c.fn, r.num))
+			setError(res, fmt.Sprintf("memdecay: %s: result is not finite (%v)", fn.Name, r.num))
 			return
 		}
 		res.num = C.double(r.num)
@@ -150,45 +143,11 @@ var staticTexts = func() map[string]*C.char {
 	return m
 }()
 
-func dispatch(id int, c *call) (result, error) {
-	switch id {
-	case C.MD_VERSION:
-		return text(sqlfuncs.Version), nil
-	case C.MD_DEBUG:
-		return text(debugInfo()), nil
-	case C.MD_DECAY_TIER:
-		return c.decayTier()
-	case C.MD_TIER_LAMBDA:
-		tier, err := c.text(0, "tier")
-		if err != nil {
-			return null, err
-		}
-		return c.number(sqlfuncs.TierLambda(tier))
-	case C.MD_LAMBDA_EDGE:
-		return c.lambdaEdge()
-	case C.MD_MULTI_LINEAR_WEIGHT:
-		return c.multiLinearWeight()
-	case C.MD_CURVE_WEIGHT, C.MD_CURVE_HORIZON:
-		return c.curve(id)
-	case C.MD_TIDELINE_SCORE, C.MD_TIDELINE_HORIZON:
-		return c.tideline(id)
-	case C.MD_SEGMENT_TIER, C.MD_SEGMENT_IMPORTANCE, C.MD_SEGMENT_DECAY_RATE:
-		return c.segment(id)
-	case C.MD_LIFECYCLE_ACTION:
-		return c.lifecycleAction()
-	case C.MD_POLICY_CURVE:
-		return c.policyCurve()
-	}
-	if names, ok := numericArgs[id]; ok {
-		return c.numeric(id, names)
-	}
-	return null, fmt.Errorf("memdecay: unknown function id %d", id)
-}
-
-func debugInfo() string {
-	return fmt.Sprintf("memdecay %s; %s %s/%s; SQLite %s; %s build",
+// debug serves memdecay_debug(): the versions and how this build is linked.
+func (c *call) debug() (result, error) {
+	return text(fmt.Sprintf("memdecay %s; %s %s/%s; SQLite %s; %s build",
 		sqlfuncs.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH,
-		C.GoString(C.md_sqlite_version()), buildMode)
+		C.GoString(C.md_sqlite_version()), buildMode)), nil
 }
 
 // number turns a formula's (value, error) into a result.
@@ -201,8 +160,8 @@ func (c *call) number(v float64, err error) (result, error) {
 
 // num reads argument i as a number; C has already turned numeric text into
 // a number and answered NULL for a NULL number.
-func (c *call) num(i int, name string) (float64, error) {
-	a := c.args[i]
+func (c *call) num(i int) (float64, error) {
+	a, name := c.args[i], c.fn.Args[i].Name
 	switch a.sqltype {
 	case C.SQLITE_INTEGER, C.SQLITE_FLOAT:
 		return float64(a.num), nil
@@ -215,16 +174,16 @@ func (c *call) num(i int, name string) (float64, error) {
 }
 
 // optNum reads an optional numeric argument, def when it is absent.
-func (c *call) optNum(i int, name string, def float64) (float64, error) {
+func (c *call) optNum(i int, def float64) (float64, error) {
 	if i >= len(c.args) {
 		return def, nil
 	}
-	return c.num(i, name)
+	return c.num(i)
 }
 
 // text reads argument i as text; NULL reads as "".
-func (c *call) text(i int, name string) (string, error) {
-	a := c.args[i]
+func (c *call) text(i int) (string, error) {
+	a, name := c.args[i], c.fn.Args[i].Name
 	switch a.sqltype {
 	case C.SQLITE_TEXT:
 		return c.str(i), nil
@@ -245,7 +204,7 @@ func (c *call) str(i int) string {
 }
 
 func (c *call) argError(arg, format string, a ...any) error {
-	return &sqlfuncs.ArgError{Func: c.fn, Arg: arg, Problem: fmt.Sprintf(format, a...)}
+	return &sqlfuncs.ArgError{Func: c.fn.Name, Arg: arg, Problem: fmt.Sprintf(format, a...)}
 }
 
 func quote(s string) string {
@@ -254,11 +213,3 @@ func quote(s string) string {
 	}
 	return strconv.Quote(s)
 }
-
-// Function ids used by funcs.go, which has no cgo preamble.
-const (
-	funcCurveWeight       = C.MD_CURVE_WEIGHT
-	funcSegmentTier       = C.MD_SEGMENT_TIER
-	funcSegmentImportance = C.MD_SEGMENT_IMPORTANCE
-	funcTidelineHorizon   = C.MD_TIDELINE_HORIZON
-)
