@@ -17,9 +17,13 @@ type Clock struct {
 
 // pickClock chooses the clock: the hours given (a sweep's --now) or else
 // mem_config's active_hours, and the wall time given (--wall-now) or else
-// the machine's.
+// mem_config's wall_clock when set, or else the machine's (the views'
+// mem_clock picks it the same way).
 func pickClock(cfg Config, hours *float64, wall *time.Time) (Clock, error) {
 	c := Clock{Hours: cfg.ActiveHours, Wall: time.Now()}
+	if cfg.WallClock != nil {
+		c.Wall = *cfg.WallClock
+	}
 	if hours != nil {
 		c.Hours = *hours
 	}
@@ -30,4 +34,14 @@ func pickClock(cfg Config, hours *float64, wall *time.Time) (Clock, error) {
 		return c, fmt.Errorf("clock %v is not a finite number", c.Hours)
 	}
 	return c, nil
+}
+
+// restoreAnchor is the active hour a restored row is anchored at: the
+// clock, or the last sweep's when sweeps ran ahead of it (--now), so the
+// next sweep does not decay the row again at once.
+func (c Clock) restoreAnchor(cfg Config) float64 {
+	if cfg.LastCurateAt != nil {
+		return max(c.Hours, *cfg.LastCurateAt)
+	}
+	return c.Hours
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Config is the settings a database carries in mem_config, with the
@@ -25,6 +26,9 @@ type Config struct {
 	LastCurateAt             *float64 // nil: never swept
 	EdgesDecayedTotal        int64
 	EventRetentionDays       float64
+	// WallClock pins the wall clock of the views and of sweeps without
+	// --wall-now (unix seconds); nil is the machine's clock.
+	WallClock *time.Time
 }
 
 // configKey documents and validates one mem_config key.
@@ -67,6 +71,7 @@ func either(a, b func(string) error) func(string) error {
 // ConfigKeys lists every setting, in the order `config get` prints them.
 var ConfigKeys = []configKey{
 	{"active_hours", "the session-aware clock, in active hours", number(0, math.MaxFloat64)},
+	{"wall_clock", "unix seconds the views and sweeps take as the wall time ('' = the machine's clock)", either(oneOf(""), number(0, math.MaxFloat64))},
 	{"edge_prune_threshold", "static prune: edges below this weight with no reinforcement", number(0, math.MaxFloat64)},
 	{"edge_decay_threshold", "temporal decay threshold ('auto' = edge_prune_threshold)", either(oneOf("auto"), number(0, math.MaxFloat64))},
 	{"established_edge_threshold", "reinforcements from which an edge decays at half rate", number(0, math.MaxFloat64)},
@@ -146,6 +151,10 @@ func LoadConfig(ctx context.Context, q querier) (Config, error) {
 	c.BlockArchival = strings.TrimSpace(m["block_archival"]) != "off"
 	if err := oneOf("auto", "off")(strings.TrimSpace(m["block_archival"])); err != nil && firstErr == nil {
 		firstErr = fmt.Errorf("mem_config block_archival: %w", err)
+	}
+	if s := strings.TrimSpace(m["wall_clock"]); s != "" {
+		wall := time.Unix(int64(num("wall_clock")), 0)
+		c.WallClock = &wall
 	}
 	if s := strings.TrimSpace(m["last_curate_at"]); s != "" {
 		v := num("last_curate_at")

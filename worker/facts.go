@@ -151,25 +151,14 @@ func ExplainFact(ctx context.Context, db *DB, id string, now time.Time) (*FactEx
 	if x.Action, err = sqlfuncs.LifecycleAction(x.Score, x.Tier, x.Status == "confirmed"); err != nil {
 		return nil, fmt.Errorf("explain: fact %q: %w", id, err)
 	}
-	// Days until the score crosses a threshold, found by bisection on the
-	// score itself (one formula, in sqlfuncs).
+	// Days until the score crosses a threshold: the horizon the sweep
+	// schedules the fact by (one formula, in sqlfuncs).
 	crossing := func(threshold float64) *float64 {
-		lo, hi := x.DaysSinceAccess, x.DaysSinceAccess+1
-		for s, _ := score(hi); s >= threshold; s, _ = score(hi) {
-			if hi > 1e7 {
-				return nil
-			}
-			hi *= 2
+		h, err := sqlfuncs.TidelineHorizon(x.Importance, x.DecayRate, x.AccessCount, threshold, x.Tier)
+		if err != nil || h.Never {
+			return nil
 		}
-		for range 100 {
-			mid := (lo + hi) / 2
-			if s, _ := score(mid); s >= threshold {
-				lo = mid
-			} else {
-				hi = mid
-			}
-		}
-		d := math.Max(0, hi-x.DaysSinceAccess)
+		d := math.Max(0, h.At-x.DaysSinceAccess)
 		return &d
 	}
 	switch {

@@ -186,6 +186,7 @@ type EdgeExplanation struct {
 	DecaysAtHours      *float64 `json:"decays_at_hours"`
 	Invalid            bool     `json:"invalid"` // a number is not a number: sweeps skip the row
 	Verdict            string   `json:"verdict"`
+	staticPrune        bool     // the sweep's static prune takes it
 }
 
 // ExplainEdge explains the edge between blocks a and b (in either order).
@@ -197,17 +198,26 @@ func ExplainEdge(ctx context.Context, db *DB, a, b string) (*EdgeExplanation, er
 	if err != nil {
 		return nil, err
 	}
-	x := &EdgeExplanation{From: a, To: b, ClockHours: cfg.ActiveHours, Threshold: cfg.EdgeDecayThreshold}
+	clock, err := pickClock(cfg, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("explain: %w", err)
+	}
+	x := &EdgeExplanation{From: a, To: b, ClockHours: clock.Hours, Threshold: cfg.EdgeDecayThreshold}
 	var last sql.NullFloat64
 	var weight, count any
-	var policy sql.NullString
-	err = db.SQL.QueryRowContext(ctx, `
+	var policy, problem sql.NullString
+	var static sql.NullBool
+	// The sweep's own rules (rules.go) decide whether the row is valid and
+	// whether the static prune takes it.
+	err = db.SQL.QueryRowContext(ctx, macros.Replace(`
 		SELECT e.weight, e.reinforcement_count, e.origin, e.relation_type, e.pinned, e.last_active_hours,
 		       coalesce((SELECT tier FROM mem_block_tiers WHERE id = e.from_id), 'standard'),
 		       coalesce((SELECT tier FROM mem_block_tiers WHERE id = e.to_id), 'standard'),
-		       (SELECT model FROM mem_edge_policies p WHERE p.relation_type = e.relation_type)
-		FROM mem_edges e WHERE e.from_id = ? AND e.to_id = ?`, a, b).
-		Scan(&weight, &count, &x.Origin, &x.RelationType, &x.Pinned, &last, &x.TierFrom, &x.TierTo, &policy)
+		       (SELECT model FROM mem_edge_policies p WHERE p.relation_type = e.relation_type),
+		       EDGE_PROBLEM, CASE WHEN VALID_EDGE THEN STATIC_PRUNE END
+		FROM mem_edges e WHERE e.from_id = :a AND e.to_id = :b`),
+		sql.Named("a", a), sql.Named("b", b), sql.Named("prune_threshold", cfg.EdgePruneThreshold)).
+		Scan(&weight, &count, &x.Origin, &x.RelationType, &x.Pinned, &last, &x.TierFrom, &x.TierTo, &policy, &problem, &static)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("explain: no edge between %q and %q (see: memworker decayed, or the mem_events log)", a, b)
 	}
@@ -216,11 +226,12 @@ func ExplainEdge(ctx context.Context, db *DB, a, b string) (*EdgeExplanation, er
 	}
 	w, werr := toFloat(weight)
 	c, cerr := toFloat(count)
-	if werr != nil || cerr != nil {
+	if problem.Valid || werr != nil || cerr != nil {
 		x.Invalid = true
 		x.Verdict = fmt.Sprintf("invalid row: weight %v, reinforcement_count %v; sweeps skip it and never delete it", weight, count)
 		return x, nil
 	}
+	x.staticPrune = static.Bool
 	x.Weight, x.ReinforcementCount = w, c
 	x.Established = c >= cfg.EstablishedEdgeThreshold
 	err = db.SQL.QueryRowContext(ctx, `SELECT lambda_edge(?, ?, ?, ?)`, x.TierFrom, x.TierTo, c, cfg.EstablishedEdgeThreshold).Scan(&x.Lambda)
@@ -230,7 +241,7 @@ func ExplainEdge(ctx context.Context, db *DB, a, b string) (*EdgeExplanation, er
 	x.EffectiveWeight = w
 	if last.Valid {
 		x.LastActiveHours = &last.Float64
-		elapsed := max(0, cfg.ActiveHours-last.Float64)
+		elapsed := max(0, clock.Hours-last.Float64)
 		x.ElapsedHours = &elapsed
 		var horizon sql.NullFloat64
 		err = db.SQL.QueryRowContext(ctx, `SELECT effective_weight(?, ?, ?), decay_horizon(?, ?, ?)`,
@@ -239,7 +250,7 @@ func ExplainEdge(ctx context.Context, db *DB, a, b string) (*EdgeExplanation, er
 			return nil, fmt.Errorf("explain: %w", err)
 		}
 		if horizon.Valid {
-			at := max(last.Float64+horizon.Float64, cfg.ActiveHours)
+			at := max(last.Float64+horizon.Float64, clock.Hours)
 			x.DecaysAtHours = &at
 		}
 	}
@@ -253,7 +264,7 @@ func (x *EdgeExplanation) verdict(cfg Config, policy sql.NullString) string {
 		return "pinned: no sweep removes it"
 	case policy.Valid:
 		return fmt.Sprintf("relation %q follows its %s policy, not the tiered model", x.RelationType, policy.String)
-	case x.Weight < cfg.EdgePruneThreshold && x.ReinforcementCount == 0:
+	case x.staticPrune:
 		return fmt.Sprintf("static prune at the next sweep: weight %.3f < %.3f and never reinforced", x.Weight, cfg.EdgePruneThreshold)
 	case x.Origin == "agent":
 		return "agent-asserted: protected from temporal decay (only the static prune or an explicit removal can remove it)"

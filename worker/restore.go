@@ -41,12 +41,13 @@ func restoreTx(ctx context.Context, db *DB, wall time.Time, f func(tx *sql.Tx, a
 	defer tx.Rollback()
 	// The clock is active_hours, or the last sweep's clock when sweeps ran
 	// ahead of it with --now.
-	now := cfg.ActiveHours
-	if cfg.LastCurateAt != nil {
-		now = max(now, *cfg.LastCurateAt)
+	clock, err := pickClock(cfg, nil, &wall)
+	if err != nil {
+		return err
 	}
+	now := clock.restoreAnchor(cfg)
 	args := func(extra ...any) []any {
-		return append([]any{sql.Named("now", now), sql.Named("wall", wall.Unix())}, extra...)
+		return append([]any{sql.Named("now", now), sql.Named("wall", clock.Wall.Unix())}, extra...)
 	}
 	if err := f(tx, args, cfg); err != nil {
 		return err
@@ -88,8 +89,8 @@ func RestoreEdge(ctx context.Context, db *DB, a, b string, wall time.Time) (*Res
 		}
 		r.Edges = 1
 		var weak bool
-		if err := tx.QueryRowContext(ctx, `SELECT weight < ? AND reinforcement_count = 0 AND NOT pinned
-			FROM mem_edges WHERE from_id = ? AND to_id = ?`, pruneThreshold, a, b).Scan(&weak); err != nil {
+		if err := tx.QueryRowContext(ctx, macros.Replace(`SELECT STATIC_PRUNE AND NOT pinned
+			FROM mem_edges WHERE from_id = :a AND to_id = :b`), sql.Named("prune_threshold", pruneThreshold), sql.Named("a", a), sql.Named("b", b)).Scan(&weak); err != nil {
 			return err
 		}
 		if weak {
