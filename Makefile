@@ -13,7 +13,7 @@ SOURCES  := $(shell find . -name '*.go' -o -name '*.c' -o -name '*.h' -o -name '
 export CGO_ENABLED := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help build demo test lint unit fuzz bench clean
+.PHONY: help build generate demo test lint unit fuzz bench clean
 
 help: ## List the targets
 	@grep -hE '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -26,6 +26,9 @@ $(SO): $(SOURCES)
 
 $(WORKER): $(SOURCES)
 	$(GO) build -tags $(TAGS) -o $@ ./cmd/memworker
+
+generate: ## Rewrite ext/shim/registry.h from the function registry (ext/shim/registry.go)
+	$(GO) generate ./ext/shim
 
 demo: build ## Run the main job on the embedded sample memory graph
 	$(WORKER) demo
