@@ -187,6 +187,7 @@ type EdgeExplanation struct {
 	Invalid            bool     `json:"invalid"` // a number is not a number: sweeps skip the row
 	Verdict            string   `json:"verdict"`
 	staticPrune        bool     // the sweep's static prune takes it
+	temporalDecay      bool     // temporal decay applies to it
 }
 
 // ExplainEdge explains the edge between blocks a and b (in either order).
@@ -206,7 +207,7 @@ func ExplainEdge(ctx context.Context, db *DB, a, b string) (*EdgeExplanation, er
 	var last sql.NullFloat64
 	var weight, count any
 	var policy, problem sql.NullString
-	var static sql.NullBool
+	var static, temporal sql.NullBool
 	// The sweep's own rules (rules.go) decide whether the row is valid and
 	// whether the static prune takes it.
 	err = db.SQL.QueryRowContext(ctx, macros.Replace(`
@@ -214,10 +215,10 @@ func ExplainEdge(ctx context.Context, db *DB, a, b string) (*EdgeExplanation, er
 		       coalesce((SELECT tier FROM mem_block_tiers WHERE id = e.from_id), 'standard'),
 		       coalesce((SELECT tier FROM mem_block_tiers WHERE id = e.to_id), 'standard'),
 		       (SELECT model FROM mem_edge_policies p WHERE p.relation_type = e.relation_type),
-		       EDGE_PROBLEM, CASE WHEN VALID_EDGE THEN STATIC_PRUNE END
+		       EDGE_PROBLEM, CASE WHEN VALID_EDGE THEN STATIC_PRUNE END, CASE WHEN VALID_EDGE THEN TEMPORAL_DECAY END
 		FROM mem_edges e WHERE e.from_id = :a AND e.to_id = :b`),
 		sql.Named("a", a), sql.Named("b", b), sql.Named("prune_threshold", cfg.EdgePruneThreshold)).
-		Scan(&weight, &count, &x.Origin, &x.RelationType, &x.Pinned, &last, &x.TierFrom, &x.TierTo, &policy, &problem, &static)
+		Scan(&weight, &count, &x.Origin, &x.RelationType, &x.Pinned, &last, &x.TierFrom, &x.TierTo, &policy, &problem, &static, &temporal)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("explain: no edge between %q and %q (see: memworker decayed, or the mem_events log)", a, b)
 	}
@@ -231,7 +232,7 @@ func ExplainEdge(ctx context.Context, db *DB, a, b string) (*EdgeExplanation, er
 		x.Verdict = fmt.Sprintf("invalid row: weight %v, reinforcement_count %v; sweeps skip it and never delete it", weight, count)
 		return x, nil
 	}
-	x.staticPrune = static.Bool
+	x.staticPrune, x.temporalDecay = static.Bool, temporal.Bool
 	x.Weight, x.ReinforcementCount = w, c
 	x.Established = c >= cfg.EstablishedEdgeThreshold
 	err = db.SQL.QueryRowContext(ctx, `SELECT lambda_edge(?, ?, ?, ?)`, x.TierFrom, x.TierTo, c, cfg.EstablishedEdgeThreshold).Scan(&x.Lambda)
@@ -266,9 +267,9 @@ func (x *EdgeExplanation) verdict(cfg Config, policy sql.NullString) string {
 		return fmt.Sprintf("relation %q follows its %s policy, not the tiered model", x.RelationType, policy.String)
 	case x.staticPrune:
 		return fmt.Sprintf("static prune at the next sweep: weight %.3f < %.3f and never reinforced", x.Weight, cfg.EdgePruneThreshold)
-	case x.Origin == "agent":
+	case !x.temporalDecay && x.Origin == "agent":
 		return "agent-asserted: protected from temporal decay (only the static prune or an explicit removal can remove it)"
-	case x.LastActiveHours == nil:
+	case !x.temporalDecay:
 		return "no session anchor (last_active_hours is NULL): temporal decay skips it"
 	case x.EffectiveWeight < x.Threshold:
 		return fmt.Sprintf("decays at the next sweep: effective weight %.4f < %.4f", x.EffectiveWeight, x.Threshold)

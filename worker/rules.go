@@ -30,6 +30,11 @@ const edgeLambda = `lambda_edge(coalesce(ta.tier, 'standard'), coalesce(tb.tier,
 // reinforced whose weight is below edge_prune_threshold.
 const staticPrune = `(weight < :prune_threshold AND reinforcement_count = 0)`
 
+// temporalDecay says whether temporal decay (SPEC §4.1 phase 3) applies to
+// an edge: not agent-asserted, anchored, not pinned (an edge of a relation
+// with a policy is decayed by its policy instead).
+const temporalDecay = `(origin IS NOT 'agent' AND last_active_hours IS NOT NULL AND NOT pinned)`
+
 // removalPhases are the plan_edges phases whose edges the apply removes
 // (the others are removed with their block).
 const removalPhases = `('static', 'temporal', 'policy')`

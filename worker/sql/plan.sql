@@ -34,7 +34,7 @@ SELECT e.*, CASE WHEN lambda IS NOT NULL THEN max(0, :now - last_active_hours) E
 FROM (
     SELECT e.edge_rowid, e.from_id, e.to_id, e.weight, e.reinforcement_count, e.relation_type, e.origin,
            e.last_active_hours, e.last_observed_at, e.pinned, e.excluded, e.has_policy,
-           CASE WHEN e.origin IS NOT 'agent' AND e.last_active_hours IS NOT NULL AND NOT e.pinned AND NOT e.has_policy
+           CASE WHEN TEMPORAL_DECAY AND NOT e.has_policy
                 THEN EDGE_LAMBDA
            END AS lambda
     FROM (SELECT e.*, e.relation_type IN (SELECT relation_type FROM sweep_policy) AS has_policy FROM scope_edges s CROSS JOIN valid_edges e ON e.from_id = s.from_id AND e.to_id = s.to_id) e
@@ -49,7 +49,7 @@ SELECT e.*, CASE WHEN lambda IS NOT NULL THEN max(0, :now - last_active_hours) E
 FROM (
     SELECT e.edge_rowid, e.from_id, e.to_id, e.weight, e.reinforcement_count, e.relation_type, e.origin,
            e.last_active_hours, e.last_observed_at, e.pinned, e.excluded, e.has_policy,
-           CASE WHEN e.origin IS NOT 'agent' AND e.last_active_hours IS NOT NULL AND NOT e.pinned AND NOT e.has_policy
+           CASE WHEN TEMPORAL_DECAY AND NOT e.has_policy
                 THEN EDGE_LAMBDA
            END AS lambda
     FROM (SELECT e.*, e.relation_type IN (SELECT relation_type FROM sweep_policy) AS has_policy FROM valid_edges_scan e) e

@@ -102,7 +102,7 @@ FROM (
                          WHEN (CASE WHEN clock = 'wall' THEN last_observed_at ELSE last_active_hours END) IS NULL THEN NULL
                          ELSE curve_horizon(curve, weight, CASE WHEN to_zero THEN 0 ELSE threshold END) END
                 WHEN STATIC_PRUNE THEN 0
-                WHEN origin = 'agent' OR last_active_hours IS NULL THEN NULL
+                WHEN NOT TEMPORAL_DECAY THEN NULL
                 ELSE decay_horizon(weight, lambda, :decay_threshold)
            END AS horizon
     FROM (
@@ -144,7 +144,7 @@ FROM (
                          WHEN (CASE WHEN clock = 'wall' THEN last_observed_at ELSE last_active_hours END) IS NULL THEN NULL
                          ELSE curve_horizon(curve, weight, CASE WHEN to_zero THEN 0 ELSE threshold END) END
                 WHEN STATIC_PRUNE THEN 0
-                WHEN origin = 'agent' OR last_active_hours IS NULL THEN NULL
+                WHEN NOT TEMPORAL_DECAY THEN NULL
                 ELSE decay_horizon(weight, lambda, :decay_threshold)
            END AS horizon
     FROM (
