@@ -1,9 +1,12 @@
 package worker_test
 
+// What every sweep guarantees (SPEC §4.4), mostly on the rich fixture
+// (helpers_fixtures_test.go) where every phase has work: dry runs predict
+// and change nothing, a second sweep at one clock removes nothing, every
+// removal has one event with the row's snapshot, invalid rows are skipped.
+
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,69 +20,6 @@ import (
 
 	"github.com/memdecay/memdecay/worker"
 )
-
-// What every sweep guarantees (SPEC §4.4), on one graph where every phase
-// has work: at clock 500 it archives obs1 and obs2 (their 2 edges go with
-// them), keeps the faded hub (a bridge: degree 4.54 ≥ d[9] = 2.84) and the
-// faded pin (pinned edge), prunes db1-ds2, decays py1-py2 and db2-py2, and
-// skips 3 invalid rows.
-const richFixture = `
-	INSERT INTO mem_blocks (id, category, confidence, reinforcement_count, last_reinforced_hours, content) VALUES
-		('core','knowledge',0.95,20,400,'Be honest about uncertainty.'),
-		('goal','knowledge',0.80,6,470,'Ship the sync engine.'),
-		('py1','knowledge',0.70,9,460,'asyncio needs a running loop.'),
-		('py2','knowledge',0.60,2,420,'The GIL serialises bytecode.'),
-		('db1','knowledge',0.75,7,450,'Covering indexes.'),
-		('db2','knowledge',0.65,3,440,'WAL readers.'),
-		('ds1','knowledge',0.55,1,300,'groupby agg.'),
-		('ds2','knowledge',0.50,0,280,'Log scales.'),
-		('obs1','observation',0.40,0,10,'Standup moved.'),
-		('obs2','observation',0.30,0,12,'Lunch order.'),
-		('hub','observation',0.50,1,15,'Incident review.'),
-		('pin','observation',0.50,0,20,'Runbook location.'),
-		('bad','knowledge','high',0,0,'a block with a text confidence');
-	INSERT INTO mem_block_tags VALUES ('core','self/constitutional'), ('goal','self/goal'), ('py1','python'),
-		('obs1','standup'), ('obs1','meeting'), ('obs2','food');
-	INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, origin, last_active_hours, pinned, note) VALUES
-		('db1','ds2',0.05,0,'similarity',480,0,'static prune'),
-		('py1','py2',0.60,3,'similarity',95,0,'decays: 0.079'),
-		('db2','py2',0.45,2,'similarity',150,0,'decays: 0.078'),
-		('db1','db2',0.70,4,'similarity',460,0,'recent'),
-		('db1','py1',0.50,12,'outcome',100,0,'established: 0.184'),
-		('goal','py1',0.85,0,'agent',0,0,'agent'),
-		('ds1','ds2',0.60,0,'similarity',NULL,0,'no anchor'),
-		('db2','obs1','heavy',0,'similarity',300,0,'invalid: text weight, archived block'),
-		('ds1','py2',0.30,NULL,'similarity',0,0,'invalid: NULL count'),
-		('core','pin',0.90,0,'agent',0,1,'pinned'),
-		('obs1','py2',0.40,1,'similarity',20,0,'goes with obs1'),
-		('ds1','obs2',0.30,0,'similarity',12,0,'goes with obs2'),
-		('db1','hub',0.90,15,'outcome',470,0,'bridge'),
-		('db2','hub',0.85,14,'outcome',470,0,'bridge'),
-		('hub','py1',0.90,16,'outcome',470,0,'bridge'),
-		('goal','hub',0.80,12,'outcome',470,0,'bridge');`
-
-// emptyHash is the sha256 of an empty file.
-const emptyHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-
-func fileHash(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return "absent"
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
-
-// reportCounts is the part of a report a dry run must predict.
-func reportCounts(r *worker.Report) string {
-	return fmt.Sprintf("archived=%d with_blocks=%d pruned=%d decayed=%d deferred=%d before=%d after=%d reinforced=%d constitutional=%d invalid=%d sample=%v invalid_sample=%v",
-		r.Archived, r.EdgesRemovedWithBlocks, r.EdgesPruned, r.EdgesDecayed, r.EdgesDeferred, r.EdgesBefore,
-		r.TotalEdgesAfter, r.Reinforced, r.ConstitutionalReinforced, r.InvalidRows.Count, r.DecayedSample, r.InvalidRows.Sample)
-}
 
 func TestRichFixtureReport(t *testing.T) {
 	db, _ := newMemory(t, richFixture)
@@ -106,11 +46,7 @@ func TestDryRun(t *testing.T) {
 			if err := writer.Close(); err != nil {
 				t.Fatal(err)
 			}
-			files := []string{path, path + "-wal"}
-			before := map[string]string{}
-			for _, f := range files {
-				before[f] = fileHash(t, f)
-			}
+			before := fileHashes(t, path)
 			ro, err := worker.OpenMemory(path, true)
 			if err != nil {
 				t.Fatal(err)
@@ -119,19 +55,7 @@ func TestDryRun(t *testing.T) {
 			if err := ro.Close(); err != nil {
 				t.Fatal(err)
 			}
-			for _, f := range files {
-				got := fileHash(t, f)
-				if got == before[f] {
-					continue
-				}
-				if before[f] == "absent" && got == emptyHash {
-					// The read-only connection leaves an empty WAL beside the
-					// file: no content, but a new file (reported upstream).
-					t.Logf("note: dry run left an empty %s", filepath.Base(f))
-					continue
-				}
-				t.Errorf("%s changed: %s -> %s", filepath.Base(f), before[f], got)
-			}
+			sameFiles(t, before, fileHashes(t, path))
 			if !dry.DryRun || dry.SweepID != 0 {
 				t.Errorf("dry run report %+v", dry)
 			}
@@ -202,7 +126,7 @@ func TestSecondSweepSameClock(t *testing.T) {
 	}
 }
 
-// row reads every column of the rows a query returns, keyed by the first
+// rowsByKey reads every column of the rows a query returns, keyed by the first
 // column's value.
 func rowsByKey(t *testing.T, db *worker.DB, query string) map[string]map[string]any {
 	t.Helper()
@@ -378,41 +302,6 @@ func TestNotSQLite(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Errorf("files beside it: %v", entries)
-	}
-}
-
-// TestSweepLease: one sweep at a time; a live lease refuses a second one,
-// an expired lease is taken over and marked interrupted.
-func TestSweepLease(t *testing.T) {
-	db, _ := newMemory(t, richFixture)
-	edges := edgeSet(t, db)
-	mustExec(t, db, `INSERT INTO mem_sweeps (id, started_at, clock_hours, status, lease_until, owner)
-		VALUES (41, ?, 480, 'running', ?, 'worker on host-b')`, time.Now().Unix(), time.Now().Add(time.Hour).Unix())
-	now := 500.0
-	_, err := worker.Sweep(context.Background(), db, worker.SweepOptions{Now: &now})
-	if !errors.Is(err, worker.ErrSweepRunning) {
-		t.Fatalf("sweep beside a live lease: %v, want ErrSweepRunning", err)
-	}
-	if !strings.Contains(err.Error(), "host-b") {
-		t.Errorf("message %q does not say who holds the lease", err)
-	}
-	if fmt.Sprint(edgeSet(t, db)) != fmt.Sprint(edges) || scalar[int](t, db, `SELECT count(*) FROM mem_events`) != 0 {
-		t.Error("the refused sweep changed the database")
-	}
-	if n := scalar[int](t, db, `SELECT count(*) FROM mem_sweeps`); n != 1 {
-		t.Errorf("%d sweep rows, want 1", n)
-	}
-	// The other worker died: its lease runs out.
-	mustExec(t, db, `UPDATE mem_sweeps SET lease_until = ? WHERE id = 41`, time.Now().Add(-time.Second).Unix())
-	r := sweepAt(t, db, 500)
-	if got := scalar[string](t, db, `SELECT status FROM mem_sweeps WHERE id = 41`); got != "interrupted" {
-		t.Errorf("expired sweep status %s, want interrupted", got)
-	}
-	if got := scalar[string](t, db, `SELECT status FROM mem_sweeps WHERE id = ?`, r.SweepID); got != "done" || r.SweepID == 41 {
-		t.Errorf("new sweep %d status %s", r.SweepID, got)
-	}
-	if r.EdgesDecayed != 2 {
-		t.Errorf("takeover sweep %+v", r)
 	}
 }
 

@@ -1,5 +1,8 @@
 package worker_test
 
+// Restore (SPEC §4.3, §4.4: archive and prune can be undone) and the event
+// log's retention.
+
 import (
 	"context"
 	"encoding/json"
@@ -12,13 +15,10 @@ import (
 	"github.com/memdecay/memdecay/worker"
 )
 
-// Restore (SPEC §4.3, §4.4: archive and prune can be undone) and the event
-// log's retention.
-
-// lcRestoreFixture: at clock 100 the observation blocks obs and obs2 have
+// restoreFixture: at clock 100 the observation blocks obs and obs2 have
 // faded (recency e^−5 = 0.0067) and are not bridges (degrees 0.9 and 0.6
 // against a threshold of 2.65); the knowledge blocks are fresh.
-const lcRestoreFixture = `
+const restoreFixture = `
 	UPDATE mem_config SET value = 100 WHERE key = 'active_hours';
 	INSERT INTO mem_blocks (id, category, last_reinforced_hours, content) VALUES
 		('k1', 'knowledge', 100, 'one'), ('k2', 'knowledge', 100, 'two'),
@@ -31,167 +31,101 @@ const lcRestoreFixture = `
 		('k1', 'obs', 0.3, 2, 'similarity', 90, 'k1 to obs', 1001), ('k2', 'obs', 0.35, 0, 'observed', 95, 'k2 to obs', 1002),
 		('obs', 'obs2', 0.3, 0, 'similarity', 99, 'between archived', 1003), ('k4', 'obs2', 0.3, 1, 'agent', 98, NULL, 1004);`
 
-// lcEdgeRow reads an edge as column → value (JSON-like: numbers as float64).
-func lcEdgeRow(t *testing.T, db *worker.DB, from, to string) map[string]any {
-	t.Helper()
-	var text *string
-	if err := db.SQL.QueryRow(`SELECT json_object('from_id', from_id, 'to_id', to_id, 'weight', weight,
-		'reinforcement_count', reinforcement_count, 'relation_type', relation_type, 'origin', origin,
-		'last_active_hours', last_active_hours, 'last_observed_at', last_observed_at, 'pinned', pinned,
-		'note', note, 'created_at', created_at) FROM mem_edges WHERE from_id = ? AND to_id = ?`, from, to).Scan(&text); err != nil {
-		return nil
-	}
-	m := map[string]any{}
-	if err := json.Unmarshal([]byte(*text), &m); err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
-func lcTags(t *testing.T, db *worker.DB, id string) []string {
-	t.Helper()
-	rows, err := db.SQL.Query(`SELECT tag FROM mem_block_tags WHERE block_id = ? ORDER BY tag`, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	tags := []string{}
-	for rows.Next() {
-		var tag string
-		if err := rows.Scan(&tag); err != nil {
-			t.Fatal(err)
-		}
-		tags = append(tags, tag)
-	}
-	return tags
-}
-
-// lcRestoreEvents lists the restore events of a subject, checking each
-// names the event it undoes.
-func lcRestoreEvents(t *testing.T, db *worker.DB, kind, subject string) []lcEvent {
-	t.Helper()
-	ev := lcEvents(t, db, `subject_kind = ? AND subject_id = ? AND action = 'restore'`, kind, subject)
-	for _, e := range ev {
-		from := int64(lcNum(t, e.Detail, "from_event"))
-		if n := scalar[int](t, db, `SELECT count(*) FROM mem_events WHERE id = ? AND subject_id = ? AND action IN ('archive', 'prune', 'decay', 'delete')`,
-			from, subject); n != 1 {
-			t.Errorf("restore event %+v points at event %d, not a removal of %s", e, from, subject)
-		}
-	}
-	return ev
-}
-
 // TestRestoreBlock: a block archived by a sweep comes back active with its
 // tags and the edges removed with it whose other end is active; an edge to
 // a still-archived block waits until that block is restored too.
 func TestRestoreBlock(t *testing.T) {
 	ctx := context.Background()
-	db, _ := newMemory(t, lcRestoreFixture)
+	db, _ := newMemory(t, restoreFixture)
 	before := map[string]map[string]any{}
 	for _, e := range [][2]string{{"k1", "obs"}, {"k2", "obs"}, {"obs", "obs2"}, {"k4", "obs2"}} {
-		before[e[0]+"-"+e[1]] = lcEdgeRow(t, db, e[0], e[1])
+		before[e[0]+"-"+e[1]] = edgeRow(t, db, e[0], e[1])
 	}
-	r := lcSweep(t, db, 100, lcWall)
+	r := sweepAtWall(t, db, 100, fixedWall)
 	if r.Archived != 2 || r.EdgesRemovedWithBlocks != 4 {
 		t.Fatalf("fixture: sweep archived %d blocks and %d edges, want 2 and 4", r.Archived, r.EdgesRemovedWithBlocks)
 	}
-	expectStatusLC(t, db, "archived", "obs", "obs2")
-	if tags := lcTags(t, db, "obs"); len(tags) != 0 {
+	expectStatus(t, db, "archived", "obs", "obs2")
+	if tags := blockTags(t, db, "obs"); len(tags) != 0 {
 		t.Fatalf("fixture: archived obs keeps tags %v", tags)
 	}
 
 	// An edge cannot come back while an end is archived.
-	if _, err := worker.RestoreEdge(ctx, db, "k1", "obs", lcWall); err == nil || errors.Is(err, worker.ErrNothingToRestore) {
+	if _, err := worker.RestoreEdge(ctx, db, "k1", "obs", fixedWall); err == nil || errors.Is(err, worker.ErrNothingToRestore) {
 		t.Errorf("restoring an edge to an archived block: %v, want a 'restore the block first' error", err)
 	}
 
-	res, err := worker.RestoreBlock(ctx, db, "obs", lcWall)
+	res, err := worker.RestoreBlock(ctx, db, "obs", fixedWall)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Kind != "block" || res.ID != "obs" || res.Edges != 2 || !slices.Equal(res.EdgesSkipped, []string{"obs — obs2"}) {
 		t.Errorf("restore obs: %+v, want 2 edges and obs — obs2 skipped", res)
 	}
-	b := blockOfLC(t, db, "obs")
-	if b.status != "active" || b.reason != nil || b.last == nil || *b.last != 100 {
+	b := blockOf(t, db, "obs")
+	if b.Status != "active" || b.Reason.Valid || !b.LastReinforced.Valid || b.LastReinforced.Float64 != 100 {
 		t.Errorf("restored obs: %+v, want active, no archive reason, reinforced at the clock (100)", b)
 	}
-	if tags := lcTags(t, db, "obs"); !slices.Equal(tags, []string{"meeting", "standup"}) {
+	if tags := blockTags(t, db, "obs"); !slices.Equal(tags, []string{"meeting", "standup"}) {
 		t.Errorf("restored obs tags %v", tags)
 	}
-	lcExpectEdges(t, db, []string{"k1-obs", "k2-obs"}, []string{"obs-obs2", "k4-obs2"})
+	expectEdges(t, db, []string{"k1-obs", "k2-obs"}, []string{"obs-obs2", "k4-obs2"})
 	for _, k := range [][2]string{{"k1", "obs"}, {"k2", "obs"}} {
-		lcExpectRestoredEdge(t, db, k[0], k[1], before[k[0]+"-"+k[1]], 100, nil)
+		expectRestoredEdge(t, db, k[0], k[1], before[k[0]+"-"+k[1]], 100, nil)
 	}
-	if ev := lcRestoreEvents(t, db, "block", "obs"); len(ev) != 1 {
+	if ev := restoreEvents(t, db, "block", "obs"); len(ev) != 1 {
 		t.Errorf("block restore events %+v", ev)
 	}
 	for _, k := range [][2]string{{"k1", "obs"}, {"k2", "obs"}} {
-		if ev := lcRestoreEvents(t, db, "edge", lcPair(k[0], k[1])); len(ev) != 1 {
+		if ev := restoreEvents(t, db, "edge", edgeSubject(k[0], k[1])); len(ev) != 1 {
 			t.Errorf("%s-%s restore events %+v", k[0], k[1], ev)
 		}
 	}
 
 	// The other archived block: now both ends of obs-obs2 are active.
-	res, err = worker.RestoreBlock(ctx, db, "obs2", lcWall)
+	res, err = worker.RestoreBlock(ctx, db, "obs2", fixedWall)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Edges != 2 || len(res.EdgesSkipped) != 0 {
 		t.Errorf("restore obs2: %+v, want 2 edges", res)
 	}
-	lcExpectEdges(t, db, []string{"k1-obs", "k2-obs", "obs-obs2", "k4-obs2"}, nil)
-	lcExpectRestoredEdge(t, db, "obs", "obs2", before["obs-obs2"], 100, nil)
-	lcExpectRestoredEdge(t, db, "k4", "obs2", before["k4-obs2"], 100, nil)
-	if tags := lcTags(t, db, "obs2"); !slices.Equal(tags, []string{"food"}) {
+	expectEdges(t, db, []string{"k1-obs", "k2-obs", "obs-obs2", "k4-obs2"}, nil)
+	expectRestoredEdge(t, db, "obs", "obs2", before["obs-obs2"], 100, nil)
+	expectRestoredEdge(t, db, "k4", "obs2", before["k4-obs2"], 100, nil)
+	if tags := blockTags(t, db, "obs2"); !slices.Equal(tags, []string{"food"}) {
 		t.Errorf("restored obs2 tags %v", tags)
 	}
 
 	// Nothing left to restore.
 	for _, id := range []string{"obs", "obs2", "k1", "nope"} {
-		if _, err := worker.RestoreBlock(ctx, db, id, lcWall); !errors.Is(err, worker.ErrNothingToRestore) {
+		if _, err := worker.RestoreBlock(ctx, db, id, fixedWall); !errors.Is(err, worker.ErrNothingToRestore) {
 			t.Errorf("restore block %s again: %v, want ErrNothingToRestore", id, err)
 		}
 	}
-	if _, err := worker.RestoreEdge(ctx, db, "k1", "obs", lcWall); !errors.Is(err, worker.ErrNothingToRestore) {
+	if _, err := worker.RestoreEdge(ctx, db, "k1", "obs", fixedWall); !errors.Is(err, worker.ErrNothingToRestore) {
 		t.Errorf("restore a restored edge: %v, want ErrNothingToRestore", err)
 	}
 
 	// The next sweep at the same clock, and one an hour later, leave them.
 	edges := len(edgeSet(t, db))
 	for _, now := range []float64{100, 101} {
-		r = lcSweep(t, db, now, lcWall)
+		r = sweepAtWall(t, db, now, fixedWall)
 		if r.Archived != 0 || r.EdgesRemovedWithBlocks != 0 || r.EdgesPruned != 0 || r.EdgesDecayed != 0 {
 			t.Errorf("sweep at %v after restore: %s", now, r.Summary)
 		}
-		expectStatusLC(t, db, "active", "obs", "obs2")
+		expectStatus(t, db, "active", "obs", "obs2")
 		if got := len(edgeSet(t, db)); got != edges {
 			t.Errorf("sweep at %v after restore: %d edges, want %d", now, got, edges)
 		}
 	}
 }
 
-type lcBlock struct {
-	status string
-	reason *string
-	last   *float64
-}
-
-func blockOfLC(t *testing.T, db *worker.DB, id string) lcBlock {
-	t.Helper()
-	var b lcBlock
-	if err := db.SQL.QueryRow(`SELECT status, archive_reason, last_reinforced_hours FROM mem_blocks WHERE id = ?`, id).
-		Scan(&b.status, &b.reason, &b.last); err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// lcExpectRestoredEdge checks a restored edge equals its snapshot except the
+// expectRestoredEdge checks a restored edge equals its snapshot except the
 // anchors, refreshed to the restore's clocks (so the next sweep keeps it).
-func lcExpectRestoredEdge(t *testing.T, db *worker.DB, from, to string, snap map[string]any, now float64, wall *int64) {
+func expectRestoredEdge(t *testing.T, db *worker.DB, from, to string, snap map[string]any, now float64, wall *int64) {
 	t.Helper()
-	got := lcEdgeRow(t, db, from, to)
+	got := edgeRow(t, db, from, to)
 	if got == nil {
 		t.Errorf("edge %s-%s is missing", from, to)
 		return
@@ -215,26 +149,26 @@ func lcExpectRestoredEdge(t *testing.T, db *worker.DB, from, to string, snap map
 // refreshed; the next sweep at the same clock keeps the decayed ones.
 func TestRestoreEdge(t *testing.T) {
 	ctx := context.Background()
-	db, _ := newMemory(t, lcBlocks("a", "b", "c", "d", "e"))
-	lcExec(t, db, `UPDATE mem_config SET value = 1000 WHERE key = 'active_hours'`)
-	lcPolicyRow(t, db, "works_on", "half_life", `{"half_life":"90d"}`, "wall", 0.10, "delete", "keep")
-	lcExec(t, db, `INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, relation_type, origin, last_active_hours,
+	db, _ := newMemory(t, knowledgeBlocks("a", "b", "c", "d", "e"))
+	mustExec(t, db, `UPDATE mem_config SET value = 1000 WHERE key = 'active_hours'`)
+	addPolicy(t, db, "works_on", "half_life", `{"half_life":"90d"}`, "wall", 0.10, "delete", "keep")
+	mustExec(t, db, `INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, relation_type, origin, last_active_hours,
 		last_observed_at, note, created_at) VALUES
 		('a', 'b', 0.5, 0, 'similar', 'similarity', 0, NULL, 'temporal: 0.5 e^-5', 1001),
 		('a', 'c', 0.05, 0, 'similar', 'observed', 1000, NULL, 'static prune', 1002),
 		('a', 'd', 1.0, 0, 'works_on', 'observed', 0, ?, 'policy: 310 days', 1003),
-		('a', 'e', 0.9, 0, 'similar', 'similarity', 1000, NULL, 'never removed', 1004)`, lcAgo(lcWall, 310))
+		('a', 'e', 0.9, 0, 'similar', 'similarity', 1000, NULL, 'never removed', 1004)`, daysAgo(fixedWall, 310))
 	before := map[string]map[string]any{}
 	for _, k := range []string{"b", "c", "d"} {
-		before[k] = lcEdgeRow(t, db, "a", k)
+		before[k] = edgeRow(t, db, "a", k)
 	}
-	r := lcSweep(t, db, 1000, lcWall)
-	if r.EdgesDecayed != 1 || r.EdgesPruned != 1 || lcPolicy(t, r, "works_on").Decayed != 1 {
+	r := sweepAtWall(t, db, 1000, fixedWall)
+	if r.EdgesDecayed != 1 || r.EdgesPruned != 1 || policyCount(t, r, "works_on").Decayed != 1 {
 		t.Fatalf("fixture: %s", r.Summary)
 	}
-	lcExpectEdges(t, db, []string{"a-e"}, []string{"a-b", "a-c", "a-d"})
+	expectEdges(t, db, []string{"a-e"}, []string{"a-b", "a-c", "a-d"})
 
-	restoreAt := lcWall.Add(time.Minute)
+	restoreAt := fixedWall.Add(time.Minute)
 	wall := restoreAt.Unix()
 	for _, k := range []string{"b", "d"} {
 		// Either order of the ends names the same edge.
@@ -242,12 +176,12 @@ func TestRestoreEdge(t *testing.T) {
 		if err != nil {
 			t.Fatalf("restore a-%s: %v", k, err)
 		}
-		removal := lcEdgeEvents(t, db, "a", k)[0]
+		removal := edgeEvents(t, db, "a", k)[0]
 		if res.Kind != "edge" || res.Edges != 1 || res.FromEvent != removal.ID {
 			t.Errorf("restore a-%s: %+v, want from event %d", k, res, removal.ID)
 		}
-		lcExpectRestoredEdge(t, db, "a", k, before[k], 1000, &wall)
-		if ev := lcRestoreEvents(t, db, "edge", lcPair("a", k)); len(ev) != 1 || ev[0].At != wall {
+		expectRestoredEdge(t, db, "a", k, before[k], 1000, &wall)
+		if ev := restoreEvents(t, db, "edge", edgeSubject("a", k)); len(ev) != 1 || ev[0].At != wall {
 			t.Errorf("a-%s restore events %+v", k, ev)
 		}
 		if _, err := worker.RestoreEdge(ctx, db, "a", k, restoreAt); !errors.Is(err, worker.ErrNothingToRestore) {
@@ -260,7 +194,7 @@ func TestRestoreEdge(t *testing.T) {
 	if _, err := worker.RestoreEdge(ctx, db, "a", "c", restoreAt); err != nil {
 		t.Fatalf("restore a-c: %v", err)
 	}
-	lcExpectRestoredEdge(t, db, "a", "c", before["c"], 1000, &wall)
+	expectRestoredEdge(t, db, "a", "c", before["c"], 1000, &wall)
 	for _, k := range [][2]string{{"a", "e"}, {"b", "c"}} {
 		if _, err := worker.RestoreEdge(ctx, db, k[0], k[1], restoreAt); !errors.Is(err, worker.ErrNothingToRestore) {
 			t.Errorf("restore %s-%s (never removed): %v, want ErrNothingToRestore", k[0], k[1], err)
@@ -269,9 +203,9 @@ func TestRestoreEdge(t *testing.T) {
 
 	// The next sweep at the same clock does not decay the restored edges
 	// again: their anchors are now.
-	r = lcSweep(t, db, 1000, restoreAt)
-	lcExpectEdges(t, db, []string{"a-b", "a-d", "a-e"}, nil)
-	if r.EdgesDecayed != 0 || lcPolicy(t, r, "works_on").Decayed != 0 {
+	r = sweepAtWall(t, db, 1000, restoreAt)
+	expectEdges(t, db, []string{"a-b", "a-d", "a-e"}, nil)
+	if r.EdgesDecayed != 0 || policyCount(t, r, "works_on").Decayed != 0 {
 		t.Errorf("sweep after restore: %s", r.Summary)
 	}
 }
@@ -282,33 +216,33 @@ func TestRestoreEdge(t *testing.T) {
 func TestRestoreFact(t *testing.T) {
 	ctx := context.Background()
 	db, _ := newMemory(t, "")
-	lcExec(t, db, `INSERT INTO mem_facts (id, segment, access_count, last_accessed_at, content, created_at) VALUES
+	mustExec(t, db, `INSERT INTO mem_facts (id, segment, access_count, last_accessed_at, content, created_at) VALUES
 		('ctx-pruned', 'context', 2, ?, 'the standup moved to 10:00', 1700000000),
 		('ctx-archived', 'context', 0, ?, 'lunch on Fridays', 1700000001),
 		('know-archived', 'knowledge', 0, ?, 'WAL readers never block', 1700000002),
 		('fresh', 'context', 0, ?, 'just said', 1700000003)`,
-		lcAgo(lcWall, 120), lcAgo(lcWall, 30), lcAgo(lcWall, 200), lcAgo(lcWall, 0))
-	lcExec(t, db, `INSERT INTO mem_facts (id, segment, tier, importance, decay_rate, last_accessed_at, content, created_at) VALUES
-		('own', 'context', 'short', 0.3, 0.5, ?, 'explicit values', 1700000004)`, lcAgo(lcWall, 120))
+		daysAgo(fixedWall, 120), daysAgo(fixedWall, 30), daysAgo(fixedWall, 200), daysAgo(fixedWall, 0))
+	mustExec(t, db, `INSERT INTO mem_facts (id, segment, tier, importance, decay_rate, last_accessed_at, content, created_at) VALUES
+		('own', 'context', 'short', 0.3, 0.5, ?, 'explicit values', 1700000004)`, daysAgo(fixedWall, 120))
 	before := map[string]map[string]any{}
 	for _, id := range []string{"ctx-pruned", "ctx-archived", "know-archived", "own"} {
-		before[id] = lcFactRow(t, db, id)
+		before[id] = factRow(t, db, id)
 	}
-	r := lcSweep(t, db, 0, lcWall)
+	r := sweepAtWall(t, db, 0, fixedWall)
 	if r.Facts.Pruned != 2 || r.Facts.Archived != 2 {
 		t.Fatalf("fixture: %+v", r.Facts)
 	}
-	restoreAt := lcWall.Add(time.Hour)
+	restoreAt := fixedWall.Add(time.Hour)
 	for _, id := range []string{"ctx-pruned", "own", "ctx-archived", "know-archived"} {
 		res, err := worker.RestoreFact(ctx, db, id, restoreAt)
 		if err != nil {
 			t.Fatalf("restore %s: %v", id, err)
 		}
-		removal := lcEvents(t, db, `subject_kind = 'fact' AND subject_id = ? AND action IN ('archive', 'prune')`, id)
+		removal := eventsWhere(t, db, `subject_kind = 'fact' AND subject_id = ? AND action IN ('archive', 'prune')`, id)
 		if res.Kind != "fact" || res.ID != id || len(removal) != 1 || res.FromEvent != removal[0].ID {
 			t.Errorf("restore %s: %+v, removal events %+v", id, res, removal)
 		}
-		got := lcFactRow(t, db, id)
+		got := factRow(t, db, id)
 		if got == nil {
 			t.Fatalf("restored %s is missing", id)
 		}
@@ -324,7 +258,7 @@ func TestRestoreFact(t *testing.T) {
 				t.Errorf("restored %s: %s = %v, want %v", id, col, got[col], want)
 			}
 		}
-		if ev := lcRestoreEvents(t, db, "fact", id); len(ev) != 1 || ev[0].At != restoreAt.Unix() {
+		if ev := restoreEvents(t, db, "fact", id); len(ev) != 1 || ev[0].At != restoreAt.Unix() {
 			t.Errorf("%s restore events %+v", id, ev)
 		}
 		if _, err := worker.RestoreFact(ctx, db, id, restoreAt); !errors.Is(err, worker.ErrNothingToRestore) {
@@ -337,8 +271,8 @@ func TestRestoreFact(t *testing.T) {
 		}
 	}
 	// The next sweeps, at the first sweep's clock and at the restore's, keep them.
-	for _, at := range []time.Time{lcWall, restoreAt} {
-		r = lcSweep(t, db, 0, at)
+	for _, at := range []time.Time{fixedWall, restoreAt} {
+		r = sweepAtWall(t, db, 0, at)
 		if r.Facts.Archived != 0 || r.Facts.Pruned != 0 || r.Facts.Processed != 5 {
 			t.Errorf("sweep at %s after restore: %+v", at.Format(time.RFC3339), r.Facts)
 		}
@@ -353,8 +287,8 @@ func TestEventRetention(t *testing.T) {
 		seconds int64
 		old     bool
 	}{
-		{400 * lcDay, true}, {31 * lcDay, true}, {31 * lcDay, true}, {30*lcDay + 1, true}, {30*lcDay + 1, true},
-		{30 * lcDay, false}, {29 * lcDay, false}, {0, false}, {-lcDay, false},
+		{400 * daySeconds, true}, {31 * daySeconds, true}, {31 * daySeconds, true}, {30*daySeconds + 1, true}, {30*daySeconds + 1, true},
+		{30 * daySeconds, false}, {29 * daySeconds, false}, {0, false}, {-daySeconds, false},
 	}
 	for _, c := range []struct {
 		retention string
@@ -363,13 +297,13 @@ func TestEventRetention(t *testing.T) {
 	}{{"30", 0, 5}, {"30", 2, 5}, {"30", 5, 5}, {"0", 0, 0}} {
 		t.Run(fmt.Sprintf("retention %s chunk %d", c.retention, c.chunk), func(t *testing.T) {
 			db, _ := newMemory(t, "")
-			lcExec(t, db, `UPDATE mem_config SET value = ? WHERE key = 'event_retention_days'`, c.retention)
+			mustExec(t, db, `UPDATE mem_config SET value = ? WHERE key = 'event_retention_days'`, c.retention)
 			for i, a := range ages {
-				lcExec(t, db, `INSERT INTO mem_events (at, subject_kind, subject_id, action, reason) VALUES (?, 'fact', ?, 'feedback', ?)`,
-					lcWall.Unix()-a.seconds, i, map[bool]string{true: "old", false: "new"}[a.old])
+				mustExec(t, db, `INSERT INTO mem_events (at, subject_kind, subject_id, action, reason) VALUES (?, 'fact', ?, 'feedback', ?)`,
+					fixedWall.Unix()-a.seconds, i, map[bool]string{true: "old", false: "new"}[a.old])
 			}
 			now := 0.0
-			r, err := worker.Sweep(context.Background(), db, worker.SweepOptions{Now: &now, WallNow: &lcWall, ChunkSize: c.chunk})
+			r, err := worker.Sweep(context.Background(), db, worker.SweepOptions{Now: &now, WallNow: &fixedWall, ChunkSize: c.chunk})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -390,7 +324,7 @@ func TestEventRetention(t *testing.T) {
 				t.Errorf("stored report events_expired %d, want %d", stored.EventsExpired, c.expired)
 			}
 			// Nothing more to expire at the same clock.
-			r, err = worker.Sweep(context.Background(), db, worker.SweepOptions{Now: &now, WallNow: &lcWall, ChunkSize: c.chunk})
+			r, err = worker.Sweep(context.Background(), db, worker.SweepOptions{Now: &now, WallNow: &fixedWall, ChunkSize: c.chunk})
 			if err != nil {
 				t.Fatal(err)
 			}

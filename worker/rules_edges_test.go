@@ -1,17 +1,17 @@
 package worker_test
 
+// Rules of SPEC §4.1 for edges, each on a real SQLite file with rows on
+// both sides of every threshold: tiers, the established cliff, anchors,
+// origins, pins, the decay cap and thresholds, and the tallies they keep.
+
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/memdecay/memdecay/worker"
 )
-
-// Rules of SPEC §4.1, each on a real SQLite file with rows on both sides of
-// every threshold.
 
 // TestTierPrecedence sees each block's tier through the edge it shares with
 // an ephemeral partner: λ_edge = λ_tier × 0.5, so a weight-0.5 edge survives
@@ -242,138 +242,6 @@ func TestClockBehindAnchor(t *testing.T) {
 	}
 }
 
-// TestBlockArchival: recency exp(−λ_tier × (now − last_reinforced_hours))
-// below 0.05 archives, for every tier, on both sides; the archived block
-// loses its tags and edges, each with an event.
-func TestBlockArchival(t *testing.T) {
-	const now = 300000
-	fx := fmt.Sprintf(`
-		INSERT INTO mem_blocks (id, category, last_reinforced_hours) VALUES
-			('p-keep','knowledge',%d), ('p-arch','knowledge',%d),   -- permanent λ 0.00001: 299000 h / 300000 h
-			('d-keep','mind',%d), ('d-arch','mind',%d),             -- durable λ 0.001: 2990 / 3000
-			('s-keep','knowledge',%d), ('s-arch','knowledge',%d),   -- standard λ 0.01: 299 / 300
-			('e-keep','observation',%d), ('e-arch','observation',%d), -- ephemeral λ 0.05: 59 / 60
-			('h1','knowledge',%[9]d), ('h2','knowledge',%[9]d), ('h3','knowledge',%[9]d), ('h4','knowledge',%[9]d);
-		INSERT INTO mem_block_tags VALUES ('p-keep','self/constitutional'), ('p-arch','self/constitutional'),
-			('s-arch','python'), ('s-arch','lang');
-		INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours) VALUES
-			('s-arch','s-keep',0.3,1,%[9]d), ('e-keep','s-arch',0.3,1,%[9]d),
-			('h1','h2',0.9,10,%[9]d), ('h1','h3',0.9,10,%[9]d), ('h1','h4',0.9,10,%[9]d),
-			('h2','h3',0.9,10,%[9]d), ('h2','h4',0.9,10,%[9]d), ('h3','h4',0.9,10,%[9]d);`,
-		now-299000, now-300000, now-2990, now-3000, now-299, now-300, now-59, now-60, now)
-
-	t.Run("auto", func(t *testing.T) {
-		db, _ := newMemory(t, fx)
-		r := sweepAt(t, db, now)
-		expectStatus(t, db, "active", "p-keep", "d-keep", "s-keep", "e-keep")
-		expectStatus(t, db, "archived", "p-arch", "d-arch", "s-arch", "e-arch")
-		for _, id := range []string{"p-arch", "d-arch", "s-arch", "e-arch"} {
-			b := blockOf(t, db, id)
-			if b.Reason.String != "decayed" || b.Tags != 0 {
-				t.Errorf("%s: reason %v, %d tags left", id, b.Reason, b.Tags)
-			}
-			ev := eventsFor(t, db, "block", id)
-			if len(ev) != 1 || ev[0].Action != "archive" || ev[0].Reason != "decayed" {
-				t.Errorf("%s events %+v, want one archive/decayed", id, ev)
-			}
-		}
-		if rec := num(t, eventsFor(t, db, "block", "s-arch")[0].Detail, "recency"); !near(rec, math.Exp(-3), 1e-12) {
-			t.Errorf("s-arch recency %v, want %v", rec, math.Exp(-3))
-		}
-		if tags := eventTags(t, eventsFor(t, db, "block", "s-arch")[0].Detail); !slices.Equal(tags, []string{"lang", "python"}) {
-			t.Errorf("s-arch event tags %v, want [lang python]", tags)
-		}
-		expectEdges(t, db, []string{"h1-h2"}, []string{"s-arch-s-keep", "e-keep-s-arch"})
-		for _, e := range [][2]string{{"s-arch", "s-keep"}, {"e-keep", "s-arch"}} {
-			ev := eventsFor(t, db, "edge", edgeSubject(e[0], e[1]))
-			if len(ev) != 1 || ev[0].Action != "delete" || ev[0].Reason != "block_archived" {
-				t.Errorf("%v events %+v", e, ev)
-			}
-		}
-		if r.Archived != 4 || r.EdgesRemovedWithBlocks != 2 || r.TotalEdgesAfter != 6 {
-			t.Errorf("report %+v", r)
-		}
-		if !strings.HasPrefix(r.Summary, "Curated: 4 archived") {
-			t.Errorf("summary %q", r.Summary)
-		}
-	})
-	t.Run("off", func(t *testing.T) {
-		db, _ := newMemory(t, fx)
-		setConfig(t, db, "block_archival", "off")
-		r := sweepAt(t, db, now)
-		if r.Archived != 0 || scalar[int](t, db, `SELECT count(*) FROM mem_blocks WHERE status = 'archived'`) != 0 {
-			t.Errorf("archived %d with block_archival off", r.Archived)
-		}
-		if r.TotalEdgesAfter != 8 {
-			t.Errorf("edges after %d, want 8", r.TotalEdgesAfter)
-		}
-	})
-}
-
-// TestBridgeProtection: a faded block whose weighted degree
-// Σ(weight + ln(1+count)×0.10) is at or above d[min(floor(0.8n), n−1)] stays.
-func TestBridgeProtection(t *testing.T) {
-	t.Run("star of ten: threshold is the 9th smallest degree", func(t *testing.T) {
-		// Degrees: leaves 0.2..0.8, faded c 0.94, faded b 0.95, hub h = sum.
-		// n = 10, floor(0.8n) = 8: d[8] = 0.95 (not the hub's maximum).
-		db, _ := newMemory(t, `
-			INSERT INTO mem_blocks (id, category, last_reinforced_hours) VALUES
-				('h','knowledge',1000), ('l2','knowledge',1000), ('l3','knowledge',1000), ('l4','knowledge',1000),
-				('l5','knowledge',1000), ('l6','knowledge',1000), ('l7','knowledge',1000), ('l8','knowledge',1000),
-				('lb','knowledge',0), ('lc','knowledge',0);
-			INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours) VALUES
-				('h','l2',0.2,0,1000), ('h','l3',0.3,0,1000), ('h','l4',0.4,0,1000), ('h','l5',0.5,0,1000),
-				('h','l6',0.6,0,1000), ('h','l7',0.7,0,1000), ('h','l8',0.8,0,1000),
-				('h','lb',0.95,0,1000), ('h','lc',0.94,0,1000);`)
-		r := sweepAt(t, db, 1000)
-		if r.BridgeThreshold == nil || *r.BridgeThreshold != 0.95 {
-			t.Fatalf("bridge threshold %v, want 0.95", r.BridgeThreshold)
-		}
-		expectStatus(t, db, "active", "lb")
-		expectStatus(t, db, "archived", "lc")
-		expectEdges(t, db, []string{"h-lb"}, []string{"h-lc"})
-	})
-	t.Run("reinforcement counts in the degree", func(t *testing.T) {
-		// b: 2 × (0.5 + ln4 × 0.10) = 1.27726; c: 2 × 0.6386 = 1.2772.
-		// Without the ln(1+count) term b would be 1.0 and lose to c.
-		db, _ := newMemory(t, `
-			INSERT INTO mem_blocks (id, category, last_reinforced_hours) VALUES
-				('b-faded','knowledge',0), ('c-faded','knowledge',0),
-				('f1','knowledge',1000), ('f2','knowledge',1000), ('f3','knowledge',1000);
-			INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours) VALUES
-				('b-faded','f1',0.5,3,1000), ('b-faded','f2',0.5,3,1000),
-				('c-faded','f2',0.6386,0,1000), ('c-faded','f3',0.6386,0,1000);`)
-		r := sweepAt(t, db, 1000)
-		want := 2 * (0.5 + math.Log1p(3)*0.10)
-		if r.BridgeThreshold == nil || !near(*r.BridgeThreshold, want, 1e-12) {
-			t.Fatalf("bridge threshold %v, want %v", r.BridgeThreshold, want)
-		}
-		expectStatus(t, db, "active", "b-faded")
-		expectStatus(t, db, "archived", "c-faded")
-	})
-	t.Run("n = 0: no protection", func(t *testing.T) {
-		db, _ := newMemory(t, `
-			INSERT INTO mem_blocks (id, category, last_reinforced_hours) VALUES
-				('x','knowledge',0), ('y','knowledge',1000), ('z','knowledge',0);
-			INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours) VALUES
-				('x','y',0,0,1000);   -- strength 0: no non-zero degree anywhere`)
-		r := sweepAt(t, db, 1000)
-		if r.BridgeThreshold != nil {
-			t.Errorf("bridge threshold %v, want none", *r.BridgeThreshold)
-		}
-		expectStatus(t, db, "archived", "x", "z")
-		expectStatus(t, db, "active", "y")
-	})
-	t.Run("n = 2: one edge protects its faded end", func(t *testing.T) {
-		// d = [0.5, 0.5], index min(1, 1) = 1: the faded end is at the threshold.
-		db, _ := newMemory(t, `
-			INSERT INTO mem_blocks (id, category, last_reinforced_hours) VALUES ('x','knowledge',0), ('y','knowledge',1000);
-			INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours) VALUES ('x','y',0.5,0,1000);`)
-		sweepAt(t, db, 1000)
-		expectStatus(t, db, "active", "x", "y")
-	})
-}
-
 // TestDecayCap: max_decay_fraction 0.5 with 5 candidates removes the 2 with
 // the lowest effective weight and defers 3.
 func TestDecayCap(t *testing.T) {
@@ -432,132 +300,37 @@ func TestDecayCap(t *testing.T) {
 	})
 }
 
-// composite is SPEC §4.1 phase 6's score, for checking fixtures by hand.
-func composite(confidence, recency, centrality, reinforcement float64) float64 {
-	return (0.30*confidence + 0.05*recency + 0.25*centrality + 0.30*reinforcement) / 0.90
-}
-
-// TestReinforcement: constitutional blocks get count+1 and the clock; the
-// top N by composite (over what is left after the removals) get the same.
-func TestReinforcement(t *testing.T) {
-	const now = 1000
+// TestDecayThresholdSeparate: edge_decay_threshold governs temporal decay,
+// edge_prune_threshold the static prune; 'auto' ties the first to the second.
+func TestDecayThresholdSeparate(t *testing.T) {
 	const fx = `
-		INSERT INTO mem_blocks (id, category, confidence, reinforcement_count, last_reinforced_hours) VALUES
-			('k','knowledge',0.5,0,800),
-			('a','knowledge',0.9,0,990),
-			('b','knowledge',0.3,8,950),
-			('c','knowledge',0.3,0,1000),
-			('p','knowledge',0.6,2,1000),
-			('q','knowledge',0.1,0,1000), ('x','knowledge',0.1,0,1000), ('y','knowledge',0.1,0,1000);
-		INSERT INTO mem_block_tags VALUES ('k','self/constitutional');
+		INSERT INTO mem_blocks (id, category, last_reinforced_hours) VALUES
+			('a','knowledge',500), ('b','knowledge',500), ('c','knowledge',500), ('d','knowledge',500), ('e','knowledge',500);
 		INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours) VALUES
-			('c','x',0.9,4,1000), ('c','y',0.9,4,1000),
-			('p','q',0.9,2,0);   -- decays (0.006): p's centrality is 0 after phase 3`
-	// The composites as SPEC §4.1 defines them, after phases 1-5.
-	maxCount := math.Log1p(8)
-	cDeg := 2 * (0.9 + math.Log1p(4)*0.1)
-	scores := map[string]float64{
-		"k": composite(0.5, 1, 0, math.Log1p(1)/maxCount),
-		"a": composite(0.9, math.Exp(-0.01*10), 0, 0),
-		"b": composite(0.3, math.Exp(-0.01*50), 0, 1),
-		"c": composite(0.3, 1, 1, 0),
-		"p": composite(0.6, 1, 0, math.Log1p(2)/maxCount),
-		"x": composite(0.1, 1, (0.9+math.Log1p(4)*0.1)/cDeg, 0),
-	}
-	if !(scores["b"] > scores["c"] && scores["c"] > scores["p"] && scores["p"] > scores["a"] && scores["a"] > scores["k"] && scores["k"] > scores["x"]) {
-		t.Fatalf("fixture does not rank as designed: %v", scores)
-	}
+			('a','b',0.5,1,0),      -- 0.041
+			('a','c',0.5,1,100),    -- 0.068
+			('a','d',0.09,0,NULL),  -- static
+			('a','e',0.11,0,NULL);`
 	for _, c := range []struct {
-		topN string
-		top  []string
-	}{{"0", nil}, {"2", []string{"b", "c"}}, {"4", []string{"b", "c", "p", "a"}}} {
-		t.Run("top "+c.topN, func(t *testing.T) {
-			db, _ := newMemory(t, fx)
-			setConfig(t, db, "reinforce_top_n", c.topN)
-			before := map[string]blockState{}
-			for _, id := range []string{"k", "a", "b", "c", "p", "q", "x", "y"} {
-				before[id] = blockOf(t, db, id)
-			}
-			r := sweepAt(t, db, now)
-			if r.ConstitutionalReinforced != 1 || r.Reinforced != int64(len(c.top)) {
-				t.Errorf("reinforced %d constitutional %d", r.Reinforced, r.ConstitutionalReinforced)
-			}
-			for id, b := range before {
-				want := b.Count
-				if id == "k" {
-					want++
-				}
-				for _, top := range c.top {
-					if top == id {
-						want++
-					}
-				}
-				got := blockOf(t, db, id)
-				if got.Count != want {
-					t.Errorf("%s count %d, want %d", id, got.Count, want)
-				}
-				wantAnchor := b.LastReinforced.Float64
-				if want != b.Count {
-					wantAnchor = now
-				}
-				if got.LastReinforced.Float64 != wantAnchor {
-					t.Errorf("%s last_reinforced_hours %v, want %v", id, got.LastReinforced.Float64, wantAnchor)
-				}
-			}
-		})
-	}
-	t.Run("constitutional and top: reinforced twice", func(t *testing.T) {
-		db, _ := newMemory(t, `
-			INSERT INTO mem_blocks (id, category, confidence, reinforcement_count, last_reinforced_hours) VALUES
-				('k','knowledge',0.9,4,100), ('z','knowledge',0.1,0,100);
-			INSERT INTO mem_block_tags VALUES ('k','self/constitutional');
-			UPDATE mem_config SET value = 1 WHERE key = 'reinforce_top_n';`)
-		r := sweepAt(t, db, 200)
-		if k, z := blockOf(t, db, "k"), blockOf(t, db, "z"); k.Count != 6 || z.Count != 0 || k.LastReinforced.Float64 != 200 {
-			t.Errorf("k %+v z %+v, want k 6 at 200, z 0", k, z)
-		}
-		if r.Reinforced != 1 || r.ConstitutionalReinforced != 1 {
-			t.Errorf("report %+v", r)
-		}
-	})
-}
-
-// TestReinforceTies: equal composites go to the smaller id, whatever the
-// insertion order.
-func TestReinforceTies(t *testing.T) {
-	const fx = `
-		INSERT INTO mem_blocks (id, category, confidence, reinforcement_count, last_reinforced_hours) VALUES
-			('b-twin','knowledge',0.7,3,990), ('a-twin','knowledge',0.7,3,990), ('c-low','knowledge',0.2,0,1000),
-			('m3','knowledge',0.1,0,900), ('m1','knowledge',0.1,0,900), ('m2','knowledge',0.1,0,900);
-		INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours) VALUES
-			('a-twin','b-twin',0.8,2,1000);`
-	for _, c := range []struct {
-		topN string
-		top  []string
+		name       string
+		set        map[string]string
+		keep, gone []string
 	}{
-		{"1", []string{"a-twin"}},
-		{"2", []string{"a-twin", "b-twin"}},
-		{"4", []string{"a-twin", "b-twin", "c-low", "m1"}},
-		{"5", []string{"a-twin", "b-twin", "c-low", "m1", "m2"}},
+		{"defaults", nil, []string{"a-e"}, []string{"a-b", "a-c", "a-d"}},
+		{"decay 0.05", map[string]string{"edge_decay_threshold": "0.05"}, []string{"a-c", "a-e"}, []string{"a-b", "a-d"}},
+		{"prune 0.12, decay 0.05", map[string]string{"edge_prune_threshold": "0.12", "edge_decay_threshold": "0.05"},
+			[]string{"a-c"}, []string{"a-b", "a-d", "a-e"}},
+		{"prune 0.05, decay auto", map[string]string{"edge_prune_threshold": "0.05"}, []string{"a-c", "a-d", "a-e"}, []string{"a-b"}},
+		{"prune 0.05, decay 0.07", map[string]string{"edge_prune_threshold": "0.05", "edge_decay_threshold": "0.07"},
+			[]string{"a-d", "a-e"}, []string{"a-b", "a-c"}},
 	} {
-		t.Run("top "+c.topN, func(t *testing.T) {
+		t.Run(c.name, func(t *testing.T) {
 			db, _ := newMemory(t, fx)
-			setConfig(t, db, "reinforce_top_n", c.topN)
-			sweepAt(t, db, 1000)
-			got := map[string]bool{}
-			for id, before := range map[string]int64{"a-twin": 3, "b-twin": 3, "c-low": 0, "m1": 0, "m2": 0, "m3": 0} {
-				if blockOf(t, db, id).Count > before {
-					got[id] = true
-				}
+			for k, v := range c.set {
+				setConfig(t, db, k, v)
 			}
-			if len(got) != len(c.top) {
-				t.Errorf("reinforced %v, want %v", got, c.top)
-			}
-			for _, id := range c.top {
-				if !got[id] {
-					t.Errorf("reinforced %v, want %v", got, c.top)
-				}
-			}
+			sweepAt(t, db, 500)
+			expectEdges(t, db, c.keep, c.gone)
 		})
 	}
 }
@@ -591,40 +364,5 @@ func TestCurateBookkeeping(t *testing.T) {
 	}
 	if st, err := worker.GetStatus(t.Context(), db); err != nil || st.EdgesDecayed != 3 {
 		t.Errorf("status %+v %v", st, err)
-	}
-}
-
-// TestDecayThresholdSeparate: edge_decay_threshold governs temporal decay,
-// edge_prune_threshold the static prune; 'auto' ties the first to the second.
-func TestDecayThresholdSeparate(t *testing.T) {
-	const fx = `
-		INSERT INTO mem_blocks (id, category, last_reinforced_hours) VALUES
-			('a','knowledge',500), ('b','knowledge',500), ('c','knowledge',500), ('d','knowledge',500), ('e','knowledge',500);
-		INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours) VALUES
-			('a','b',0.5,1,0),      -- 0.041
-			('a','c',0.5,1,100),    -- 0.068
-			('a','d',0.09,0,NULL),  -- static
-			('a','e',0.11,0,NULL);`
-	for _, c := range []struct {
-		name       string
-		set        map[string]string
-		keep, gone []string
-	}{
-		{"defaults", nil, []string{"a-e"}, []string{"a-b", "a-c", "a-d"}},
-		{"decay 0.05", map[string]string{"edge_decay_threshold": "0.05"}, []string{"a-c", "a-e"}, []string{"a-b", "a-d"}},
-		{"prune 0.12, decay 0.05", map[string]string{"edge_prune_threshold": "0.12", "edge_decay_threshold": "0.05"},
-			[]string{"a-c"}, []string{"a-b", "a-d", "a-e"}},
-		{"prune 0.05, decay auto", map[string]string{"edge_prune_threshold": "0.05"}, []string{"a-c", "a-d", "a-e"}, []string{"a-b"}},
-		{"prune 0.05, decay 0.07", map[string]string{"edge_prune_threshold": "0.05", "edge_decay_threshold": "0.07"},
-			[]string{"a-d", "a-e"}, []string{"a-b", "a-c"}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			db, _ := newMemory(t, fx)
-			for k, v := range c.set {
-				setConfig(t, db, k, v)
-			}
-			sweepAt(t, db, 500)
-			expectEdges(t, db, c.keep, c.gone)
-		})
 	}
 }
