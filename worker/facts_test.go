@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/memdecay/memdecay/worker"
 )
@@ -65,10 +64,10 @@ func TestFactSegmentDefaults(t *testing.T) {
 // recalled and never-accessed facts. Short: kept ≥ 0.15, archived below,
 // pruned below 0.05. Long: kept down to 0.05, archived below, never pruned
 // (SPEC §4.3; reference 001's table also archives long facts at 0.05–0.15,
-// the SPEC wins). The view reads the real time, so the clock is the real now.
+// the SPEC wins). The view reads the wall clock pinned in mem_config.
 func TestFactLifecycle(t *testing.T) {
 	db, _ := newMemory(t, "")
-	wall := time.Now().Truncate(time.Second)
+	wall := pinWall(t, db, fixedWall)
 	var facts []factCase
 	for _, s := range segmentDefaults {
 		if s.tier == "permanent" {

@@ -131,3 +131,38 @@ func TestSweepAppliesDefaults(t *testing.T) {
 		t.Errorf("%d transactions for %d removals alone on the file: the solo defaults were not applied", txs, edges)
 	}
 }
+
+// The views and a sweep without a wall time of its own read the wall clock
+// from one place, mem_config's wall_clock, when it is set.
+func TestWallClockOnePlace(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(t.TempDir()+"/m.db", OpenOptions{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := schema.Up(db.SQL); err != nil {
+		t.Fatal(err)
+	}
+	const pinned = 1767225600
+	if err := SetConfig(ctx, db.SQL, "wall_clock", fmt.Sprint(pinned)); err != nil {
+		t.Fatal(err)
+	}
+	var wall int64
+	if err := db.SQL.QueryRowContext(ctx, `SELECT wall FROM mem_clock`).Scan(&wall); err != nil || wall != pinned {
+		t.Errorf("mem_clock wall %d (%v), want %d", wall, err, pinned)
+	}
+	r, err := Sweep(ctx, db, SweepOptions{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.WallTime != pinned {
+		t.Errorf("sweep wall time %d, want the pinned %d", r.WallTime, pinned)
+	}
+	if err := SetConfig(ctx, db.SQL, "wall_clock", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SQL.QueryRowContext(ctx, `SELECT wall FROM mem_clock`).Scan(&wall); err != nil || wall == pinned {
+		t.Errorf("mem_clock wall %d (%v) after unpinning, want the machine's", wall, err)
+	}
+}

@@ -15,9 +15,16 @@ import (
 	"github.com/memdecay/memdecay/worker"
 )
 
-// fixedWall is the fixed wall clock of the tests that do not query the views
-// (the views read the real time).
+// fixedWall is the tests' fixed wall clock; pinWall makes the views read it.
 var fixedWall = time.Date(2026, 3, 1, 4, 30, 0, 0, time.UTC)
+
+// pinWall sets the wall clock the views (and sweeps without a wall time of
+// their own) read, mem_config's wall_clock, to wall.
+func pinWall(t *testing.T, db *worker.DB, wall time.Time) time.Time {
+	t.Helper()
+	mustExec(t, db, `UPDATE mem_config SET value = ? WHERE key = 'wall_clock'`, wall.Unix())
+	return wall
+}
 
 // daySeconds is a day on the wall clock.
 const daySeconds = 86400

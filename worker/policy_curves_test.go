@@ -18,10 +18,10 @@ import (
 // TestPolicyHalfLifeExclude: half-life 90 days on the wall clock, minimum
 // 0.10, soft exclusion (reference 004). 290 days: 0.5^(290/90) = 0.107,
 // kept; 310 days: 0.5^(310/90) = 0.092, excluded but kept for audit. The
-// views read the real time, so the fixture is anchored on it.
+// views read the wall clock pinned in mem_config.
 func TestPolicyHalfLifeExclude(t *testing.T) {
 	db, _ := newMemory(t, knowledgeBlocks("a", "b", "c", "d", "e"))
-	wall := time.Now().Truncate(time.Second)
+	wall := pinWall(t, db, fixedWall)
 	addPolicy(t, db, "works_on", "half_life", `{"half_life":"90d"}`, "wall", 0.10, "exclude", "keep")
 	addEdge(t, db, "a", "b", "works_on", 1.0, 0, daysAgo(wall, 290), false)
 	addEdge(t, db, "a", "c", "works_on", 1.0, 0, daysAgo(wall, 310), false)
@@ -101,7 +101,7 @@ func TestPolicyHalfLifeExclude(t *testing.T) {
 
 	// Re-observation: live at once, before any sweep; the next sweep
 	// readmits it and logs the readmission.
-	mustExec(t, db, `UPDATE mem_edges SET weight = 1.0, last_observed_at = ? WHERE from_id = 'a' AND to_id = 'c'`, time.Now().Unix())
+	mustExec(t, db, `UPDATE mem_edges SET weight = 1.0, last_observed_at = ? WHERE from_id = 'a' AND to_id = 'c'`, wall.Unix())
 	live, decayed = viewSet(t, db, "mem_edges_live"), viewSet(t, db, "mem_edges_decayed")
 	if !live["a-c"] || decayed["a-c"] {
 		t.Errorf("re-observed a-c: live=%v decayed=%v, want live at once", live["a-c"], decayed["a-c"])
