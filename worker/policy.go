@@ -3,6 +3,7 @@ package worker
 import (
 	"database/sql"
 	"fmt"
+	"math"
 
 	"github.com/memdecay/memdecay/sqlfuncs"
 )
@@ -38,8 +39,13 @@ func (p Policy) Resolve(defaultThreshold float64) (StagedPolicy, error) {
 	}
 	st := StagedPolicy{Curve: curve, Threshold: defaultThreshold}
 	switch {
+	case p.Threshold.Valid && (math.IsNaN(p.Threshold.Float64) || math.IsInf(p.Threshold.Float64, 0)):
+		return StagedPolicy{}, wrap(fmt.Errorf("threshold %v is not a finite number", p.Threshold.Float64))
 	case p.Threshold.Valid && p.Threshold.Float64 < 0:
 		return StagedPolicy{}, wrap(fmt.Errorf("threshold %v is negative", p.Threshold.Float64))
+	case p.Threshold.Valid && p.Threshold.Float64 == 0 && sqlfuncs.DiesAtZero(p.Model):
+		// A linear curve dies at weight <= 0, whether its threshold is 0 or NULL.
+		st.Threshold, st.ToZero = 0, true
 	case p.Threshold.Valid:
 		st.Threshold = p.Threshold.Float64
 	case sqlfuncs.DiesAtZero(p.Model):

@@ -4,23 +4,32 @@ package worker
 // into the statements of sql/ by name (statements.go). Each reads an edge
 // row as e, or its columns unqualified where the statement has one source.
 
-// validEdge is the test an edge row e passes when its numbers are numbers;
-// the others are reported (edgeProblem says why) and never touched.
-const validEdge = `(typeof(e.weight) IN ('integer', 'real') AND e.weight >= 0
-	AND typeof(e.reinforcement_count) IN ('integer', 'real') AND e.reinforcement_count >= 0
-	AND (e.last_active_hours IS NULL OR typeof(e.last_active_hours) IN ('integer', 'real'))
-	AND (e.last_observed_at IS NULL OR typeof(e.last_observed_at) IN ('integer', 'real')))`
+// maxFinite is the largest finite REAL: a number above it (or below its
+// negative) is an infinity, which no formula takes.
+const maxFinite = `1.7976931348623157e308`
 
-// edgeProblem names what makes an edge row e invalid, NULL when it is valid.
+// edgeProblem names what makes an edge row e invalid, NULL when it is
+// valid: a number that is not a finite number where one is needed, or a
+// pinned flag that is not 0 or 1. Invalid rows are reported and never
+// touched.
 const edgeProblem = `CASE WHEN typeof(e.weight) NOT IN ('integer', 'real') THEN 'weight is ' || typeof(e.weight)
 	WHEN e.weight < 0 THEN 'weight is negative'
+	WHEN e.weight > ` + maxFinite + ` THEN 'weight is not finite'
 	WHEN typeof(e.reinforcement_count) NOT IN ('integer', 'real') THEN 'reinforcement_count is ' || typeof(e.reinforcement_count)
 	WHEN e.reinforcement_count < 0 THEN 'reinforcement_count is negative'
+	WHEN e.reinforcement_count > ` + maxFinite + ` THEN 'reinforcement_count is not finite'
 	WHEN e.last_active_hours IS NOT NULL AND typeof(e.last_active_hours) NOT IN ('integer', 'real')
 	    THEN 'last_active_hours is ' || typeof(e.last_active_hours)
+	WHEN abs(e.last_active_hours) > ` + maxFinite + ` THEN 'last_active_hours is not finite'
 	WHEN e.last_observed_at IS NOT NULL AND typeof(e.last_observed_at) NOT IN ('integer', 'real')
 	    THEN 'last_observed_at is ' || typeof(e.last_observed_at)
+	WHEN abs(e.last_observed_at) > ` + maxFinite + ` THEN 'last_observed_at is not finite'
+	WHEN typeof(e.pinned) != 'integer' OR e.pinned NOT IN (0, 1) THEN 'pinned is ' || quote(e.pinned) || ' (want 0 or 1)'
 END`
+
+// validEdge is the test an edge row e passes when edgeProblem finds
+// nothing wrong with it: the same rule, so the two never disagree.
+const validEdge = `((` + edgeProblem + `) IS NULL)`
 
 // edgeLambda is an edge e's decay rate from its ends' block states ta and
 // tb (a block with none is standard).

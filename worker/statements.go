@@ -20,7 +20,7 @@ var sqlFiles embed.FS
 var macros = strings.NewReplacer(
 	"EDGE_SNAPSHOT", edgeSnapshot, "BLOCK_SNAPSHOT", blockSnapshot, "BLOCK_TAGS", blockTags, "FACT_SNAPSHOT", factSnapshot,
 	"VALID_EDGE", validEdge, "EDGE_PROBLEM", edgeProblem, "EDGE_LAMBDA", edgeLambda,
-	"STATIC_PRUNE", staticPrune, "TEMPORAL_DECAY", temporalDecay, "REMOVAL_PHASES", removalPhases)
+	"STATIC_PRUNE", staticPrune, "MAX_FINITE", maxFinite, "TEMPORAL_DECAY", temporalDecay, "REMOVAL_PHASES", removalPhases)
 
 // statements holds the named statement lists of the SQL files.
 var statements = func() map[string][]string {

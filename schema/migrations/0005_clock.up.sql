@@ -27,8 +27,17 @@ tiered AS (
     FROM mem_edges e, cfg
     LEFT JOIN mem_block_tiers ta ON ta.id = e.from_id
     LEFT JOIN mem_block_tiers tb ON tb.id = e.to_id
-    WHERE typeof(e.weight) IN ('integer', 'real') AND e.weight >= 0
-      AND typeof(e.reinforcement_count) IN ('integer', 'real') AND e.reinforcement_count >= 0),
+    -- Rows the sweeps skip as invalid (a number that is not a finite
+    -- number, pinned not 0 or 1) are left out here too, so one bad row
+    -- never fails the view for every reader.
+    WHERE typeof(e.weight) IN ('integer', 'real') AND e.weight >= 0 AND e.weight <= 1.7976931348623157e308
+      AND typeof(e.reinforcement_count) IN ('integer', 'real') AND e.reinforcement_count >= 0
+      AND e.reinforcement_count <= 1.7976931348623157e308
+      AND (e.last_active_hours IS NULL OR (typeof(e.last_active_hours) IN ('integer', 'real')
+                                           AND abs(e.last_active_hours) <= 1.7976931348623157e308))
+      AND (e.last_observed_at IS NULL OR (typeof(e.last_observed_at) IN ('integer', 'real')
+                                          AND abs(e.last_observed_at) <= 1.7976931348623157e308))
+      AND typeof(e.pinned) = 'integer' AND e.pinned IN (0, 1)),
 modelled AS (
     SELECT t.*,
            coalesce(p.clock, 'active_hours') AS clock,
@@ -80,5 +89,9 @@ SELECT s.*,
 FROM (SELECT d.*, tideline_score(d.importance, d.decay_rate, d.days_since_access, d.access_count, d.tier) AS score
       FROM (SELECT f.*, max(0, (c.wall - coalesce(f.last_accessed_at, f.created_at)) / 86400.0) AS days_since_access
             FROM mem_facts f, mem_clock c
-            WHERE typeof(f.importance) IN ('integer', 'real') AND typeof(f.decay_rate) IN ('integer', 'real')
-              AND typeof(f.access_count) IN ('integer', 'real') AND f.tier IS NOT NULL) AS d) AS s;
+            WHERE typeof(f.importance) IN ('integer', 'real') AND f.importance BETWEEN 0 AND 1
+              AND typeof(f.decay_rate) IN ('integer', 'real') AND f.decay_rate BETWEEN 0 AND 1.7976931348623157e308
+              AND typeof(f.access_count) IN ('integer', 'real') AND f.access_count BETWEEN 0 AND 1.7976931348623157e308
+              AND typeof(coalesce(f.last_accessed_at, f.created_at)) IN ('integer', 'real')
+              AND abs(coalesce(f.last_accessed_at, f.created_at)) <= 1.7976931348623157e308
+              AND f.tier IS NOT NULL) AS d) AS s;

@@ -46,10 +46,13 @@ WITH rows AS MATERIALIZED (
            CASE WHEN b.status != 'active' THEN NULL
                 WHEN b.last_reinforced_hours IS NOT NULL AND typeof(b.last_reinforced_hours) NOT IN ('integer', 'real')
                     THEN 'last_reinforced_hours is ' || typeof(b.last_reinforced_hours)
+                WHEN abs(b.last_reinforced_hours) > MAX_FINITE THEN 'last_reinforced_hours is not finite'
                 WHEN b.confidence IS NOT NULL AND typeof(b.confidence) NOT IN ('integer', 'real')
                     THEN 'confidence is ' || typeof(b.confidence)
+                WHEN abs(b.confidence) > MAX_FINITE THEN 'confidence is not finite'
                 WHEN typeof(b.reinforcement_count) NOT IN ('integer', 'real') OR b.reinforcement_count < 0
                     THEN 'reinforcement_count is ' || typeof(b.reinforcement_count)
+                WHEN b.reinforcement_count > MAX_FINITE THEN 'reinforcement_count is not finite'
            END AS problem
     FROM refresh_ids r CROSS JOIN main.mem_blocks b ON b.id = r.id
     WHERE r.seq BETWEEN :lo AND :hi),
@@ -194,10 +197,14 @@ FROM (
             WHEN typeof(f.importance) NOT IN ('integer', 'real') OR f.importance < 0 OR f.importance > 1
                 THEN 'importance is ' || typeof(f.importance) || ' ' || quote(f.importance)
             WHEN typeof(f.decay_rate) NOT IN ('integer', 'real') OR f.decay_rate < 0 THEN 'decay_rate is ' || quote(f.decay_rate)
+            WHEN f.decay_rate > MAX_FINITE THEN 'decay_rate is not finite'
             WHEN typeof(f.access_count) NOT IN ('integer', 'real') OR f.access_count < 0 THEN 'access_count is ' || quote(f.access_count)
+            WHEN f.access_count > MAX_FINITE THEN 'access_count is not finite'
             WHEN f.last_accessed_at IS NOT NULL AND typeof(f.last_accessed_at) NOT IN ('integer', 'real')
                 THEN 'last_accessed_at is ' || typeof(f.last_accessed_at)
+            WHEN abs(f.last_accessed_at) > MAX_FINITE THEN 'last_accessed_at is not finite'
             WHEN typeof(f.created_at) NOT IN ('integer', 'real') THEN 'created_at is ' || typeof(f.created_at)
+            WHEN abs(f.created_at) > MAX_FINITE THEN 'created_at is not finite'
         END AS problem
         FROM refresh_ids r CROSS JOIN main.mem_facts f ON f.id = r.id
         WHERE r.seq BETWEEN :lo AND :hi));

@@ -1,0 +1,86 @@
+package worker_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/memdecay/memdecay/worker"
+)
+
+// A linear curve dies at weight <= 0 whether its threshold is NULL or 0
+// (SPEC §4.2): with threshold 0 the edge that reached 0 goes too.
+func TestLinearThresholdZeroRemoves(t *testing.T) {
+	for _, threshold := range []any{nil, 0.0} {
+		db, _ := newMemory(t, knowledgeBlocks("a", "b", "c"))
+		addPolicy(t, db, "cites", "linear", `{"rate": 0.01}`, "active_hours", threshold, "delete", "keep")
+		addEdge(t, db, "a", "b", "cites", 1.0, 0, nil, false)  // 1 - 0.01 × 100 = 0: dead
+		addEdge(t, db, "a", "c", "cites", 1.0, 50, nil, false) // 0.5 left
+		sweepAt(t, db, 100)
+		expectEdges(t, db, []string{"a-c"}, []string{"a-b"})
+	}
+}
+
+// One non-finite number in a row (a weight, count or anchor of an edge; a
+// block's anchor, count or confidence; a fact's access time or decay rate)
+// makes that row invalid: skipped, counted and named; every other row is
+// swept, and dry runs and the views keep working.
+func TestNonFiniteRowsAreSkipped(t *testing.T) {
+	db, _ := newMemory(t, knowledgeBlocks("a", "b", "c", "d", "e", "f", "g"))
+	for _, e := range []struct {
+		from, to, col string
+	}{{"a", "b", "weight"}, {"a", "c", "reinforcement_count"}, {"a", "d", "last_active_hours"}} {
+		mustExec(t, db, `INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours)
+			VALUES (?, ?, 0.5, 0, 0)`, e.from, e.to)
+		mustExec(t, db, `UPDATE mem_edges SET `+e.col+` = 9e999 WHERE from_id = ? AND to_id = ?`, e.from, e.to)
+	}
+	mustExec(t, db, `INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours) VALUES ('e', 'f', 0.01, 0, 0)`)
+	mustExec(t, db, `UPDATE mem_blocks SET last_reinforced_hours = -9e999 WHERE id = 'g'`)
+	mustExec(t, db, `INSERT INTO mem_facts (id, segment, last_accessed_at) VALUES ('inf-access', 'context', 9e999)`)
+	mustExec(t, db, `INSERT INTO mem_facts (id, segment, decay_rate) VALUES ('inf-rate', 'context', 9e999)`)
+
+	now := 100.0
+	dry, err := worker.Sweep(context.Background(), db, worker.SweepOptions{Now: &now, DryRun: true})
+	if err != nil {
+		t.Fatalf("dry run: %v", err)
+	}
+	r := sweepAt(t, db, now)
+	for _, rep := range []*worker.Report{dry, r} {
+		if rep.InvalidRows.Count != 6 {
+			t.Errorf("invalid rows %d, want 6: %v", rep.InvalidRows.Count, rep.InvalidRows.Sample)
+		}
+		for _, s := range rep.InvalidRows.Sample {
+			if !strings.Contains(s.Problem, "finite") {
+				t.Errorf("%s %s: problem %q, want it to say the number is not finite", s.Kind, s.ID, s.Problem)
+			}
+		}
+	}
+	// The valid weak edge is pruned; the invalid ones are left alone.
+	expectEdges(t, db, []string{"a-b", "a-c", "a-d"}, []string{"e-f"})
+	for _, view := range []string{"mem_edges_live", "mem_edges_decayed", "mem_facts_scored"} {
+		if _, err := db.SQL.Exec(`SELECT count(*) FROM ` + view); err != nil {
+			t.Errorf("%s: %v", view, err)
+		}
+	}
+}
+
+// pinned is 0 or 1; anything else makes the edge a bad row, never read as
+// pinned or as not pinned by accident.
+func TestPinnedNotZeroOrOneIsInvalid(t *testing.T) {
+	db, _ := newMemory(t, knowledgeBlocks("a", "b", "c", "d", "e"))
+	for i, pinned := range []any{"yes", 2, -1, 0.5} {
+		to := string(rune('b' + i))
+		mustExec(t, db, `INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours, pinned)
+			VALUES ('a', ?, 0.01, 0, 0, ?)`, to, pinned)
+	}
+	r := sweepAt(t, db, 100)
+	if r.InvalidRows.Count != 4 {
+		t.Errorf("invalid rows %d, want 4: %v", r.InvalidRows.Count, r.InvalidRows.Sample)
+	}
+	for _, s := range r.InvalidRows.Sample {
+		if !strings.Contains(s.Problem, "pinned") {
+			t.Errorf("%s: problem %q, want it to name pinned", s.ID, s.Problem)
+		}
+	}
+	expectEdges(t, db, []string{"a-b", "a-c", "a-d", "a-e"}, nil)
+}
