@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -72,8 +73,8 @@ func either(a, b func(string) error) func(string) error {
 var ConfigKeys = []configKey{
 	{"active_hours", "the session-aware clock, in active hours", number(0, math.MaxFloat64)},
 	{"wall_clock", "unix seconds the views and sweeps take as the wall time ('' = the machine's clock)", either(oneOf(""), number(0, math.MaxFloat64))},
-	{"edge_prune_threshold", "static prune: edges below this weight with no reinforcement", number(0, math.MaxFloat64)},
-	{"edge_decay_threshold", "temporal decay threshold ('auto' = edge_prune_threshold)", either(oneOf("auto"), number(0, math.MaxFloat64))},
+	{"edge_prune_threshold", "static prune: edges below this weight with no reinforcement", number(0, 1)},
+	{"edge_decay_threshold", "temporal decay threshold ('auto' = edge_prune_threshold)", either(oneOf("auto"), number(0, 1))},
 	{"established_edge_threshold", "reinforcements from which an edge decays at half rate", number(0, math.MaxFloat64)},
 	{"block_prune_threshold", "block recency below which a block is archived", number(0, 1)},
 	{"curate_interval_hours", "active hours between sweeps for run --when-due", number(0, math.MaxFloat64)},
@@ -163,23 +164,47 @@ func LoadConfig(ctx context.Context, q querier) (Config, error) {
 	return c, firstErr
 }
 
-// SetConfig validates and stores one setting.
+// ErrBadSetting is an unknown key or a value out of its range.
+var ErrBadSetting = errors.New("invalid setting")
+
+// ErrClockBack refuses moving the active-hours clock back: sweeps already
+// decided at the later clock.
+var ErrClockBack = errors.New("the active-hours clock only moves forward")
+
+// SetConfig validates and stores one setting; it refuses moving
+// active_hours back (SetConfigForce does it).
 func SetConfig(ctx context.Context, q querier, key, value string) error {
+	return setConfig(ctx, q, key, value, false)
+}
+
+// SetConfigForce is SetConfig that may move active_hours back.
+func SetConfigForce(ctx context.Context, q querier, key, value string) error {
+	return setConfig(ctx, q, key, value, true)
+}
+
+func setConfig(ctx context.Context, q querier, key, value string, force bool) error {
 	k, ok := LookupConfigKey(key)
 	if !ok {
 		names := make([]string, len(ConfigKeys))
 		for i, k := range ConfigKeys {
 			names[i] = k.name
 		}
-		return fmt.Errorf("config: unknown key %q (known: %s)", key, strings.Join(names, ", "))
+		return fmt.Errorf("config: %w: unknown key %q (known: %s)", ErrBadSetting, key, strings.Join(names, ", "))
 	}
 	value = strings.TrimSpace(value)
 	if err := k.validate(value); err != nil {
-		return fmt.Errorf("config: %s: %w", key, err)
+		return fmt.Errorf("config: %w: %s: %v", ErrBadSetting, key, err)
 	}
 	var stored any = value
 	if v, err := strconv.ParseFloat(value, 64); err == nil {
 		stored = v
+	}
+	if key == "active_hours" && !force {
+		var now float64
+		err := q.QueryRowContext(ctx, `SELECT value FROM mem_config WHERE key = 'active_hours'`).Scan(&now)
+		if err == nil && stored.(float64) < now {
+			return fmt.Errorf("config: active_hours: moving the clock back from %v to %v: %w (force it only if no sweep ran since)", now, stored, ErrClockBack)
+		}
 	}
 	_, err := q.ExecContext(ctx, `INSERT INTO mem_config(key, value) VALUES (?, ?)
 		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, stored)

@@ -84,3 +84,56 @@ func TestPinnedNotZeroOrOneIsInvalid(t *testing.T) {
 	}
 	expectEdges(t, db, []string{"a-b", "a-c", "a-d", "a-e"}, nil)
 }
+
+// Settings out of range are refused with an error naming the key, before
+// anything changes.
+func TestSettingsOutOfRange(t *testing.T) {
+	ctx := context.Background()
+	db, _ := newMemory(t, "")
+	for _, c := range []struct{ key, value string }{
+		{"edge_prune_threshold", "2"}, {"edge_decay_threshold", "1.5"}, {"edge_prune_threshold", "9e999"},
+		{"active_hours", "9e999"}, {"wall_clock", "inf"},
+	} {
+		before := scalar[string](t, db, `SELECT CAST(value AS TEXT) FROM mem_config WHERE key = ?`, c.key)
+		err := worker.SetConfig(ctx, db.SQL, c.key, c.value)
+		if err == nil || !strings.Contains(err.Error(), c.key) {
+			t.Errorf("config set %s %s: %v, want an error naming the key", c.key, c.value, err)
+		}
+		if after := scalar[string](t, db, `SELECT CAST(value AS TEXT) FROM mem_config WHERE key = ?`, c.key); after != before {
+			t.Errorf("%s changed from %q to %q", c.key, before, after)
+		}
+	}
+	// The clock only moves forward, and never to an infinity.
+	if _, err := worker.AdvanceClock(ctx, db, 1e308); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := worker.AdvanceClock(ctx, db, 1e308); err == nil || !strings.Contains(err.Error(), "finite") {
+		t.Errorf("advancing the clock past the largest number: %v, want an error", err)
+	}
+	if got := scalar[float64](t, db, `SELECT value FROM mem_config WHERE key = 'active_hours'`); got != 1e308 {
+		t.Errorf("active_hours %v after a refused advance, want 1e308", got)
+	}
+	if err := worker.SetConfig(ctx, db.SQL, "active_hours", "5"); err == nil || !strings.Contains(err.Error(), "back") {
+		t.Errorf("moving the clock back: %v, want it refused", err)
+	}
+	if err := worker.SetConfigForce(ctx, db.SQL, "active_hours", "5"); err != nil {
+		t.Errorf("moving the clock back with force: %v", err)
+	}
+}
+
+// A policy threshold that is text or not finite fails the sweep with the
+// policy named, before anything changes.
+func TestPolicyThresholdMustBeANumber(t *testing.T) {
+	for _, threshold := range []any{"abc", "9e999"} {
+		db, _ := newMemory(t, knowledgeBlocks("a", "b"))
+		mustExec(t, db, `INSERT INTO mem_edge_policies (relation_type, model, params, clock, threshold, action, orphans)
+			VALUES ('cites', 'half_life', '{"half_life": 10}', 'active_hours', ?, 'delete', 'keep')`, threshold)
+		addEdge(t, db, "a", "b", "cites", 1.0, 0, nil, false)
+		now := 100.0
+		_, err := worker.Sweep(context.Background(), db, worker.SweepOptions{Now: &now})
+		if err == nil || !strings.Contains(err.Error(), `"cites"`) || !strings.Contains(err.Error(), "threshold") {
+			t.Errorf("threshold %v: %v, want an error naming the policy and its threshold", threshold, err)
+		}
+		expectEdges(t, db, []string{"a-b"}, nil)
+	}
+}

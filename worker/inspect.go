@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/memdecay/memdecay/schema"
@@ -98,8 +99,15 @@ func AdvanceClock(ctx context.Context, db *DB, hours float64) (float64, error) {
 	if hours < 0 {
 		return 0, fmt.Errorf("clock advance: %v is negative; the active-hours clock only moves forward", hours)
 	}
+	if math.IsNaN(hours) || math.IsInf(hours, 0) {
+		return 0, fmt.Errorf("clock advance: %v is not a finite number", hours)
+	}
 	var now float64
-	err := db.SQL.QueryRowContext(ctx, `UPDATE mem_config SET value = value + ? WHERE key = 'active_hours' RETURNING value`, hours).Scan(&now)
+	err := db.SQL.QueryRowContext(ctx, `UPDATE mem_config SET value = value + ?
+		WHERE key = 'active_hours' AND value + ? <= 1.7976931348623157e308 RETURNING value`, hours, hours).Scan(&now)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("clock advance: %v more hours would take the clock past the largest finite number", hours)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("clock advance: %w", err)
 	}

@@ -88,7 +88,8 @@ func (s *sweep) plan(ctx context.Context, full bool) (err error) {
 // fails the sweep before anything changes.
 func (s *sweep) loadPolicies(ctx context.Context) error {
 	q := s.db.querier()
-	rows, err := q.QueryContext(ctx, `SELECT relation_type, model, CAST(params AS TEXT), clock, threshold, action, orphans
+	rows, err := q.QueryContext(ctx, `SELECT relation_type, model, CAST(params AS TEXT), clock,
+		       CASE WHEN typeof(threshold) IN ('integer', 'real') THEN threshold END, typeof(threshold), action, orphans
 		FROM main.mem_edge_policies ORDER BY relation_type`)
 	if err != nil {
 		return fmt.Errorf("reading mem_edge_policies: %w", err)
@@ -96,9 +97,14 @@ func (s *sweep) loadPolicies(ctx context.Context) error {
 	var policies []Policy
 	for rows.Next() {
 		var p Policy
-		if err := rows.Scan(&p.RelationType, &p.Model, &p.Params, &p.Clock, &p.Threshold, &p.Action, &p.Orphans); err != nil {
+		var kind string
+		if err := rows.Scan(&p.RelationType, &p.Model, &p.Params, &p.Clock, &p.Threshold, &kind, &p.Action, &p.Orphans); err != nil {
 			rows.Close()
 			return fmt.Errorf("reading mem_edge_policies: %w", err)
+		}
+		if kind != "null" && !p.Threshold.Valid {
+			rows.Close()
+			return fmt.Errorf("mem_edge_policies row %q: threshold is %s, not a number (nothing was swept)", p.RelationType, kind)
 		}
 		policies = append(policies, p)
 	}

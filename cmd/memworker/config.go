@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -48,6 +49,7 @@ func configCommand() *cli.Command {
 					return nil
 				}},
 			{Name: "set", Usage: "change one setting (validated)", ArgsUsage: "KEY VALUE",
+				Flags: []cli.Flag{&cli.BoolFlag{Name: "force", Usage: "allow moving active_hours back (only if no sweep ran since)"}},
 				Action: func(c *cli.Context) error {
 					args, err := positional(c)
 					if err != nil {
@@ -61,8 +63,17 @@ func configCommand() *cli.Command {
 						return err
 					}
 					defer db.Close()
-					if err := worker.SetConfig(c.Context, db.SQL, args[0], args[1]); err != nil {
+					set := worker.SetConfig
+					if c.Bool("force") {
+						set = worker.SetConfigForce
+					}
+					switch err := set(c.Context, db.SQL, args[0], args[1]); {
+					case errors.Is(err, worker.ErrBadSetting):
 						return &usageError{msg: err.Error(), hint: "Try: memworker config get (lists every key)"}
+					case errors.Is(err, worker.ErrClockBack):
+						return &usageError{msg: err.Error(), hint: "Try: memworker config set --force active_hours VALUE"}
+					case err != nil:
+						return err // the file, not the request (a lock, a full disk): a failure
 					}
 					fmt.Fprintf(c.App.Writer, "%s = %s\n", args[0], args[1])
 					return nil

@@ -75,3 +75,19 @@ func TestConfigGolden(t *testing.T) {
 	tr.run("config", "get", "block_archival", "--db", path)
 	tr.check("config")
 }
+
+// The active-hours clock moves back only with --force; a setting out of
+// range is a usage error naming the key.
+func TestConfigSetClockBack(t *testing.T) {
+	path := demoDB(t)
+	before := fileHash(t, path)
+	wantUsage(t, mw(t, "config", "set", "active_hours", "1", "--db", path), "moving the clock back", "--force")
+	wantUsage(t, mw(t, "config", "set", "edge_prune_threshold", "2", "--db", path), "edge_prune_threshold", "out of range")
+	if fileHash(t, path) != before {
+		t.Error("a refused setting changed the file")
+	}
+	ok(t, "config", "set", "--force", "active_hours", "1", "--db", path)
+	if got := queryOne(t, path, "SELECT value FROM mem_config WHERE key = 'active_hours'"); got != "1" && got != "1.0" {
+		t.Errorf("active_hours %s after a forced set, want 1", got)
+	}
+}

@@ -58,6 +58,11 @@ func runCommand() *cli.Command {
 			default:
 				return usagef("run", "--log-format %q: want text or json", c.String("log-format"))
 			}
+			// A sweep is not a busy loop: an interval under minEvery is a
+			// mistake (1ns, a missing unit).
+			if every := c.Duration("every"); every > 0 && every < minEvery {
+				return usagef("run", "--every %v is under %v", every, minEvery)
+			}
 			ro := worker.RunOptions{
 				Schedule: c.String("schedule"), Every: c.Duration("every"), WhenDue: c.Bool("when-due"),
 				Poll: c.Duration("poll"), Jobs: c.Int("jobs"), Sweep: opt, Logger: slog.New(handler),
@@ -73,3 +78,6 @@ func runCommand() *cli.Command {
 		},
 	})
 }
+
+// minEvery is the shortest interval run --every takes.
+const minEvery = 100 * time.Millisecond

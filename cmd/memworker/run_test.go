@@ -212,6 +212,7 @@ func TestRunUsage(t *testing.T) {
 		{"log level", []string{"run", "--every", "1h", "--log-level", "loud", "--db", path}, `--log-level "loud"`},
 		{"bad cron", []string{"run", "--schedule", "61 * * * *", "--db", path}, "--schedule"},
 		{"bad duration", []string{"run", "--every", "soon", "--db", path}, "every"},
+		{"interval too short", []string{"run", "--every", "1ns", "--db", path}, "--every 1ns is under 100ms"},
 		{"stray argument", []string{"run", "--every", "1h", "--db", path, "now"}, `unexpected argument "now"`},
 		{"no database", []string{"run", "--every", "1h"}, "no database"},
 	} {
