@@ -30,10 +30,15 @@ func pickClock(cfg Config, hours *float64, wall *time.Time) (Clock, error) {
 	if wall != nil {
 		c.Wall = *wall
 	}
-	if math.IsNaN(c.Hours) || math.IsInf(c.Hours, 0) {
-		return c, fmt.Errorf("clock %v is not a finite number", c.Hours)
+	return c, finiteHours(c.Hours)
+}
+
+// finiteHours refuses an active-hours reading no formula takes.
+func finiteHours(h float64) error {
+	if math.IsNaN(h) || math.IsInf(h, 0) {
+		return fmt.Errorf("clock %v is not a finite number", h)
 	}
-	return c, nil
+	return nil
 }
 
 // restoreAnchor is the active hour a restored row is anchored at: the

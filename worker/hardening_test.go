@@ -16,6 +16,11 @@ func TestLinearThresholdZeroRemoves(t *testing.T) {
 		addPolicy(t, db, "cites", "linear", `{"rate": 0.01}`, "active_hours", threshold, "delete", "keep")
 		addEdge(t, db, "a", "b", "cites", 1.0, 0, nil, false)  // 1 - 0.01 × 100 = 0: dead
 		addEdge(t, db, "a", "c", "cites", 1.0, 50, nil, false) // 0.5 left
+		mustExec(t, db, `UPDATE mem_config SET value = 100 WHERE key = 'active_hours'`)
+		// The views say so before the sweep, as the sweep decides.
+		if decayed := viewSet(t, db, "mem_edges_decayed"); !decayed["a-b"] || decayed["a-c"] {
+			t.Errorf("threshold %v: mem_edges_decayed %v, want a-b alone", threshold, decayed)
+		}
 		sweepAt(t, db, 100)
 		expectEdges(t, db, []string{"a-c"}, []string{"a-b"})
 	}
@@ -103,6 +108,14 @@ func TestSettingsOutOfRange(t *testing.T) {
 			t.Errorf("%s changed from %q to %q", c.key, before, after)
 		}
 	}
+	// The ends of each range are taken.
+	for _, c := range []struct{ key, value string }{
+		{"edge_prune_threshold", "1"}, {"edge_prune_threshold", "0"}, {"edge_decay_threshold", "1"}, {"edge_decay_threshold", "auto"},
+	} {
+		if err := worker.SetConfig(ctx, db.SQL, c.key, c.value); err != nil {
+			t.Errorf("config set %s %s: %v, want it taken", c.key, c.value, err)
+		}
+	}
 	// The clock only moves forward, and never to an infinity.
 	if _, err := worker.AdvanceClock(ctx, db, 1e308); err != nil {
 		t.Fatal(err)
@@ -112,6 +125,9 @@ func TestSettingsOutOfRange(t *testing.T) {
 	}
 	if got := scalar[float64](t, db, `SELECT value FROM mem_config WHERE key = 'active_hours'`); got != 1e308 {
 		t.Errorf("active_hours %v after a refused advance, want 1e308", got)
+	}
+	if err := worker.SetConfig(ctx, db.SQL, "active_hours", "1e308"); err != nil {
+		t.Errorf("setting the clock to where it is: %v, want it taken", err)
 	}
 	if err := worker.SetConfig(ctx, db.SQL, "active_hours", "5"); err == nil || !strings.Contains(err.Error(), "back") {
 		t.Errorf("moving the clock back: %v, want it refused", err)

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 
 	"github.com/memdecay/memdecay/schema"
@@ -99,12 +98,12 @@ func AdvanceClock(ctx context.Context, db *DB, hours float64) (float64, error) {
 	if hours < 0 {
 		return 0, fmt.Errorf("clock advance: %v is negative; the active-hours clock only moves forward", hours)
 	}
-	if math.IsNaN(hours) || math.IsInf(hours, 0) {
-		return 0, fmt.Errorf("clock advance: %v is not a finite number", hours)
+	if err := finiteHours(hours); err != nil {
+		return 0, fmt.Errorf("clock advance: %w", err)
 	}
 	var now float64
-	err := db.SQL.QueryRowContext(ctx, `UPDATE mem_config SET value = value + ?
-		WHERE key = 'active_hours' AND value + ? <= 1.7976931348623157e308 RETURNING value`, hours, hours).Scan(&now)
+	err := db.SQL.QueryRowContext(ctx, macros.Replace(`UPDATE mem_config SET value = value + :hours
+		WHERE key = 'active_hours' AND value + :hours <= MAX_FINITE RETURNING value`), sql.Named("hours", hours)).Scan(&now)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, fmt.Errorf("clock advance: %v more hours would take the clock past the largest finite number", hours)
 	}

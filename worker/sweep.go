@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 )
 
@@ -112,8 +111,10 @@ func (o SweepOptions) Validate() error {
 	case o.Pause < 0:
 		return fmt.Errorf("%w: Pause %v is negative", ErrBadOption, o.Pause)
 	}
-	if o.Now != nil && (math.IsNaN(*o.Now) || math.IsInf(*o.Now, 0)) {
-		return fmt.Errorf("%w: Now: clock %v is not a finite number", ErrBadOption, *o.Now)
+	if o.Now != nil {
+		if err := finiteHours(*o.Now); err != nil {
+			return fmt.Errorf("%w: Now: %v", ErrBadOption, err)
+		}
 	}
 	return nil
 }

@@ -142,13 +142,20 @@ func (c *call) multiLinearWeight() (result, error) {
 	return r, err
 }
 
-func (c *call) curveWeight() (result, error) {
-	var r result
-	curve, err := parsed(c, &r, sqlfuncs.ParseCurve)
+// curveAndWeight decodes the curve and the weight that curve_weight and
+// curve_horizon both start with.
+func (c *call) curveAndWeight(r *result) (*sqlfuncs.Curve, float64, error) {
+	curve, err := parsed(c, r, sqlfuncs.ParseCurve)
 	if err != nil {
-		return r, err
+		return curve, 0, err
 	}
 	w, err := c.num(1)
+	return curve, w, err
+}
+
+func (c *call) curveWeight() (result, error) {
+	var r result
+	curve, w, err := c.curveAndWeight(&r)
 	if err != nil {
 		return r, err
 	}
@@ -163,11 +170,7 @@ func (c *call) curveWeight() (result, error) {
 
 func (c *call) curveHorizon() (result, error) {
 	var r result
-	curve, err := parsed(c, &r, sqlfuncs.ParseCurve)
-	if err != nil {
-		return r, err
-	}
-	w, err := c.num(1)
+	curve, w, err := c.curveAndWeight(&r)
 	if err != nil {
 		return r, err
 	}

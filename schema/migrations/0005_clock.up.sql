@@ -45,7 +45,8 @@ modelled AS (
            CASE WHEN p.clock = 'wall' THEN (t.wall - t.last_observed_at) / 86400.0
                 ELSE t.now - t.last_active_hours END AS elapsed,
            coalesce(p.threshold, t.decay_threshold) AS threshold,
-           coalesce(p.model IN ('linear', 'delayed_linear', 'multi_linear') AND p.threshold IS NULL, 0) AS to_zero,
+           -- A linear curve dies at weight <= 0, whether its threshold is NULL or 0.
+           coalesce(p.model IN ('linear', 'delayed_linear', 'multi_linear') AND coalesce(p.threshold, 0) = 0, 0) AS to_zero,
            policy_curve(p.model, p.params, p.clock) AS curve, p.action
     FROM tiered t LEFT JOIN mem_edge_policies p ON p.relation_type = t.relation_type),
 weighed AS (
