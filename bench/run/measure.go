@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"strconv"
@@ -15,10 +16,14 @@ type Measured struct {
 	Seconds    float64 // wall time, start to exit
 	PeakRSSKiB int64   // high-water resident set size
 	MaxWAL     int64   // largest size of the database's -wal file seen meanwhile
+	// FileBefore and FileAfter are the database's size on disk (dbSize)
+	// before the process starts and after it exits.
+	FileBefore, FileAfter int64
 }
 
 // measure runs cmd to completion, sampling its peak RSS and the size of
-// db's -wal file.
+// db's -wal file, and takes db's size before it starts and after it exits
+// (outside the timed span).
 //
 // The peak RSS comes from /proc/PID/status (VmHWM) and from getrusage.
 // getrusage alone is not enough: Go starts children with vfork semantics, so
@@ -27,6 +32,10 @@ type Measured struct {
 // Its value is used only when it exceeds this process's high-water mark;
 // the sampled VmHWM (every 20 ms) covers smaller children.
 func measure(cmd *exec.Cmd, db string) (Measured, error) {
+	before, err := dbSize(db)
+	if err != nil {
+		return Measured{}, err
+	}
 	parent := vmHWM("self")
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -52,15 +61,38 @@ func measure(cmd *exec.Cmd, db string) (Measured, error) {
 			}
 		}
 	}()
-	err := cmd.Wait()
-	m := Measured{Seconds: time.Since(start).Seconds()}
+	err = cmd.Wait()
+	m := Measured{Seconds: time.Since(start).Seconds(), FileBefore: before}
 	close(stop)
 	p := <-peaks
 	m.PeakRSSKiB, m.MaxWAL = p[0], p[1]
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss > parent {
 		m.PeakRSSKiB = max(m.PeakRSSKiB, ru.Maxrss) // KiB on Linux
 	}
+	after, sizeErr := dbSize(db)
+	m.FileAfter = after
+	if err == nil {
+		err = sizeErr
+	}
 	return m, err
+}
+
+// dbSize is what the database at path takes on disk, in bytes: the main
+// file plus its -wal file when one is there, since rows not yet
+// checkpointed are still part of it. The -shm index is left out: SQLite
+// rebuilds it and it holds no rows.
+func dbSize(path string) (int64, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0, err
+	}
+	n := fi.Size()
+	if wal, err := os.Stat(path + "-wal"); err == nil {
+		n += wal.Size()
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return 0, err
+	}
+	return n, nil
 }
 
 // vmHWM reads a process's high-water RSS in KiB (0 when unknown).

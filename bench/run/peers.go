@@ -28,6 +28,8 @@ type Outcome struct {
 	Seconds    float64
 	MaxRSSKiB  int64
 	MaxWAL     int64 // largest size of the -wal file seen while it ran
+	FileBefore int64 // the database's size on disk (dbSize) before it ran
+	FileAfter  int64 // and after it exited, events and any -wal left included
 	Pruned     int64
 	Decayed    int64
 	After      int64
@@ -93,7 +95,8 @@ func setupPeers(ctx context.Context, o Options) ([]Peer, error) {
 	return peers, nil
 }
 
-// Run runs the peer on db and measures its wall time and peak RSS.
+// Run runs the peer on db and measures its wall time, peak RSS and the
+// database's size before and after.
 func (p Peer) Run(ctx context.Context, db string) (Outcome, error) {
 	cmd, err := p.cmd(ctx, db)
 	if err != nil {
@@ -105,7 +108,7 @@ func (p Peer) Run(ctx context.Context, db string) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, fmt.Errorf("%s: %w\n%s%s", p.Name, err, stdout.Bytes(), stderr.Bytes())
 	}
-	o := Outcome{Seconds: m.Seconds, MaxRSSKiB: m.PeakRSSKiB, MaxWAL: m.MaxWAL}
+	o := Outcome{Seconds: m.Seconds, MaxRSSKiB: m.PeakRSSKiB, MaxWAL: m.MaxWAL, FileBefore: m.FileBefore, FileAfter: m.FileAfter}
 	if err := p.parse(stdout.Bytes(), &o); err != nil {
 		return o, fmt.Errorf("%s: reading its output: %w\n%s", p.Name, err, stdout.Bytes())
 	}

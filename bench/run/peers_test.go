@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -43,64 +44,38 @@ var boundedGraph = []string{
 // transaction, must remove the same edges as plain SQL, with one event per
 // removed edge that holds the row.
 func TestBoundedRemovesWhatPlainRemoves(t *testing.T) {
-	shell, err := exec.LookPath("sqlite3")
-	if err != nil {
-		t.Fatalf("the SQL peers need the sqlite3 shell: %v", err)
-	}
 	t.Chdir("../..")
 	ctx := context.Background()
 	dir := t.TempDir()
-	base := filepath.Join(dir, "base.db")
-	db, err := worker.Open(base, worker.OpenOptions{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := schema.Up(db.SQL); err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range boundedGraph {
-		if _, err := db.SQL.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	db.Close()
+	base := smallGraph(t, dir)
 
 	want := []string{"a-c", "a-d", "a-e", "a-f", "b-d", "b-e", "c-d"}
-	run := func(p Peer, script string) (string, Outcome) {
+	run := func(p Peer) (string, Outcome) {
 		path := filepath.Join(dir, p.Key+".db")
 		if err := copyFile(base, path); err != nil {
 			t.Fatal(err)
 		}
-		if err := dropEdgeTriggers(ctx, path); err != nil {
+		if err := p.prepare(ctx, path); err != nil {
 			t.Fatal(err)
 		}
-		if script == "" {
-			s, err := boundedScript(ctx, path, 2)
-			if err != nil {
-				t.Fatal(err)
-			}
-			script = s
-		}
-		out, err := shellScript(ctx, shell, path, strings.NewReader(script)).CombinedOutput()
+		before := statDB(t, path)
+		o, err := p.Run(ctx, path)
 		if err != nil {
-			t.Fatalf("%s: %v\n%s", p.Name, err, out)
+			t.Fatal(err)
 		}
-		var o Outcome
-		if err := p.parse(out, &o); err != nil {
-			t.Fatalf("%s: %v\n%s", p.Name, err, out)
+		if o.FileBefore != before || o.FileAfter != statDB(t, path) {
+			t.Errorf("%s: file %d -> %d bytes, but os.Stat says %d -> %d", p.Name, o.FileBefore, o.FileAfter, before, statDB(t, path))
 		}
 		if got := survivors(t, path); !slices.Equal(got, want) {
 			t.Errorf("%s left %v, want %v", p.Name, got, want)
 		}
 		return path, o
 	}
-	plainSQL, err := os.ReadFile("bench/plain.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, plain := run(Peer{Key: "plain", Name: "plain SQL"}, string(plainSQL))
-	path, bounded := run(Peer{Key: "bounded", Name: "bounded SQL"}, "")
-	if plain != bounded || bounded.Pruned != 2 || bounded.Decayed != 2 || bounded.After != 7 {
+	peers := sqlPeers(t, 2)
+	_, plain := run(peers[0])
+	path, bounded := run(peers[1])
+	counts := func(o Outcome) [3]int64 { return [3]int64{o.Pruned, o.Decayed, o.After} }
+	if counts(plain) != counts(bounded) || counts(bounded) != [3]int64{2, 2, 7} {
 		t.Errorf("counts: plain %+v, bounded %+v; want 2 pruned, 2 decayed, 7 left", plain, bounded)
 	}
 
@@ -147,6 +122,106 @@ func TestBoundedRemovesWhatPlainRemoves(t *testing.T) {
 	if seen != len(wantEvents) {
 		t.Errorf("%d events, want one per removed edge (%d)", seen, len(wantEvents))
 	}
+}
+
+// TestScenarioReportsFilesLeft runs the first-sweep scenario with both SQL
+// peers, twice each: every run's file sizes are real (the graph's size
+// before, and after the size of the file the peer left, which becomes its
+// state for the later scenarios).
+func TestScenarioReportsFilesLeft(t *testing.T) {
+	t.Chdir("../..")
+	ctx := context.Background()
+	dir := t.TempDir()
+	base := smallGraph(t, dir)
+	b := &bench{o: Options{Runs: 2}, peers: sqlPeers(t, 2), base: base, work: dir}
+	r, err := b.scenario(ctx, b.scenarios()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	graph := statDB(t, base)
+	for _, p := range b.peers {
+		runs := r.Runs[p.Key]
+		if len(runs) != 2 {
+			t.Fatalf("%s: %d runs, want 2", p.Name, len(runs))
+		}
+		for i, o := range runs {
+			if o.FileBefore != graph || o.FileAfter <= 0 {
+				t.Errorf("%s run %d: file %d -> %d bytes, want %d before and something after", p.Name, i+1, o.FileBefore, o.FileAfter, graph)
+			}
+		}
+		if left := statDB(t, b.state[p.Key]); runs[1].FileAfter != left {
+			t.Errorf("%s: last run reports %d bytes after, but it left %d", p.Name, runs[1].FileAfter, left)
+		}
+		if before, after := r.largestFile(p.Key); before != graph || after != max(runs[0].FileAfter, runs[1].FileAfter) {
+			t.Errorf("%s: largest file %d -> %d bytes, runs %+v", p.Name, before, after, runs)
+		}
+	}
+}
+
+// smallGraph writes boundedGraph with the real schema to dir/base.db.
+func smallGraph(t *testing.T, dir string) string {
+	t.Helper()
+	base := filepath.Join(dir, "base.db")
+	db, err := worker.Open(base, worker.OpenOptions{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := schema.Up(db.SQL); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range boundedGraph {
+		if _, err := db.SQL.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return base
+}
+
+// sqlPeers are the plain-SQL and bounded-SQL peers as setupPeers makes
+// them, the bounded one with chunk rows per transaction.
+func sqlPeers(t *testing.T, chunk int64) []Peer {
+	t.Helper()
+	shell, err := exec.LookPath("sqlite3")
+	if err != nil {
+		t.Fatalf("the SQL peers need the sqlite3 shell: %v", err)
+	}
+	plain, err := os.ReadFile("bench/plain.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []Peer{
+		{Key: "plain", Name: "plain SQL", prepare: dropEdgeTriggers, cmd: func(ctx context.Context, db string) (*exec.Cmd, error) {
+			return shellScript(ctx, shell, db, bytes.NewReader(plain)), nil
+		}},
+		{Key: "bounded", Name: "bounded SQL", prepare: dropEdgeTriggers, cmd: func(ctx context.Context, db string) (*exec.Cmd, error) {
+			script, err := boundedScript(ctx, db, chunk)
+			if err != nil {
+				return nil, err
+			}
+			return shellScript(ctx, shell, db, strings.NewReader(script)), nil
+		}},
+	}
+}
+
+// statDB is the database's size as os.Stat sees it: the main file, plus
+// its -wal file when one is there.
+func statDB(t *testing.T, path string) int64 {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() == 0 {
+		t.Fatalf("%s is empty", path)
+	}
+	n := fi.Size()
+	if wal, err := os.Stat(path + "-wal"); err == nil {
+		n += wal.Size()
+	}
+	return n
 }
 
 func survivors(t *testing.T, path string) []string {

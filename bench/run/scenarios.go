@@ -112,8 +112,9 @@ func (b *bench) scenario(ctx context.Context, sc scenario) (*ScenarioResult, err
 				return r, fmt.Errorf("%s archived %d blocks (%d edges with them): the generated graph must not age "+
 					"blocks out, or the peers (which only prune and decay edges) cannot agree", p.Name, out.Archived, out.WithBlocks)
 			}
-			logf("  %-17s run %d: %7.2fs  rss %5.0f MB  wal %5.0f MB  pruned %d, decayed %d, %d left",
-				p.Name, run+1, out.Seconds, float64(out.MaxRSSKiB)/1024, float64(out.MaxWAL)/(1<<20), out.Pruned, out.Decayed, out.After)
+			logf("  %-17s run %d: %7.2fs  rss %5.0f MB  wal %5.0f MB  file %.1f -> %.1f MB  pruned %d, decayed %d, %d left",
+				p.Name, run+1, out.Seconds, float64(out.MaxRSSKiB)/1024, float64(out.MaxWAL)/(1<<20),
+				float64(out.FileBefore)/(1<<20), float64(out.FileAfter)/(1<<20), out.Pruned, out.Decayed, out.After)
 			r.Runs[p.Key] = append(r.Runs[p.Key], out)
 			if prev := last[p.Key]; prev != "" {
 				removeDB(prev)
