@@ -13,12 +13,14 @@
 -- name: plan
 -- Which edges go, and why: their reason, λ_edge, elapsed hours and
 -- effective weight, as memworker's events record them.
-CREATE TEMP TABLE doomed (seq INTEGER PRIMARY KEY, edge_rowid INTEGER, reason TEXT,
+-- In key order (mem_edges is keyed by (from_id, to_id), no rowid), so each
+-- chunk deletes neighbouring rows.
+CREATE TEMP TABLE doomed (seq INTEGER PRIMARY KEY, from_id TEXT, to_id TEXT, reason TEXT,
     lambda REAL, elapsed REAL, effective REAL);
-INSERT INTO doomed (edge_rowid, reason, lambda, elapsed, effective)
-SELECT edge_rowid, CASE WHEN static THEN 'static' ELSE 'temporal' END, lambda, elapsed, weight * exp(-lambda * elapsed)
+INSERT INTO doomed (from_id, to_id, reason, lambda, elapsed, effective)
+SELECT from_id, to_id, CASE WHEN static THEN 'static' ELSE 'temporal' END, lambda, elapsed, weight * exp(-lambda * elapsed)
 FROM (
-    SELECT rowid AS edge_rowid, weight,
+    SELECT from_id, to_id, weight,
            weight < (SELECT prune FROM cfg) AND reinforcement_count = 0 AS static,
            CASE WHEN origin IS NOT 'agent' AND last_active_hours IS NOT NULL THEN
                min(coalesce((SELECT lambda FROM tier WHERE id = from_id), 0.010),
@@ -27,7 +29,8 @@ FROM (
            END AS lambda,
            max(0, (SELECT now FROM cfg) - last_active_hours) AS elapsed
     FROM mem_edges WHERE NOT pinned)
-WHERE static OR weight * exp(-lambda * elapsed) < (SELECT decay FROM cfg);
+WHERE static OR weight * exp(-lambda * elapsed) < (SELECT decay FROM cfg)
+ORDER BY from_id, to_id;
 COMMIT;
 
 -- name: chunk
@@ -40,9 +43,9 @@ SELECT 0, CAST(strftime('%s', 'now') AS INTEGER), (SELECT now FROM cfg), 'edge',
                        'last_active_hours', e.last_active_hours, 'last_observed_at', e.last_observed_at, 'pinned', e.pinned,
                        'note', e.note, 'created_at', e.created_at, 'excluded', e.excluded),
                    'effective_weight', d.effective, 'lambda', d.lambda, 'elapsed_hours', d.elapsed)
-FROM doomed d JOIN mem_edges e ON e.rowid = d.edge_rowid
+FROM doomed d JOIN mem_edges e ON e.from_id = d.from_id AND e.to_id = d.to_id
 WHERE d.seq BETWEEN :lo AND :hi;
-DELETE FROM mem_edges WHERE rowid IN (SELECT edge_rowid FROM doomed WHERE seq BETWEEN :lo AND :hi);
+DELETE FROM mem_edges WHERE (from_id, to_id) IN (SELECT from_id, to_id FROM doomed WHERE seq BETWEEN :lo AND :hi);
 COMMIT;
 
 -- name: report

@@ -111,12 +111,27 @@ func Up(db *sql.DB) (uint, error) {
 	if err := refuseNewer(db); err != nil {
 		return 0, err
 	}
+	from, _, err := Version(db)
+	if err != nil {
+		return 0, err
+	}
+	latest, err := Latest()
+	if err != nil {
+		return 0, err
+	}
+	saved, err := guardRebuilds(db, from, latest)
+	if err != nil {
+		return 0, err
+	}
 	m, err := newMigrate(db)
 	if err != nil {
 		return 0, err
 	}
 	if err := m.Up(); err != nil && !errors.Is(err, migrate.ErrNoChange) {
 		return 0, fmt.Errorf("schema: migrate up: %w", err)
+	}
+	if err := recreate(db, saved); err != nil {
+		return 0, err
 	}
 	v, _, err := Version(db)
 	return v, err
@@ -125,6 +140,18 @@ func Up(db *sql.DB) (uint, error) {
 // Down reverts the newest migration step, or all of them when all is set.
 func Down(db *sql.DB, all bool) (uint, error) {
 	if err := refuseNewer(db); err != nil {
+		return 0, err
+	}
+	from, _, err := Version(db)
+	if err != nil {
+		return 0, err
+	}
+	to := uint(0)
+	if !all && from > 0 {
+		to = from - 1
+	}
+	saved, err := guardRebuilds(db, from, to)
+	if err != nil {
 		return 0, err
 	}
 	m, err := newMigrate(db)
@@ -138,6 +165,9 @@ func Down(db *sql.DB, all bool) (uint, error) {
 	}
 	if err != nil && !errors.Is(err, migrate.ErrNoChange) {
 		return 0, fmt.Errorf("schema: migrate down: %w", err)
+	}
+	if err := recreate(db, saved); err != nil {
+		return 0, err
 	}
 	v, _, err := Version(db)
 	return v, err

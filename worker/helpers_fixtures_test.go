@@ -135,3 +135,13 @@ func factScore(importance, decayRate, days, accessCount float64) float64 {
 func factCrossing(importance, decayRate, accessCount, threshold float64) float64 {
 	return math.Log(importance*(1+math.Log(1+accessCount)*0.1)/threshold) / factLambda(importance, decayRate)
 }
+
+// fixedDegree is a weighted degree as sweeps keep it: each edge's strength
+// rounded to a multiple of 2^-32, then summed (exactly).
+func fixedDegree(strengths ...float64) float64 {
+	var d float64
+	for _, s := range strengths {
+		d += math.Round(s*(1<<32)) / (1 << 32)
+	}
+	return d
+}

@@ -117,7 +117,7 @@ func appWrites(t *testing.T, db *sql.DB, rng *rand.Rand, nBlocks, n int, clock f
 		switch rng.Intn(8) {
 		case 0, 1, 2:
 			q = `UPDATE mem_edges SET reinforcement_count = reinforcement_count + 1, last_active_hours = ?
-				WHERE rowid = (SELECT rowid FROM mem_edges ORDER BY from_id, to_id LIMIT 1 OFFSET ?)`
+				WHERE (from_id, to_id) = (SELECT from_id, to_id FROM mem_edges ORDER BY from_id, to_id LIMIT 1 OFFSET ?)`
 			args = []any{clock, rng.Intn(2000)}
 		case 3, 4:
 			a, b := rng.Intn(nBlocks), rng.Intn(nBlocks)
@@ -128,7 +128,7 @@ func appWrites(t *testing.T, db *sql.DB, rng *rand.Rand, nBlocks, n int, clock f
 				VALUES (?, ?, ?, 0, ?, ?)`
 			args = []any{bigBlock(min(a, b)), bigBlock(max(a, b)), float64(rng.Intn(1000)) / 1000, clock, wall}
 		case 5:
-			q = `DELETE FROM mem_edges WHERE rowid = (SELECT rowid FROM mem_edges ORDER BY from_id, to_id LIMIT 1 OFFSET ?)`
+			q = `DELETE FROM mem_edges WHERE (from_id, to_id) = (SELECT from_id, to_id FROM mem_edges ORDER BY from_id, to_id LIMIT 1 OFFSET ?)`
 			args = []any{rng.Intn(2000)}
 		case 6:
 			q = `UPDATE mem_blocks SET category = ?, last_reinforced_hours = ? WHERE id = ? AND status = 'active'`
@@ -209,10 +209,10 @@ func randomWrites(rng *rand.Rand, clock float64, wall int64) []string {
 			qs = append(qs, randomEdge(rng, clock, wall))
 		case 2, 3:
 			qs = append(qs, fmt.Sprintf(`UPDATE mem_edges SET reinforcement_count = reinforcement_count + 1, last_active_hours = %v
-				WHERE rowid = (SELECT rowid FROM mem_edges ORDER BY from_id, to_id LIMIT 1 OFFSET %d)`, clock, rng.Intn(60)))
+				WHERE (from_id, to_id) = (SELECT from_id, to_id FROM mem_edges ORDER BY from_id, to_id LIMIT 1 OFFSET %d)`, clock, rng.Intn(60)))
 		case 4:
 			qs = append(qs, fmt.Sprintf(`UPDATE mem_edges SET weight = 1.0, last_observed_at = %d
-				WHERE rowid = (SELECT rowid FROM mem_edges WHERE relation_type = 'works_on' ORDER BY from_id, to_id LIMIT 1 OFFSET %d)`, wall, rng.Intn(10)))
+				WHERE (from_id, to_id) = (SELECT from_id, to_id FROM mem_edges WHERE relation_type = 'works_on' ORDER BY from_id, to_id LIMIT 1 OFFSET %d)`, wall, rng.Intn(10)))
 		case 5:
 			qs = append(qs, fmt.Sprintf(`INSERT OR IGNORE INTO mem_block_tags VALUES ('b%02d', '%s')`, rng.Intn(24), propTags[rng.Intn(len(propTags))]))
 		case 6:
@@ -221,7 +221,7 @@ func randomWrites(rng *rand.Rand, clock float64, wall int64) []string {
 			qs = append(qs, fmt.Sprintf(`UPDATE mem_blocks SET category = '%s', last_reinforced_hours = %v WHERE id = 'b%02d' AND status = 'active'`,
 				propCategories[rng.Intn(len(propCategories))], clock-float64(rng.Intn(50)), rng.Intn(24)))
 		case 8:
-			qs = append(qs, fmt.Sprintf(`DELETE FROM mem_edges WHERE rowid = (SELECT rowid FROM mem_edges ORDER BY from_id, to_id LIMIT 1 OFFSET %d)`, rng.Intn(60)))
+			qs = append(qs, fmt.Sprintf(`DELETE FROM mem_edges WHERE (from_id, to_id) = (SELECT from_id, to_id FROM mem_edges ORDER BY from_id, to_id LIMIT 1 OFFSET %d)`, rng.Intn(60)))
 		case 9:
 			qs = append(qs, fmt.Sprintf(`UPDATE mem_facts SET access_count = access_count + 1, last_accessed_at = %d WHERE id = 'f%02d' AND status = 'active'`,
 				wall, rng.Intn(20)))

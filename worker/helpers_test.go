@@ -364,7 +364,11 @@ func dumpTables(t *testing.T, db *worker.DB) string {
 	t.Helper()
 	var b strings.Builder
 	for _, table := range []string{"mem_config", "mem_blocks", "mem_block_tags", "mem_edges", "mem_edge_policies", "mem_facts", "mem_events"} {
-		rows, err := db.SQL.Query(`SELECT * FROM ` + table + ` ORDER BY rowid`)
+		order := "rowid"
+		if table == "mem_edges" {
+			order = "from_id, to_id" // no rowid
+		}
+		rows, err := db.SQL.Query(`SELECT * FROM ` + table + ` ORDER BY ` + order)
 		if err != nil {
 			t.Fatal(err)
 		}

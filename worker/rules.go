@@ -35,6 +35,15 @@ const validEdge = `((` + edgeProblem + `) IS NULL)`
 // tb (a block with none is standard).
 const edgeLambda = `lambda_edge(coalesce(ta.tier, 'standard'), coalesce(tb.tier, 'standard'), e.reinforcement_count, :established)`
 
+// edgeStrength is an edge e's share of each end's weighted degree (SPEC
+// §4.1: weight + ln(1 + reinforcement_count) × 0.10) in fixed point, a
+// multiple of 2^-32: sums and differences of such numbers are exact while
+// a degree stays below 2^21, so a full recount, a chunk's recount and the
+// sweep's own subtractions (remove_edges) agree to the bit, in any order.
+// A strength above 2^20 counts as 2^20 (no real edge comes near), so no
+// degree overflows to infinity.
+const edgeStrength = `(round(min(edge_strength(e.weight, e.reinforcement_count), 1048576.0) * 4294967296.0) / 4294967296.0)`
+
 // staticPrune is the static prune (SPEC §4.1 phase 2): an edge never
 // reinforced whose weight is below edge_prune_threshold.
 const staticPrune = `(weight < :prune_threshold AND reinforcement_count = 0)`

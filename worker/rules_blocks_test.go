@@ -96,8 +96,8 @@ func TestBridgeProtection(t *testing.T) {
 				('h','l6',0.6,0,1000), ('h','l7',0.7,0,1000), ('h','l8',0.8,0,1000),
 				('h','lb',0.95,0,1000), ('h','lc',0.94,0,1000);`)
 		r := sweepAt(t, db, 1000)
-		if r.BridgeThreshold == nil || *r.BridgeThreshold != 0.95 {
-			t.Fatalf("bridge threshold %v, want 0.95", r.BridgeThreshold)
+		if r.BridgeThreshold == nil || *r.BridgeThreshold != fixedDegree(0.95) {
+			t.Fatalf("bridge threshold %v, want 0.95 in fixed point", r.BridgeThreshold)
 		}
 		expectStatus(t, db, "active", "lb")
 		expectStatus(t, db, "archived", "lc")
@@ -114,8 +114,8 @@ func TestBridgeProtection(t *testing.T) {
 				('b-faded','f1',0.5,3,1000), ('b-faded','f2',0.5,3,1000),
 				('c-faded','f2',0.6386,0,1000), ('c-faded','f3',0.6386,0,1000);`)
 		r := sweepAt(t, db, 1000)
-		want := 2 * (0.5 + math.Log1p(3)*0.10)
-		if r.BridgeThreshold == nil || !near(*r.BridgeThreshold, want, 1e-12) {
+		want := fixedDegree(0.5+math.Log1p(3)*0.10, 0.5+math.Log1p(3)*0.10)
+		if r.BridgeThreshold == nil || *r.BridgeThreshold != want {
 			t.Fatalf("bridge threshold %v, want %v", r.BridgeThreshold, want)
 		}
 		expectStatus(t, db, "active", "b-faded")

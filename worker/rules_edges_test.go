@@ -194,7 +194,7 @@ func TestPinned(t *testing.T) {
 	}
 	// Bridge protection is not what saved f1, f3, f4: their degrees are below
 	// the threshold (block a, 0.919).
-	if r.BridgeThreshold == nil || !near(*r.BridgeThreshold, 0.05+0.5+math.Log(2)*0.1+0.3, 1e-12) {
+	if r.BridgeThreshold == nil || *r.BridgeThreshold != fixedDegree(0.05, 0.5+math.Log(2)*0.1, 0.3) {
 		t.Errorf("bridge threshold = %v, want block a's degree 0.919", r.BridgeThreshold)
 	}
 }

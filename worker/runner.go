@@ -120,7 +120,6 @@ func (s *sweep) args(extra ...any) []any {
 		sql.Named("now", s.clock.Hours),
 		sql.Named("wall", s.clock.Wall.Unix()),
 		sql.Named("sweep", s.report.SweepID),
-		sql.Named("full", s.report.Full),
 		sql.Named("block_threshold", s.cfg.BlockPruneThreshold),
 		sql.Named("prune_threshold", s.cfg.EdgePruneThreshold),
 		sql.Named("decay_threshold", s.cfg.EdgeDecayThreshold),

@@ -19,7 +19,7 @@ var sqlFiles embed.FS
 // macros expands the rules and encoders named in the SQL files.
 var macros = strings.NewReplacer(
 	"EDGE_SNAPSHOT", edgeSnapshot, "BLOCK_SNAPSHOT", blockSnapshot, "BLOCK_TAGS", blockTags, "FACT_SNAPSHOT", factSnapshot,
-	"VALID_EDGE", validEdge, "EDGE_PROBLEM", edgeProblem, "EDGE_LAMBDA", edgeLambda,
+	"VALID_EDGE", validEdge, "EDGE_PROBLEM", edgeProblem, "EDGE_LAMBDA", edgeLambda, "EDGE_STRENGTH", edgeStrength,
 	"STATIC_PRUNE", staticPrune, "MAX_FINITE", maxFinite, "TEMPORAL_DECAY", temporalDecay, "REMOVAL_PHASES", removalPhases)
 
 // statements holds the named statement lists of the SQL files.

@@ -298,22 +298,30 @@ func (s *sweep) planChanged(ctx context.Context) error {
 }
 
 // applySteps are the plan's steps, in the order they are applied: each
-// step's statements run once per chunk of its plan table.
-var applySteps = []struct{ what, table, stmts string }{
-	{"archive faded blocks", "plan_blocks", "apply_blocks"},
-	{"prune and decay edges", "plan_edges", "apply_edges"},
-	{"exclude and readmit edges", "plan_flags", "apply_flags"},
-	{"archive and prune facts", "plan_facts", "apply_facts"},
+// step's statement lists run once per chunk of its plan table, in one
+// transaction.
+var applySteps = []struct {
+	what, table string
+	stmts       []string
+}{
+	{"archive faded blocks", "plan_blocks", []string{"apply_blocks", "remove_edges", "archive_blocks"}},
+	{"prune and decay edges", "plan_edges", []string{"apply_edges", "remove_edges", "orphan_blocks"}},
+	{"exclude and readmit edges", "plan_flags", []string{"apply_flags"}},
+	{"archive and prune facts", "plan_facts", []string{"apply_facts"}},
 }
 
 // apply carries out the plan in bounded transactions, each chunk's changes
 // with their events.
 func (s *sweep) apply(ctx context.Context) error {
 	for _, st := range applySteps {
-		done := phase(st.stmts)
+		done := phase(st.stmts[0])
 		if err := s.chunks(ctx, st.table, s.opt.ChunkSize, true, func(lo, hi int64) error {
-			_, err := s.db.exec(ctx, st.stmts, chunkArgs(lo, hi)...)
-			return err
+			for _, name := range st.stmts {
+				if _, err := s.db.exec(ctx, name, chunkArgs(lo, hi)...); err != nil {
+					return err
+				}
+			}
+			return nil
 		}); err != nil {
 			return fmt.Errorf("sweep: %s: %w", st.what, err)
 		}

@@ -68,7 +68,8 @@ func (b *bench) writerBesideSweep(ctx context.Context, bursts bool) (*WriterResu
 	}
 	type pair struct{ from, to string }
 	var existing []pair
-	rows, err := app.QueryContext(ctx, `SELECT from_id, to_id FROM mem_edges WHERE rowid % 97 = 0 LIMIT 20000`)
+	rows, err := app.QueryContext(ctx, `SELECT from_id, to_id FROM (
+		SELECT from_id, to_id, row_number() OVER (ORDER BY from_id, to_id) AS n FROM mem_edges) WHERE n % 97 = 0 LIMIT 20000`)
 	if err != nil {
 		return nil, err
 	}

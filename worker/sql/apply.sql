@@ -4,7 +4,11 @@
 
 -- name: apply_blocks
 -- One chunk of archivals: the blocks still as planned, their events (with
--- tags), their edges' events, then the removals and the status change.
+-- tags), their edges' events; then their edges go (remove_edges) and they
+-- change status (archive_blocks).
+DELETE FROM chunk_mark;
+INSERT INTO chunk_mark (edge_seq, block_seq)
+SELECT (SELECT coalesce(max(seq), 0) FROM main.mem_dirty_edges), (SELECT coalesce(max(seq), 0) FROM main.mem_dirty_blocks);
 DELETE FROM apply_rows;
 INSERT INTO apply_rows (seq)
 SELECT p.seq FROM plan_blocks p CROSS JOIN main.mem_blocks b ON b.id = p.id
@@ -21,9 +25,14 @@ SELECT :sweep, :wall, :now, 'edge', json_array(e.from_id, e.to_id), 'delete', 'b
                    'archived_block', CASE WHEN e.from_id IN (SELECT id FROM apply_block_ids) THEN e.from_id ELSE e.to_id END)
 FROM valid_edges e
 WHERE e.from_id IN (SELECT id FROM apply_block_ids) OR e.to_id IN (SELECT id FROM apply_block_ids);
-DELETE FROM main.mem_edges WHERE rowid IN (
-    SELECT e.edge_rowid FROM valid_edges e
-    WHERE e.from_id IN (SELECT id FROM apply_block_ids) OR e.to_id IN (SELECT id FROM apply_block_ids));
+DELETE FROM apply_edge_keys;
+INSERT INTO apply_edge_keys (from_id, to_id, strength)
+SELECT e.from_id, e.to_id, EDGE_STRENGTH FROM valid_edges e
+WHERE e.from_id IN (SELECT id FROM apply_block_ids) OR e.to_id IN (SELECT id FROM apply_block_ids);
+
+-- name: archive_blocks
+-- After remove_edges: the archived blocks lose their tags and change
+-- status (which queues them for a refresh of their state).
 DELETE FROM main.mem_block_tags WHERE block_id IN (SELECT p.id FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq);
 UPDATE main.mem_blocks SET status = 'archived', archive_reason = 'decayed'
 WHERE id IN (SELECT p.id FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq);
@@ -33,10 +42,11 @@ WHERE id IN (SELECT p.id FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a
 -- edge only if it is unchanged since it was planned (an app's refresh in
 -- between wins), then the blocks this chunk left orphaned.
 DELETE FROM chunk_mark;
-INSERT INTO chunk_mark (edge_seq) SELECT coalesce(max(seq), 0) FROM main.mem_dirty_edges;
+INSERT INTO chunk_mark (edge_seq, block_seq)
+SELECT (SELECT coalesce(max(seq), 0) FROM main.mem_dirty_edges), (SELECT coalesce(max(seq), 0) FROM main.mem_dirty_blocks);
 DELETE FROM apply_rows;
-INSERT INTO apply_rows (seq, edge_rowid)
-SELECT p.seq, e.rowid FROM plan_edges p CROSS JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id
+INSERT INTO apply_rows (seq)
+SELECT p.seq FROM plan_edges p CROSS JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id
 WHERE p.seq BETWEEN :lo AND :hi AND p.phase IN REMOVAL_PHASES
   AND e.weight IS p.weight AND e.reinforcement_count IS p.reinforcement_count
   AND e.last_active_hours IS p.last_active_hours AND e.last_observed_at IS p.last_observed_at AND NOT e.pinned;
@@ -46,13 +56,30 @@ SELECT :sweep, :wall, :now, 'edge', json_array(e.from_id, e.to_id),
        CASE p.phase WHEN 'policy' THEN 'policy:' || p.relation_type ELSE p.phase END,
        json_object('edge', EDGE_SNAPSHOT, 'effective_weight', p.effective, 'lambda', p.lambda,
                    CASE p.phase WHEN 'policy' THEN 'elapsed' ELSE 'elapsed_hours' END, p.elapsed)
-FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq CROSS JOIN main.mem_edges e ON e.rowid = a.edge_rowid;
-DELETE FROM main.mem_edges WHERE rowid IN (SELECT edge_rowid FROM apply_rows);
--- The removed edges need no refresh: their due times go with them (their
--- ends stay queued, for their degrees). A full sweep stored none for them.
-DELETE FROM main.mem_edge_due WHERE NOT :full AND (from_id, to_id) IN (
-    SELECT p.from_id, p.to_id FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq);
+FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq
+CROSS JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id;
+DELETE FROM apply_edge_keys;
+INSERT INTO apply_edge_keys (from_id, to_id, strength)
+SELECT e.from_id, e.to_id, EDGE_STRENGTH FROM apply_rows a CROSS JOIN plan_edges e ON e.seq = a.seq;
+
+-- name: remove_edges
+-- The edges of apply_edge_keys go, settled in the same transaction: their
+-- ends lose their fixed-point strength from the stored degrees, their due
+-- times go, and the queue entries their deletes made are dropped (entries
+-- after the chunk's marks are the chunk's own). No sweep recounts them.
+UPDATE main.mem_block_state SET degree = degree - l.strength
+FROM (SELECT id, sum(strength) AS strength
+      FROM (SELECT from_id AS id, strength FROM apply_edge_keys UNION ALL SELECT to_id, strength FROM apply_edge_keys)
+      GROUP BY id) AS l
+WHERE mem_block_state.id = l.id;
+DELETE FROM main.mem_edges WHERE (from_id, to_id) IN (SELECT from_id, to_id FROM apply_edge_keys);
+DELETE FROM main.mem_edge_due WHERE (from_id, to_id) IN (SELECT from_id, to_id FROM apply_edge_keys);
 DELETE FROM main.mem_dirty_edges WHERE seq > (SELECT edge_seq FROM chunk_mark);
+DELETE FROM main.mem_dirty_blocks WHERE seq > (SELECT block_seq FROM chunk_mark);
+
+-- name: orphan_blocks
+-- After remove_edges: the active ends of policy-deleted edges (orphans =
+-- 'delete') that this chunk left with no edge at all are archived.
 DELETE FROM apply_block_ids;
 INSERT INTO apply_block_ids (id)
 SELECT b.id FROM (SELECT p.from_id AS id FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq
@@ -86,10 +113,9 @@ JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id;
 -- Their due time changes with the flag: queue them for the next refresh.
 INSERT INTO main.mem_dirty_edges (from_id, to_id)
 SELECT p.from_id, p.to_id FROM apply_rows a CROSS JOIN plan_flags p ON p.seq = a.seq;
-UPDATE main.mem_edges SET excluded = (SELECT p.excluded_to FROM apply_rows a CROSS JOIN plan_flags p ON p.seq = a.seq
-                                      WHERE p.from_id = mem_edges.from_id AND p.to_id = mem_edges.to_id)
-WHERE rowid IN (SELECT e.rowid FROM apply_rows a CROSS JOIN plan_flags p ON p.seq = a.seq
-                JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id);
+UPDATE main.mem_edges SET excluded = p.excluded_to
+FROM (SELECT p.from_id, p.to_id, p.excluded_to FROM apply_rows a CROSS JOIN plan_flags p ON p.seq = a.seq) AS p
+WHERE mem_edges.from_id = p.from_id AND mem_edges.to_id = p.to_id;
 
 -- name: apply_facts
 -- One chunk of fact archivals and prunes; a pruned fact lives on as the

@@ -32,7 +32,7 @@ CREATE TEMP TABLE sweep_edges AS
 SELECT e.*, CASE WHEN lambda IS NOT NULL THEN max(0, :now - last_active_hours) END AS elapsed,
        CASE WHEN lambda IS NOT NULL THEN effective_weight(weight, lambda, :now - last_active_hours) END AS effective
 FROM (
-    SELECT e.edge_rowid, e.from_id, e.to_id, e.weight, e.reinforcement_count, e.relation_type, e.origin,
+    SELECT e.from_id, e.to_id, e.weight, e.reinforcement_count, e.relation_type, e.origin,
            e.last_active_hours, e.last_observed_at, e.pinned, e.excluded, e.has_policy,
            CASE WHEN TEMPORAL_DECAY AND NOT e.has_policy
                 THEN EDGE_LAMBDA
@@ -47,7 +47,7 @@ CREATE TEMP TABLE sweep_edges AS
 SELECT e.*, CASE WHEN lambda IS NOT NULL THEN max(0, :now - last_active_hours) END AS elapsed,
        CASE WHEN lambda IS NOT NULL THEN effective_weight(weight, lambda, :now - last_active_hours) END AS effective
 FROM (
-    SELECT e.edge_rowid, e.from_id, e.to_id, e.weight, e.reinforcement_count, e.relation_type, e.origin,
+    SELECT e.from_id, e.to_id, e.weight, e.reinforcement_count, e.relation_type, e.origin,
            e.last_active_hours, e.last_observed_at, e.pinned, e.excluded, e.has_policy,
            CASE WHEN TEMPORAL_DECAY AND NOT e.has_policy
                 THEN EDGE_LAMBDA
@@ -84,28 +84,24 @@ WHERE NOT coalesce(c.degree >= :bridge, 0)
   AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.to_id = c.id AND e.pinned)
 ORDER BY c.id;
 -- Every valid edge touching an archived block goes with it.
-INSERT OR IGNORE INTO plan_edges (from_id, to_id, phase, weight, reinforcement_count, last_active_hours, last_observed_at,
-                                   edge_rowid)
-SELECT e.from_id, e.to_id, 'block_archived', e.weight, e.reinforcement_count, e.last_active_hours, e.last_observed_at,
-       e.edge_rowid
+INSERT OR IGNORE INTO plan_edges (from_id, to_id, phase, weight, reinforcement_count, last_active_hours, last_observed_at)
+SELECT e.from_id, e.to_id, 'block_archived', e.weight, e.reinforcement_count, e.last_active_hours, e.last_observed_at
 FROM plan_blocks p CROSS JOIN valid_edges e ON e.from_id = p.id
 UNION
-SELECT e.from_id, e.to_id, 'block_archived', e.weight, e.reinforcement_count, e.last_active_hours, e.last_observed_at,
-       e.edge_rowid
+SELECT e.from_id, e.to_id, 'block_archived', e.weight, e.reinforcement_count, e.last_active_hours, e.last_observed_at
 FROM plan_blocks p CROSS JOIN valid_edges e ON e.to_id = p.id
 ORDER BY 1, 2;
 
 -- name: plan_static
-INSERT OR IGNORE INTO plan_edges (from_id, to_id, phase, weight, reinforcement_count, last_active_hours, last_observed_at,
-                                   edge_rowid)
-SELECT from_id, to_id, 'static', weight, reinforcement_count, last_active_hours, last_observed_at, edge_rowid
+INSERT OR IGNORE INTO plan_edges (from_id, to_id, phase, weight, reinforcement_count, last_active_hours, last_observed_at)
+SELECT from_id, to_id, 'static', weight, reinforcement_count, last_active_hours, last_observed_at
 FROM sweep_edges
 WHERE STATIC_PRUNE AND NOT pinned AND NOT has_policy
 ORDER BY from_id, to_id;
 
 -- name: plan_decay_candidates
 CREATE TEMP TABLE plan_decay AS
-SELECT from_id, to_id, weight, reinforcement_count, last_active_hours, last_observed_at, lambda, edge_rowid, elapsed, effective
+SELECT from_id, to_id, weight, reinforcement_count, last_active_hours, last_observed_at, lambda, elapsed, effective
 FROM sweep_edges e
 WHERE lambda IS NOT NULL AND effective < :decay_threshold
   -- Not already planned: not a static prune, not going with a block.
@@ -120,9 +116,8 @@ DELETE FROM plan_decay WHERE rowid NOT IN (
 
 -- name: plan_decay
 INSERT INTO plan_edges (from_id, to_id, phase, weight, reinforcement_count, last_active_hours, last_observed_at,
-                        effective, lambda, elapsed, edge_rowid)
-SELECT from_id, to_id, 'temporal', weight, reinforcement_count, last_active_hours, last_observed_at, effective, lambda, elapsed,
-       edge_rowid
+                        effective, lambda, elapsed)
+SELECT from_id, to_id, 'temporal', weight, reinforcement_count, last_active_hours, last_observed_at, effective, lambda, elapsed
 FROM plan_decay;
 
 -- name: plan_policy
@@ -131,7 +126,7 @@ FROM plan_decay;
 -- archived block are left out.
 CREATE TEMP TABLE plan_policy_eval AS
 SELECT e.from_id, e.to_id, e.relation_type, e.weight, e.reinforcement_count, e.last_active_hours,
-       e.last_observed_at, e.excluded, e.pinned, e.edge_rowid, p.action, p.orphans, p.curve, p.to_zero, p.threshold,
+       e.last_observed_at, e.excluded, e.pinned, p.action, p.orphans, p.curve, p.to_zero, p.threshold,
        max(0, CASE p.clock WHEN 'wall' THEN (:wall - e.last_observed_at) / 86400.0 ELSE :now - e.last_active_hours END) AS elapsed
 FROM sweep_edges e JOIN sweep_policy p ON p.relation_type = e.relation_type
 WHERE NOT EXISTS (SELECT 1 FROM plan_edges x WHERE x.from_id = e.from_id AND x.to_id = e.to_id);
@@ -141,9 +136,9 @@ UPDATE plan_policy_eval SET effective = curve_weight(curve, weight, elapsed) WHE
 UPDATE plan_policy_eval SET below = CASE WHEN to_zero THEN effective <= 0 ELSE effective < threshold END
 WHERE effective IS NOT NULL;
 INSERT INTO plan_edges (from_id, to_id, phase, relation_type, orphans, weight, reinforcement_count,
-                        last_active_hours, last_observed_at, effective, elapsed, edge_rowid)
+                        last_active_hours, last_observed_at, effective, elapsed)
 SELECT from_id, to_id, 'policy', relation_type, orphans, weight, reinforcement_count,
-       last_active_hours, last_observed_at, effective, elapsed, edge_rowid
+       last_active_hours, last_observed_at, effective, elapsed
 FROM plan_policy_eval WHERE below AND action = 'delete'
 ORDER BY from_id, to_id;
 INSERT INTO plan_flags (from_id, to_id, relation_type, excluded_to, weight, last_active_hours, last_observed_at,
@@ -176,9 +171,9 @@ INSERT INTO plan_reinforce (id, kind)
 -- stored degree.
 WITH lost AS MATERIALIZED (
     SELECT id, sum(strength) AS strength FROM (
-        SELECT from_id AS id, edge_strength(weight, reinforcement_count) AS strength FROM plan_edges
+        SELECT e.from_id AS id, EDGE_STRENGTH AS strength FROM plan_edges e
         UNION ALL
-        SELECT to_id, edge_strength(weight, reinforcement_count) FROM plan_edges)
+        SELECT e.to_id, EDGE_STRENGTH FROM plan_edges e)
     GROUP BY id),
 candidates AS (
     SELECT b.id, coalesce(b.confidence, 0.5) AS confidence,
@@ -203,15 +198,15 @@ ORDER BY composite_score(
 LIMIT :top_n;
 
 -- name: plan_order
--- Removals are applied in the table's row order, so each chunk of deletes
--- touches few of its pages.
+-- Removals are applied in key order, the table's own, so each chunk of
+-- deletes touches a few neighbouring pages.
 CREATE TEMP TABLE plan_edges_planned AS SELECT * FROM plan_edges;
 DELETE FROM plan_edges;
 INSERT INTO plan_edges (from_id, to_id, phase, relation_type, orphans, weight, reinforcement_count, last_active_hours,
-                        last_observed_at, effective, lambda, elapsed, edge_rowid)
+                        last_observed_at, effective, lambda, elapsed)
 SELECT from_id, to_id, phase, relation_type, orphans, weight, reinforcement_count, last_active_hours,
-       last_observed_at, effective, lambda, elapsed, edge_rowid
-FROM plan_edges_planned ORDER BY edge_rowid, seq;
+       last_observed_at, effective, lambda, elapsed
+FROM plan_edges_planned ORDER BY from_id, to_id;
 DROP TABLE plan_edges_planned;
 
 -- name: plan_facts

@@ -7,23 +7,23 @@
 INSERT OR IGNORE INTO refresh_ids (id) SELECT id FROM main.mem_blocks ORDER BY id;
 
 -- name: degrees_all
--- Every block's weighted degree in one pass over the edges, in table order.
+-- Every block's weighted degree in one pass over the edges, in key order.
 DELETE FROM degree;
 INSERT INTO degree (id, strength)
 WITH s AS MATERIALIZED (
-    SELECT from_id, to_id, edge_strength(weight, reinforcement_count) AS strength FROM valid_edges_scan)
-SELECT id, sum(strength ORDER BY strength) FROM (SELECT from_id AS id, strength FROM s UNION ALL SELECT to_id, strength FROM s)
+    SELECT e.from_id, e.to_id, EDGE_STRENGTH AS strength FROM valid_edges_scan e)
+SELECT id, sum(strength) FROM (SELECT from_id AS id, strength FROM s UNION ALL SELECT to_id, strength FROM s)
 GROUP BY id;
 
 -- name: degrees_chunk
 -- The weighted degrees of one chunk of blocks, through the edge indexes.
 DELETE FROM degree;
 INSERT INTO degree (id, strength)
-SELECT id, sum(strength ORDER BY strength) FROM (
-    SELECT r.id, edge_strength(e.weight, e.reinforcement_count) AS strength
+SELECT id, sum(strength) FROM (
+    SELECT r.id, EDGE_STRENGTH AS strength
     FROM refresh_ids r CROSS JOIN main.mem_edges e ON e.from_id = r.id WHERE r.seq BETWEEN :lo AND :hi AND VALID_EDGE
     UNION ALL
-    SELECT r.id, edge_strength(e.weight, e.reinforcement_count)
+    SELECT r.id, EDGE_STRENGTH
     FROM refresh_ids r CROSS JOIN main.mem_edges e ON e.to_id = r.id WHERE r.seq BETWEEN :lo AND :hi AND VALID_EDGE)
 GROUP BY id;
 
@@ -159,7 +159,7 @@ FROM (
             SELECT from_id, to_id, weight, reinforcement_count, relation_type, origin, last_active_hours, last_observed_at,
                    pinned, excluded, lambda
             FROM sweep_edges
-            WHERE edge_rowid NOT IN (SELECT edge_rowid FROM plan_edges WHERE phase IN REMOVAL_PHASES)) e
+            WHERE (from_id, to_id) NOT IN (SELECT from_id, to_id FROM plan_edges WHERE phase IN REMOVAL_PHASES)) e
         LEFT JOIN sweep_policy p ON p.relation_type = e.relation_type))
 -- In key order: appends to the table it fills.
 ORDER BY from_id, to_id;

@@ -27,6 +27,7 @@ DROP TABLE IF EXISTS temp.plan_edges_planned;
 DROP TABLE IF EXISTS temp.plan_decay;
 DROP TABLE IF EXISTS temp.plan_reinforce;
 DROP TABLE IF EXISTS temp.apply_rows;
+DROP TABLE IF EXISTS temp.apply_edge_keys;
 DROP TABLE IF EXISTS temp.apply_block_ids;
 DROP TABLE IF EXISTS temp.plan_policy_eval;
 DROP TABLE IF EXISTS temp.plan_flags;
@@ -40,26 +41,25 @@ DROP VIEW IF EXISTS temp.sweep_blocks;
 DROP VIEW IF EXISTS temp.sweep_facts;
 -- Edges whose numbers are numbers; the others are reported, never touched.
 CREATE TEMP VIEW valid_edges AS
-SELECT e.rowid AS edge_rowid, e.* FROM main.mem_edges e WHERE VALID_EDGE;
--- The same for reading every edge: in table order, never through an index
--- (an index order reads the table's pages at random).
+SELECT e.* FROM main.mem_edges e WHERE VALID_EDGE;
+-- The same for reading every edge: in key order, the table's own order,
+-- never through another index (which would read its pages at random).
 CREATE TEMP VIEW valid_edges_scan AS
-SELECT e.rowid AS edge_rowid, e.* FROM main.mem_edges e NOT INDEXED WHERE VALID_EDGE;
+SELECT e.* FROM main.mem_edges e NOT INDEXED WHERE VALID_EDGE;
 CREATE TEMP TABLE refresh_ids (seq INTEGER PRIMARY KEY, id TEXT UNIQUE);
 CREATE TEMP TABLE refresh_edges (seq INTEGER PRIMARY KEY, from_id TEXT, to_id TEXT, UNIQUE (from_id, to_id));
--- Weighted degrees of the blocks being refreshed. Each block's edge
--- strengths are added smallest first, whether for every block at once or
--- a chunk at a time, so full and incremental refreshes give the same bits
--- whatever order the rows are stored in.
+-- Weighted degrees of the blocks being refreshed, sums of fixed-point
+-- strengths (EDGE_STRENGTH): exact, so a full recount, a chunk's and the
+-- sweep's own subtractions give the same bits in any order.
 CREATE TEMP TABLE degree (id TEXT PRIMARY KEY, strength REAL) WITHOUT ROWID;
 -- Derived rows a full refresh changed, to copy into the main tables a
 -- chunk at a time (columns NULL: the row goes).
 CREATE TEMP TABLE sync_rows (seq INTEGER PRIMARY KEY, kind TEXT, id TEXT, to_id TEXT, present INTEGER,
     tier TEXT, lambda REAL, constitutional INTEGER, degree REAL, archive_at REAL,
     due_hours REAL, due_wall REAL, problem TEXT);
--- The queue's last entry when an apply chunk began: entries after it are
--- the chunk's own removals, already settled.
-CREATE TEMP TABLE chunk_mark (edge_seq INTEGER);
+-- The queues' last entries when an apply chunk began: entries after them
+-- are the chunk's own removals, already settled in the chunk.
+CREATE TEMP TABLE chunk_mark (edge_seq INTEGER, block_seq INTEGER);
 CREATE TEMP TABLE refresh_block_rows (id TEXT PRIMARY KEY, tier TEXT, lambda REAL, constitutional INTEGER,
     degree REAL, archive_at REAL, problem TEXT);
 CREATE TEMP TABLE sweep_invalid (kind TEXT, id TEXT, problem TEXT);
@@ -67,7 +67,7 @@ CREATE TEMP TABLE plan_blocks (seq INTEGER PRIMARY KEY, id TEXT UNIQUE, last_rei
 CREATE TEMP TABLE plan_edges (
     seq INTEGER PRIMARY KEY, from_id TEXT, to_id TEXT, phase TEXT, relation_type TEXT, orphans TEXT,
     weight, reinforcement_count, last_active_hours, last_observed_at, effective REAL, lambda REAL, elapsed REAL,
-    edge_rowid INTEGER, UNIQUE (from_id, to_id));
+    UNIQUE (from_id, to_id));
 CREATE TEMP TABLE plan_flags (
     seq INTEGER PRIMARY KEY, from_id TEXT, to_id TEXT, relation_type TEXT, excluded_to INTEGER,
     weight, last_active_hours, last_observed_at, effective REAL, threshold REAL, elapsed REAL);
@@ -79,9 +79,11 @@ CREATE TEMP TABLE plan_facts (
 CREATE TEMP TABLE sweep_policy (
     relation_type TEXT PRIMARY KEY, model TEXT, curve TEXT, clock TEXT, threshold REAL, to_zero INTEGER,
     action TEXT, orphans TEXT);
--- The plan rows of the chunk being applied that still stand (edge_rowid:
--- the edge's row in mem_edges, looked up once).
-CREATE TEMP TABLE apply_rows (seq INTEGER PRIMARY KEY, edge_rowid INTEGER);
+-- The plan rows of the chunk being applied that still stand.
+CREATE TEMP TABLE apply_rows (seq INTEGER PRIMARY KEY);
+-- The edges the chunk being applied removes, in key order, with their
+-- fixed-point strength.
+CREATE TEMP TABLE apply_edge_keys (from_id TEXT, to_id TEXT, strength REAL, PRIMARY KEY (from_id, to_id)) WITHOUT ROWID;
 -- Block ids of the chunk being applied: archived blocks, then orphans.
 CREATE TEMP TABLE apply_block_ids (id TEXT PRIMARY KEY);
 
