@@ -59,7 +59,7 @@ func (s *sweep) settle(ctx context.Context) error {
 	}
 	done()
 	done = phase("clear queues")
-	if err := s.clearQueues(ctx); err != nil {
+	if err := s.clearQueues(ctx, false); err != nil {
 		return fmt.Errorf("sweep: clearing queues: %w", err)
 	}
 	done()
@@ -72,7 +72,14 @@ func (s *sweep) settle(ctx context.Context) error {
 // clearQueues drops the queue entries this sweep refreshed and the saved
 // plans of this and earlier sweeps, in bounded transactions. Entries left
 // by an interrupted sweep are refreshed again next time, which is harmless.
-func (s *sweep) clearQueues(ctx context.Context) error {
+// midSweep keeps each queue's entry at its mark: SQLite numbers a new row
+// after the largest left, and entries queued later in this sweep must
+// number above its marks to be refreshed by its settle.
+func (s *sweep) clearQueues(ctx context.Context, midSweep bool) error {
+	keep := int64(0)
+	if midSweep {
+		keep = 1
+	}
 	// A table is emptied whole, which SQLite does by freeing its pages
 	// rather than row by row (much the cheapest for the big queue a first
 	// sweep leaves), keeping the few rows queued after the mark; one table
@@ -81,9 +88,9 @@ func (s *sweep) clearQueues(ctx context.Context) error {
 		table, newer string
 		mark         int64
 	}{
-		{"mem_dirty_blocks", "seq > ?", s.marks.block},
-		{"mem_dirty_edges", "seq > ?", s.marks.edge},
-		{"mem_dirty_facts", "seq > ?", s.marks.fact},
+		{"mem_dirty_blocks", "seq > ?", s.marks.block - keep},
+		{"mem_dirty_edges", "seq > ?", s.marks.edge - keep},
+		{"mem_dirty_facts", "seq > ?", s.marks.fact - keep},
 		{"mem_sweep_plans", "sweep_id > ?", s.report.SweepID},
 	}
 	for _, t := range tables {
@@ -109,7 +116,7 @@ func (s *sweep) clearQueues(ctx context.Context) error {
 		var n int64
 		err := s.db.inTx(ctx, func() error {
 			var err error
-			n, err = s.db.exec(ctx, "clear_queues", sql.Named("limit", limit))
+			n, err = s.db.exec(ctx, "clear_queues", sql.Named("limit", limit), sql.Named("keep", keep))
 			if err == nil {
 				var m int64
 				m, err = s.db.exec(ctx, "clear_plan", sql.Named("limit", limit))

@@ -8,7 +8,10 @@ import (
 )
 
 // A sweep saves its plan in mem_sweep_plans before applying it, so a sweep
-// cut off mid-apply is finished by the next sweep at the same clock.
+// cut off mid-apply is finished by the next sweep at the same clock. Each
+// row is a JSON array of the plan row's columns, and goes in the same
+// transaction as its chunk is applied (forget_saved), so the pages the plan
+// took are reused by the events that follow rather than left free.
 
 // savedPlan is what a resumed sweep needs besides the planned rows: the
 // report as planned and the queue marks its refresh covered.
@@ -62,16 +65,12 @@ func (s *sweep) savePlan(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		pairs := make([]string, len(cols))
-		for i, c := range cols {
-			pairs[i] = fmt.Sprintf("'%s', %s", c, c)
-		}
 		where := "rowid BETWEEN :lo AND :hi"
 		if st.where != "" {
 			where += " AND " + st.where
 		}
 		query := fmt.Sprintf(`INSERT INTO main.mem_sweep_plans (sweep_id, step, seq, row)
-			SELECT :sweep, '%s', rowid, json_object(%s) FROM temp.%s WHERE %s`, st.table, strings.Join(pairs, ", "), st.table, where)
+			SELECT :sweep, '%s', rowid, json_array(%s) FROM temp.%s WHERE %s`, st.table, strings.Join(cols, ", "), st.table, where)
 		maxRow, err := s.db.count(ctx, "SELECT coalesce(max(rowid), 0) FROM temp."+st.table)
 		if err != nil {
 			return err
@@ -108,9 +107,10 @@ func (s *sweep) restorePlan(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		// A plan saved by a memworker before arrays names its columns.
 		extracts := make([]string, len(cols))
 		for i, c := range cols {
-			extracts[i] = fmt.Sprintf("json_extract(row, '$.%s')", c)
+			extracts[i] = fmt.Sprintf("CASE json_type(row) WHEN 'array' THEN json_extract(row, '$[%d]') ELSE json_extract(row, '$.%s') END", i, c)
 		}
 		query := fmt.Sprintf(`INSERT INTO temp.%s (%s) SELECT %s FROM main.mem_sweep_plans WHERE sweep_id = ? AND step = ? ORDER BY seq`,
 			st.table, strings.Join(cols, ", "), strings.Join(extracts, ", "))

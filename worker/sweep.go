@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -275,6 +276,14 @@ func (s *sweep) planAll(ctx context.Context) error {
 		return fmt.Errorf("sweep: storing derived state: %w", err)
 	}
 	done()
+	// Every queued row is now refreshed: the queues are emptied before the
+	// apply, so the events it writes reuse their pages (a file an app just
+	// filled holds a queue entry per row it wrote).
+	done = phase("clear queues")
+	if err := s.clearQueues(ctx, true); err != nil {
+		return fmt.Errorf("sweep: clearing queues: %w", err)
+	}
+	done()
 	return nil
 }
 
@@ -304,10 +313,10 @@ var applySteps = []struct {
 	what, table string
 	stmts       []string
 }{
-	{"archive faded blocks", "plan_blocks", []string{"apply_blocks", "remove_edges", "archive_blocks"}},
-	{"prune and decay edges", "plan_edges", []string{"apply_edges", "remove_edges", "orphan_blocks"}},
-	{"exclude and readmit edges", "plan_flags", []string{"apply_flags"}},
-	{"archive and prune facts", "plan_facts", []string{"apply_facts"}},
+	{"archive faded blocks", "plan_blocks", []string{"apply_blocks", "remove_edges", "archive_blocks", "forget_saved"}},
+	{"prune and decay edges", "plan_edges", []string{"apply_edges", "remove_edges", "orphan_blocks", "forget_saved"}},
+	{"exclude and readmit edges", "plan_flags", []string{"apply_flags", "forget_saved"}},
+	{"archive and prune facts", "plan_facts", []string{"apply_facts", "forget_saved"}},
 }
 
 // apply carries out the plan in bounded transactions, each chunk's changes
@@ -317,7 +326,7 @@ func (s *sweep) apply(ctx context.Context) error {
 		done := phase(st.stmts[0])
 		if err := s.chunks(ctx, st.table, s.opt.ChunkSize, true, func(lo, hi int64) error {
 			for _, name := range st.stmts {
-				if _, err := s.db.exec(ctx, name, chunkArgs(lo, hi)...); err != nil {
+				if _, err := s.db.exec(ctx, name, append(chunkArgs(lo, hi), sql.Named("step", st.table))...); err != nil {
 					return err
 				}
 			}

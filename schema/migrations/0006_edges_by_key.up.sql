@@ -46,7 +46,13 @@ CREATE TRIGGER mem_edges_queue_update AFTER UPDATE OF from_id, to_id, weight, re
     INSERT INTO mem_dirty_edges (from_id, to_id) VALUES (OLD.from_id, OLD.to_id), (NEW.from_id, NEW.to_id);
     INSERT INTO mem_dirty_blocks (id) VALUES (OLD.from_id), (OLD.to_id), (NEW.from_id), (NEW.to_id);
 END;
-CREATE TRIGGER mem_edges_queue_delete AFTER DELETE ON mem_edges BEGIN
+-- A sweep's own removals are settled in their transaction (their ends'
+-- degrees, their due times), so they are not queued: the sweep marks them
+-- with a mem_config row it deletes again before its commit, which no other
+-- connection ever sees.
+CREATE TRIGGER mem_edges_queue_delete AFTER DELETE ON mem_edges
+WHEN NOT EXISTS (SELECT 1 FROM mem_config WHERE key = 'sweep_removing')
+BEGIN
     INSERT INTO mem_dirty_edges (from_id, to_id) VALUES (OLD.from_id, OLD.to_id);
     INSERT INTO mem_dirty_blocks (id) VALUES (OLD.from_id), (OLD.to_id);
 END;

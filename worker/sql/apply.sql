@@ -6,9 +6,6 @@
 -- One chunk of archivals: the blocks still as planned, their events (with
 -- tags), their edges' events; then their edges go (remove_edges) and they
 -- change status (archive_blocks).
-DELETE FROM chunk_mark;
-INSERT INTO chunk_mark (edge_seq, block_seq)
-SELECT (SELECT coalesce(max(seq), 0) FROM main.mem_dirty_edges), (SELECT coalesce(max(seq), 0) FROM main.mem_dirty_blocks);
 DELETE FROM apply_rows;
 INSERT INTO apply_rows (seq)
 SELECT p.seq FROM plan_blocks p CROSS JOIN main.mem_blocks b ON b.id = p.id
@@ -41,9 +38,6 @@ WHERE id IN (SELECT p.id FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a
 -- One chunk of static prunes, temporal decays and policy removals, each
 -- edge only if it is unchanged since it was planned (an app's refresh in
 -- between wins), then the blocks this chunk left orphaned.
-DELETE FROM chunk_mark;
-INSERT INTO chunk_mark (edge_seq, block_seq)
-SELECT (SELECT coalesce(max(seq), 0) FROM main.mem_dirty_edges), (SELECT coalesce(max(seq), 0) FROM main.mem_dirty_blocks);
 DELETE FROM apply_rows;
 INSERT INTO apply_rows (seq)
 SELECT p.seq FROM plan_edges p CROSS JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id
@@ -64,9 +58,11 @@ SELECT e.from_id, e.to_id, EDGE_STRENGTH FROM apply_rows a CROSS JOIN plan_edges
 
 -- name: remove_edges
 -- The edges of apply_edge_keys go, settled in the same transaction: their
--- ends lose their fixed-point strength from the stored degrees, their due
--- times go, and the queue entries their deletes made are dropped (entries
--- after the chunk's marks are the chunk's own). No sweep recounts them.
+-- ends lose their fixed-point strength from the stored degrees and their
+-- due times go, so no sweep recounts them; the sweep_removing row keeps
+-- the delete trigger from queueing them (it never outlives the statement
+-- list, let alone the transaction).
+INSERT INTO main.mem_config (key, value) VALUES ('sweep_removing', 1);
 UPDATE main.mem_block_state SET degree = degree - l.strength
 FROM (SELECT id, sum(strength) AS strength
       FROM (SELECT from_id AS id, strength FROM apply_edge_keys UNION ALL SELECT to_id, strength FROM apply_edge_keys)
@@ -74,8 +70,7 @@ FROM (SELECT id, sum(strength) AS strength
 WHERE mem_block_state.id = l.id;
 DELETE FROM main.mem_edges WHERE (from_id, to_id) IN (SELECT from_id, to_id FROM apply_edge_keys);
 DELETE FROM main.mem_edge_due WHERE (from_id, to_id) IN (SELECT from_id, to_id FROM apply_edge_keys);
-DELETE FROM main.mem_dirty_edges WHERE seq > (SELECT edge_seq FROM chunk_mark);
-DELETE FROM main.mem_dirty_blocks WHERE seq > (SELECT block_seq FROM chunk_mark);
+DELETE FROM main.mem_config WHERE key = 'sweep_removing';
 
 -- name: orphan_blocks
 -- After remove_edges: the active ends of policy-deleted edges (orphans =
@@ -139,3 +134,8 @@ UPDATE main.mem_blocks
 SET reinforcement_count = reinforcement_count + (SELECT count(*) FROM plan_reinforce r WHERE r.id = mem_blocks.id),
     last_reinforced_hours = :now
 WHERE id IN (SELECT id FROM plan_reinforce) AND status = 'active';
+
+-- name: forget_saved
+-- The chunk's rows of the saved plan: applied now, so a resumed sweep
+-- needs them no more.
+DELETE FROM main.mem_sweep_plans WHERE sweep_id = :sweep AND step = :step AND seq BETWEEN :lo AND :hi;

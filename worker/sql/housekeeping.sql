@@ -3,9 +3,10 @@
 
 -- name: clear_queues
 -- The rows this sweep refreshed leave the queues, a bounded batch at a time.
-DELETE FROM main.mem_dirty_blocks WHERE seq IN (SELECT seq FROM main.mem_dirty_blocks WHERE seq <= :block_mark LIMIT :limit);
-DELETE FROM main.mem_dirty_edges WHERE seq IN (SELECT seq FROM main.mem_dirty_edges WHERE seq <= :edge_mark LIMIT :limit);
-DELETE FROM main.mem_dirty_facts WHERE seq IN (SELECT seq FROM main.mem_dirty_facts WHERE seq <= :fact_mark LIMIT :limit);
+-- :keep 1 keeps the entry at the mark (see clearQueues).
+DELETE FROM main.mem_dirty_blocks WHERE seq IN (SELECT seq FROM main.mem_dirty_blocks WHERE seq <= :block_mark - :keep LIMIT :limit);
+DELETE FROM main.mem_dirty_edges WHERE seq IN (SELECT seq FROM main.mem_dirty_edges WHERE seq <= :edge_mark - :keep LIMIT :limit);
+DELETE FROM main.mem_dirty_facts WHERE seq IN (SELECT seq FROM main.mem_dirty_facts WHERE seq <= :fact_mark - :keep LIMIT :limit);
 
 -- name: clear_plan
 DELETE FROM main.mem_sweep_plans WHERE (sweep_id, step, seq) IN (

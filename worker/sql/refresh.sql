@@ -158,8 +158,9 @@ FROM (
         FROM (
             SELECT from_id, to_id, weight, reinforcement_count, relation_type, origin, last_active_hours, last_observed_at,
                    pinned, excluded, lambda
-            FROM sweep_edges
-            WHERE (from_id, to_id) NOT IN (SELECT from_id, to_id FROM plan_edges WHERE phase IN REMOVAL_PHASES)) e
+            FROM sweep_edges s
+            WHERE NOT EXISTS (SELECT 1 FROM plan_edges p WHERE p.from_id = s.from_id AND p.to_id = s.to_id
+                                                          AND p.phase IN REMOVAL_PHASES)) e
         LEFT JOIN sweep_policy p ON p.relation_type = e.relation_type))
 -- In key order: appends to the table it fills.
 ORDER BY from_id, to_id;

@@ -16,7 +16,6 @@ DROP TABLE IF EXISTS temp.refresh_edges;
 DROP TABLE IF EXISTS temp.refresh_block_rows;
 DROP TABLE IF EXISTS temp.degree;
 DROP TABLE IF EXISTS temp.sync_rows;
-DROP TABLE IF EXISTS temp.chunk_mark;
 DROP TABLE IF EXISTS temp.sweep_invalid;
 DROP TABLE IF EXISTS temp.scope_edges;
 DROP TABLE IF EXISTS temp.scope_blocks;
@@ -57,9 +56,6 @@ CREATE TEMP TABLE degree (id TEXT PRIMARY KEY, strength REAL) WITHOUT ROWID;
 CREATE TEMP TABLE sync_rows (seq INTEGER PRIMARY KEY, kind TEXT, id TEXT, to_id TEXT, present INTEGER,
     tier TEXT, lambda REAL, constitutional INTEGER, degree REAL, archive_at REAL,
     due_hours REAL, due_wall REAL, problem TEXT);
--- The queues' last entries when an apply chunk began: entries after them
--- are the chunk's own removals, already settled in the chunk.
-CREATE TEMP TABLE chunk_mark (edge_seq INTEGER, block_seq INTEGER);
 CREATE TEMP TABLE refresh_block_rows (id TEXT PRIMARY KEY, tier TEXT, lambda REAL, constitutional INTEGER,
     degree REAL, archive_at REAL, problem TEXT);
 CREATE TEMP TABLE sweep_invalid (kind TEXT, id TEXT, problem TEXT);
