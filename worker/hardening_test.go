@@ -153,3 +153,80 @@ func TestPolicyThresholdMustBeANumber(t *testing.T) {
 		expectEdges(t, db, []string{"a-b"}, nil)
 	}
 }
+
+// A saved plan is resumed only under the settings it was made under: cut a
+// sweep off mid-apply, change the thresholds, the decay cap and archival,
+// and the next sweep at the same clock plans afresh under the new ones,
+// removing nothing they keep. What the first sweep removed stays removed,
+// with its events.
+func TestResumeDiscardsPlanOfOtherSettings(t *testing.T) {
+	path := bigMemory(t, 7, 200, 2500)
+	db := openAsWorker(t, path)
+	clock, wall := bigClock+300, bigWall
+	ctx, cancel := context.WithCancel(context.Background())
+	_, err := worker.Sweep(ctx, db, worker.SweepOptions{Now: &clock, WallNow: &wall, ChunkSize: 50, SoloChunkSize: 50,
+		Signals: worker.SweepSignals{Chunk: func(step string, done, total int64) {
+			if step == "plan_edges" && done > 0 && done < total {
+				cancel()
+			}
+		}}})
+	cancel()
+	if err == nil {
+		t.Fatal("the sweep finished before it could be cut off")
+	}
+	cut := scalar[int64](t, db, `SELECT id FROM mem_sweeps ORDER BY id DESC LIMIT 1`)
+	left := scalar[int64](t, db, `SELECT count(*) FROM mem_edges`)
+	logged := scalar[int64](t, db, `SELECT count(*) FROM mem_events WHERE sweep_id = ?`, cut)
+	if logged == 0 {
+		t.Fatal("the cut-off sweep removed nothing")
+	}
+	for key, value := range map[string]string{"edge_prune_threshold": "0", "max_decay_fraction": "0", "block_archival": "off"} {
+		mustExec(t, db, `UPDATE mem_config SET value = ? WHERE key = ?`, value, key)
+	}
+	mustExec(t, db, `DELETE FROM mem_edge_policies`)
+	r, err := worker.Sweep(context.Background(), db, worker.SweepOptions{Now: &clock, WallNow: &wall})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Resumed || r.DiscardedPlanOf != cut || r.SweepID == cut {
+		t.Errorf("resumed %v, discarded the plan of %d (want %d), sweep %d", r.Resumed, r.DiscardedPlanOf, cut, r.SweepID)
+	}
+	if !strings.Contains(r.Summary, "Planned afresh") {
+		t.Errorf("summary %q does not say the plan was discarded", r.Summary)
+	}
+	if r.EdgesPruned+r.EdgesDecayed+r.Archived+r.OrphansArchived != 0 || scalar[int64](t, db, `SELECT count(*) FROM mem_edges`) != left {
+		t.Errorf("removed under settings that keep everything: %+v", r)
+	}
+	if got := scalar[int64](t, db, `SELECT count(*) FROM mem_events WHERE sweep_id = ?`, cut); got != logged {
+		t.Errorf("the cut-off sweep's events: %d, were %d", got, logged)
+	}
+	if got := scalar[string](t, db, `SELECT status FROM mem_sweeps WHERE id = ?`, cut); got != "interrupted" {
+		t.Errorf("the cut-off sweep is %q, want interrupted", got)
+	}
+	if n := scalar[int64](t, db, `SELECT count(*) FROM mem_sweep_plans`); n != 0 {
+		t.Errorf("%d saved plan rows left", n)
+	}
+}
+
+// A sweep at a clock already swept changes nothing, reinforcement
+// included: run --every on an idle app must not inflate the counts.
+func TestSameClockReinforcesNothing(t *testing.T) {
+	db, _ := newMemory(t, knowledgeBlocks("a", "b", "c"))
+	mustExec(t, db, `INSERT INTO mem_block_tags VALUES ('c', 'self/constitutional')`)
+	addEdge(t, db, "a", "b", "similar", 0.8, 100, nil, false)
+	first := sweepAt(t, db, 100)
+	if first.Reinforced == 0 || first.ConstitutionalReinforced == 0 {
+		t.Fatalf("the first sweep reinforced nothing: %+v", first)
+	}
+	counts := dumpTables(t, db)
+	again := sweepAt(t, db, 100)
+	if again.Reinforced != 0 || again.ConstitutionalReinforced != 0 {
+		t.Errorf("a second sweep at the same clock reinforced %d (+%d constitutional)", again.Reinforced, again.ConstitutionalReinforced)
+	}
+	if got := dumpTables(t, db); got != counts {
+		t.Errorf("a second sweep at the same clock changed rows:\n%s", diffLines(got, counts))
+	}
+	if later := sweepAt(t, db, 101); later.Reinforced == 0 {
+		t.Errorf("a sweep at a later clock reinforced nothing: %+v", later)
+	}
+}

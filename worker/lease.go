@@ -74,6 +74,12 @@ func (s *sweep) claim(ctx context.Context, q querier) error {
 	case !errors.Is(err, sql.ErrNoRows):
 		return err
 	}
+	return s.recordNew(ctx, q)
+}
+
+// recordNew records a new sweep, holding the lease.
+func (s *sweep) recordNew(ctx context.Context, q querier) error {
+	lease := time.Now().Add(LeaseDuration).Unix()
 	res, err := q.ExecContext(ctx, `INSERT INTO mem_sweeps (started_at, clock_hours, dry_run, status, lease_until, owner)
 		VALUES (?, ?, 0, 'running', ?, ?)`, time.Now().Unix(), s.clock.Hours, lease, s.opt.Owner)
 	if err != nil {

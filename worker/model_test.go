@@ -286,6 +286,10 @@ func runModel(g mGraph, cfg mConfig, now float64, sameClock bool) mResult {
 		}
 	}
 	r.after = len(kept)
+	// A clock already swept reinforces nothing (SPEC §4.4: idempotent).
+	if sameClock {
+		return r
+	}
 
 	// Phase 5: constitutional reinforcement.
 	type scored struct {

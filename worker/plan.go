@@ -69,12 +69,20 @@ func (s *sweep) plan(ctx context.Context, full bool) (err error) {
 	if _, err := s.db.exec(ctx, "plan_decay"); err != nil {
 		return err
 	}
-	names = []string{"plan_policy", "plan_reinforce", "plan_facts"}
-	if policies, err := s.db.count(ctx, "SELECT count(*) FROM temp.sweep_policy"); err != nil {
+	policies, err := s.db.count(ctx, "SELECT count(*) FROM temp.sweep_policy")
+	if err != nil {
 		return err
-	} else if policies == 0 {
-		names = names[1:]
 	}
+	names = nil
+	if policies > 0 {
+		names = append(names, "plan_policy")
+	}
+	// Reinforcement too happens once per clock value: a sweep at a clock
+	// already swept (an idle app under run --every) reinforces nothing.
+	if !sameClock {
+		names = append(names, "plan_reinforce")
+	}
+	names = append(names, "plan_facts")
 	for _, name := range names {
 		if _, err := s.db.exec(ctx, name); err != nil {
 			return err
@@ -129,6 +137,14 @@ func (s *sweep) loadPolicies(ctx context.Context) error {
 	}
 	return q.QueryRowContext(ctx, `SELECT coalesce((SELECT CAST(value AS TEXT) FROM main.mem_config WHERE key = 'derived_fingerprint'), '')`).
 		Scan(&s.storedFingerprint)
+}
+
+// planSettings names what a plan depends on: the derived state's
+// fingerprint and the settings only the plan reads. A saved plan is
+// resumed only under the same (resume.go).
+func (s *sweep) planSettings() string {
+	return fmt.Sprintf("%s; top %d; decay fraction %v; archival %v", s.fingerprint, s.cfg.ReinforceTopN,
+		s.cfg.MaxDecayFraction, s.cfg.BlockArchival)
 }
 
 // derivedFingerprint names what the stored derived state depends on: the

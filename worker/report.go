@@ -8,10 +8,13 @@ import (
 // Report is the result of one sweep (SPEC §4.5), printed by sweep --json
 // and stored in mem_sweeps.result.
 type Report struct {
-	SweepID                  int64         `json:"sweep_id"`
-	DryRun                   bool          `json:"dry_run"`
-	Full                     bool          `json:"full"`    // every row evaluated, not only the changed and due ones
-	Resumed                  bool          `json:"resumed"` // finished the saved plan of a sweep cut off at this clock
+	SweepID int64 `json:"sweep_id"`
+	DryRun  bool  `json:"dry_run"`
+	Full    bool  `json:"full"`    // every row evaluated, not only the changed and due ones
+	Resumed bool  `json:"resumed"` // finished the saved plan of a sweep cut off at this clock
+	// DiscardedPlanOf: the sweep cut off at this clock whose saved plan was
+	// made under settings changed since, so this one planned afresh.
+	DiscardedPlanOf          int64         `json:"discarded_plan_of,omitempty"`
 	ClockHours               float64       `json:"clock_hours"`
 	WallTime                 int64         `json:"wall_time"`
 	Archived                 int64         `json:"archived"`
@@ -117,10 +120,16 @@ func (r *Report) BuildSummary() string {
 	add(r.Facts.Pruned, "facts pruned")
 	add(r.Reinforced, "reinforced")
 	add(r.ConstitutionalReinforced, "constitutional reinforced")
-	if len(parts) == 0 {
-		return "Curated: nothing required."
+	s := "Curated: nothing required."
+	if len(parts) > 0 {
+		s = "Curated: " + strings.Join(parts, ", ") + "."
 	}
-	s := "Curated: " + strings.Join(parts, ", ") + "."
+	if r.DiscardedPlanOf > 0 {
+		s += fmt.Sprintf(" Planned afresh: the saved plan of sweep %d, cut off at this clock, was made under settings changed since.", r.DiscardedPlanOf)
+	}
+	if len(parts) == 0 {
+		return s
+	}
 	removed := r.EdgesDecayed + r.EdgesPruned
 	switch {
 	case r.EdgesBefore > 0 && float64(removed)/float64(r.EdgesBefore) > Escalation:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // A sweep saves its plan in mem_sweep_plans before applying it, so a sweep
@@ -16,6 +17,7 @@ import (
 // savedPlan is what a resumed sweep needs besides the planned rows: the
 // report as planned and the queue marks its refresh covered.
 type savedPlan struct {
+	Settings  string `json:"settings"` // planSettings when it was made
 	Report    Report `json:"report"`
 	BlockMark int64  `json:"block_mark"`
 	EdgeMark  int64  `json:"edge_mark"`
@@ -88,7 +90,7 @@ func (s *sweep) savePlan(ctx context.Context) error {
 			rows.took(step)
 		}
 	}
-	meta, err := json.Marshal(savedPlan{Report: s.report, BlockMark: s.marks.block, EdgeMark: s.marks.edge, FactMark: s.marks.fact})
+	meta, err := json.Marshal(savedPlan{Settings: s.planSettings(), Report: s.report, BlockMark: s.marks.block, EdgeMark: s.marks.edge, FactMark: s.marks.fact})
 	if err != nil {
 		return err
 	}
@@ -123,5 +125,34 @@ func (s *sweep) restorePlan(ctx context.Context) error {
 	s.report.SweepID = id
 	s.marks.block, s.marks.edge, s.marks.fact = s.saved.BlockMark, s.saved.EdgeMark, s.saved.FactMark
 	s.report.Resumed = true
+	return nil
+}
+
+// discardStalePlan drops a cut-off sweep's saved plan when the settings
+// it was made under have changed since (a threshold, a policy, the decay
+// cap, archival, top N): that sweep ends as interrupted, what it removed
+// stays removed with its events, and this sweep plans afresh under the
+// settings of now.
+func (s *sweep) discardStalePlan(ctx context.Context) error {
+	if !s.resume || s.saved.Settings == s.planSettings() {
+		return nil
+	}
+	stale := s.report.SweepID
+	err := s.db.inTx(ctx, func() error {
+		q := s.db.querier()
+		if _, err := q.ExecContext(ctx, `UPDATE mem_sweeps SET status = 'interrupted', plan = NULL, finished_at = ? WHERE id = ?`,
+			time.Now().Unix(), stale); err != nil {
+			return err
+		}
+		if _, err := q.ExecContext(ctx, `DELETE FROM mem_sweep_plans WHERE sweep_id = ?`, stale); err != nil {
+			return err
+		}
+		return s.recordNew(ctx, q)
+	})
+	if err != nil {
+		return fmt.Errorf("sweep: discarding the plan of sweep %d, made under other settings: %w", stale, err)
+	}
+	s.resume = false
+	s.report.DiscardedPlanOf = stale
 	return nil
 }

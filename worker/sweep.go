@@ -12,11 +12,13 @@ import (
 // app writes to the same file, so that app never waits long for the lock.
 const DefaultChunkSize = 500
 
-// DefaultSoloChunkSize is the rows per apply transaction while no other
+// DefaultSoloChunkSize caps the rows per apply transaction while no other
 // connection writes to the file: fewer, bigger commits copy each index page
-// into the WAL fewer times. Once an app has written, the sweep takes
-// ChunkSize rows at a time (see SoloHold).
-const DefaultSoloChunkSize = 5000
+// into the WAL (and back) fewer times. The cap is loose on purpose: the
+// time a transaction may hold the lock, SoloHold, is the bound that keeps
+// an app that starts writing from waiting long. Once an app has written,
+// the sweep takes ChunkSize rows at a time.
+const DefaultSoloChunkSize = 50000
 
 // DefaultSoloHold bounds how long one of those bigger transactions holds
 // the write lock, on any machine: an app that starts writing waits at
@@ -195,6 +197,9 @@ func (s *sweep) run(ctx context.Context) error {
 		return s.dryRun(ctx)
 	}
 	if err := s.prepare(ctx); err != nil {
+		return err
+	}
+	if err := s.discardStalePlan(ctx); err != nil {
 		return err
 	}
 	switch {
