@@ -37,10 +37,14 @@ type DB struct {
 
 // OpenOptions says how to open a database file.
 type OpenOptions struct {
-	// ReadOnly: this process will not write (dry runs, reports). The file is
-	// opened read-write when allowed but its journal mode is left alone, so
-	// SQLite cleans up the -wal and -shm files it may create, and no byte of
-	// the database changes; a file that is not writable is opened read-only.
+	// ReadOnly: this process will not write (dry runs, reports), and no
+	// byte of the file changes. With a -wal beside the file (an app's, open
+	// or left by a crash) it is opened read-only, so that -wal is neither
+	// copied into the file nor removed. Without one it is opened read-write
+	// with its journal mode left alone: there is nothing to copy, and SQLite
+	// removes the -wal and -shm it creates on close, which a read-only
+	// connection would leave behind. A file that is not writable is opened
+	// read-only either way.
 	ReadOnly bool
 	Create   bool // create the file when missing (migrate up, demo)
 }
@@ -55,7 +59,10 @@ func Open(path string, opt OpenOptions) (*DB, error) {
 	}
 	q := url.Values{}
 	q.Set("_busy_timeout", fmt.Sprint(BusyTimeoutMS))
+	_, walErr := os.Stat(path + "-wal")
 	switch {
+	case opt.ReadOnly && walErr == nil:
+		q.Set("mode", "ro")
 	case opt.Create && !opt.ReadOnly:
 		q.Set("mode", "rwc")
 	default:
@@ -69,7 +76,7 @@ func Open(path string, opt OpenOptions) (*DB, error) {
 	}
 	db, err := openDSN(path, q)
 	if err != nil && opt.ReadOnly {
-		q.Set("mode", "ro")
+		q.Set("mode", map[string]string{"ro": "rw", "rw": "ro"}[q.Get("mode")])
 		db, err = openDSN(path, q)
 	}
 	if err != nil {

@@ -15,7 +15,7 @@ func migrateCommand() *cli.Command {
 		if err != nil {
 			return nil, err
 		}
-		return worker.Open(p, worker.OpenOptions{Create: c.Command.Name == "up"})
+		return worker.Open(p, worker.OpenOptions{Create: c.Command.Name == "up", ReadOnly: c.Command.Name == "version"})
 	}
 	return withFlags(&cli.Command{
 		Name:  "migrate",
