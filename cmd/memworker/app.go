@@ -16,11 +16,13 @@ import (
 	"github.com/memdecay/memdecay/worker"
 )
 
-// Exit statuses.
+// Exit statuses. exitBusy is EX_TEMPFAIL: another sweep holds the file,
+// try again later (cron and systemd need not count it a failure).
 const (
 	exitOK      = 0
 	exitFailure = 1
 	exitUsage   = 2
+	exitBusy    = 75
 )
 
 // usageError is a mistake in how memworker was called; it exits 2 with a hint.
@@ -52,6 +54,9 @@ func exitStatus(err error, stderr io.Writer) int {
 		return exitUsage
 	}
 	fmt.Fprintf(stderr, "memworker: %v\n", err)
+	if errors.Is(err, worker.ErrSweepRunning) {
+		return exitBusy
+	}
 	return exitFailure
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -63,7 +64,8 @@ func sweepCommand() *cli.Command {
 		Usage: "archive faded blocks, prune and decay edges, run policies and the fact lifecycle, report",
 		Description: "--db may be a glob (\"memories/*.db\"): the files are swept -j at a time, " +
 			"with one report per file and a total.",
-		Flags: append(sweepFlags(), jsonFlag()),
+		Flags: append(sweepFlags(), jsonFlag(),
+			&cli.BoolFlag{Name: "wait", Usage: "when another sweep holds the file, wait for it to finish, then sweep (else exit 75)"}),
 		Action: func(c *cli.Context) error {
 			args, err := positional(c)
 			if err != nil {
@@ -88,7 +90,7 @@ func sweepCommand() *cli.Command {
 				if !c.Bool("json") {
 					opt.Progress = progressBar(c.App.ErrWriter)
 				}
-				r, err := worker.SweepFile(c.Context, paths[0], opt)
+				r, err := sweepWaiting(c, paths[0], opt)
 				if err != nil {
 					return err
 				}
@@ -120,6 +122,30 @@ func sweepCommand() *cli.Command {
 			return nil
 		},
 	})
+}
+
+// waitPoll is how often sweep --wait looks whether the other sweep is done.
+const waitPoll = 500 * time.Millisecond
+
+// sweepWaiting sweeps one file; with --wait, while another sweep holds it,
+// it says so once and tries again until that sweep ends (or Ctrl-C).
+func sweepWaiting(c *cli.Context, path string, opt worker.SweepOptions) (*worker.Report, error) {
+	told := false
+	for {
+		r, err := worker.SweepFile(c.Context, path, opt)
+		if !c.Bool("wait") || !errors.Is(err, worker.ErrSweepRunning) {
+			return r, err
+		}
+		if !told {
+			fmt.Fprintf(c.App.ErrWriter, "memworker: %v; waiting\n", err)
+			told = true
+		}
+		select {
+		case <-c.Context.Done():
+			return nil, c.Context.Err()
+		case <-time.After(waitPoll):
+		}
+	}
 }
 
 func dryRunPrefix(r *worker.Report) string {
