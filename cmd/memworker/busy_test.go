@@ -12,7 +12,9 @@ func holdLease(t *testing.T, path string) (release func()) {
 	t.Helper()
 	exec1(t, path, `INSERT INTO mem_sweeps (id, started_at, clock_hours, status, lease_until, owner)
 		VALUES (9999, ?, 0, 'running', ?, 'pid 1 on elsewhere')`, time.Now().Unix(), time.Now().Add(time.Minute).Unix())
-	return func() { exec1(t, path, `UPDATE mem_sweeps SET status = 'done', finished_at = ? WHERE id = 9999`, time.Now().Unix()) }
+	return func() {
+		exec1(t, path, `UPDATE mem_sweeps SET status = 'done', finished_at = ? WHERE id = 9999`, time.Now().Unix())
+	}
 }
 
 // TestSweepBusyExit75: a sweep refused because another holds the file
