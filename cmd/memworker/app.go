@@ -99,7 +99,7 @@ func newApp(stdout, stderr io.Writer, now func() time.Time) *cli.App {
 func withFlags(c *cli.Command) *cli.Command {
 	c.Flags = append([]cli.Flag{dbFlag()}, c.Flags...)
 	c.OnUsageError = func(ctx *cli.Context, err error, _ bool) error {
-		return &usageError{msg: err.Error(), hint: "Try: " + ctx.Command.HelpName + " --help"}
+		return &usageError{msg: negativeNotFlag(ctx, err), hint: "Try: " + ctx.Command.HelpName + " --help"}
 	}
 	if len(c.Subcommands) > 0 && c.Action == nil {
 		c.Action = func(ctx *cli.Context) error {
@@ -193,4 +193,18 @@ func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// negativeNotFlag rewords the flag parser's error for a negative number
+// (clock advance -5): it is an argument out of range, not an unknown flag.
+func negativeNotFlag(c *cli.Context, err error) string {
+	tok, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
+	if _, nerr := strconv.ParseFloat(tok, 64); !ok || nerr != nil {
+		return err.Error()
+	}
+	msg := fmt.Sprintf("%s is a negative number: %s takes none", tok, c.Command.HelpName)
+	if c.Command.Name == "advance" {
+		msg += " (the clock only moves forward; to set it back: memworker config set --force active_hours H)"
+	}
+	return msg
 }

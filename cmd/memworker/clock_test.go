@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -48,4 +49,22 @@ func TestClockGolden(t *testing.T) {
 	tr.run("clock", "advance", "0.5", "--db", path)
 	tr.run("clock", "show", "--db", path)
 	tr.check("clock")
+}
+
+// TestClockAdvanceNegative: a negative number is an argument out of range,
+// said so (with the way to set the clock back), not "an unknown flag", and
+// the clock stays.
+func TestClockAdvanceNegative(t *testing.T) {
+	path := demoDB(t)
+	before := ok(t, "clock", "show", "--db", path).stdout
+	for _, args := range [][]string{{"clock", "advance", "-5", "--db", path}, {"--db", path, "clock", "advance", "-0.5"}} {
+		r := mw(t, args...)
+		wantUsage(t, r, "is a negative number", "config set --force active_hours")
+		if strings.Contains(r.stderr, "flag provided") {
+			t.Errorf("%v: %s", args, r.stderr)
+		}
+	}
+	if got := ok(t, "clock", "show", "--db", path).stdout; got != before {
+		t.Errorf("the clock moved: %q, was %q", got, before)
+	}
 }
