@@ -141,6 +141,10 @@ var sqliteMagic = []byte("SQLite format 3\x00")
 // checkFile refuses a file that is not SQLite; created reports that it does
 // not exist yet (and may be created).
 func checkFile(path string, create bool) (created bool, err error) {
+	// Stat first: opening a FIFO would wait for a writer forever.
+	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
+		return false, fmt.Errorf("%s: %w: it is a %s, not a regular file (refusing to touch it)", path, ErrNotSQLite, fileKind(info.Mode()))
+	}
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		if create {
@@ -161,6 +165,21 @@ func checkFile(path string, create bool) (created bool, err error) {
 		return false, fmt.Errorf("%s: %w (refusing to touch it)", path, ErrNotSQLite)
 	}
 	return false, nil
+}
+
+// fileKind names what a path that is not a regular file is.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "directory"
+	case m&os.ModeNamedPipe != 0:
+		return "named pipe (FIFO)"
+	case m&os.ModeSocket != 0:
+		return "socket"
+	case m&os.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
 }
 
 // querier is what both *sql.DB and *sql.Conn offer.

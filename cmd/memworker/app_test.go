@@ -3,7 +3,9 @@ package main
 import (
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/memdecay/memdecay/sqlfuncs"
 )
@@ -123,4 +125,27 @@ func TestBinaryEnvironment(t *testing.T) {
 	// An empty MEMWORKER_DB is no database.
 	t.Setenv("MEMWORKER_DB", "")
 	wantUsage(t, bin(t, "status"), "MEMWORKER_DB")
+}
+
+// TestNotARegularFile: a FIFO, a directory or a socket as --db is refused
+// at once, saying what it is (opening a FIFO would wait for a writer
+// forever), and is left as it was.
+func TestNotARegularFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pipe.db")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for path, kind := range map[string]string{fifo: "named pipe", dir: "directory"} {
+		for _, args := range [][]string{{"status"}, {"sweep"}, {"migrate", "up"}} {
+			done := make(chan result, 1)
+			go func() { done <- mw(t, append(args, "--db", path)...) }()
+			select {
+			case r := <-done:
+				wantExit(t, r, exitFailure, kind, "not a regular file")
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%v on a %s hangs", args, kind)
+			}
+		}
+	}
 }
