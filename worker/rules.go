@@ -56,3 +56,52 @@ const temporalDecay = `(origin IS NOT 'agent' AND last_active_hours IS NOT NULL 
 // removalPhases are the plan_edges phases whose edges the apply removes
 // (the others are removed with their block).
 const removalPhases = `('static', 'temporal', 'policy')`
+
+// edgeEvaluation evaluates the edges of a CTE named eval_source (valid
+// edges): each edge's numbers, whether a relation policy decays it, and
+// for an edge the default curve decays (TEMPORAL_DECAY, no policy) its
+// decay rate, elapsed hours and effective weight now. evaluate_edges and
+// evaluate_edges_all differ only in their eval_source.
+const edgeEvaluation = `SELECT e.*, CASE WHEN lambda IS NOT NULL THEN max(0, :now - last_active_hours) END AS elapsed,
+       CASE WHEN lambda IS NOT NULL THEN effective_weight(weight, lambda, :now - last_active_hours) END AS effective
+FROM (
+    SELECT e.from_id, e.to_id, e.weight, e.reinforcement_count, e.relation_type, e.origin,
+           e.last_active_hours, e.last_observed_at, e.pinned, e.excluded, e.has_policy,
+           CASE WHEN ` + temporalDecay + ` AND NOT e.has_policy THEN ` + edgeLambda + ` END AS lambda
+    FROM (SELECT e.*, e.relation_type IN (SELECT relation_type FROM sweep_policy) AS has_policy FROM eval_source e) e
+    LEFT JOIN mem_block_state ta ON ta.id = e.from_id
+    LEFT JOIN mem_block_state tb ON tb.id = e.to_id) e`
+
+// edgeDueRows is when each edge of a CTE named due_source (an edge's
+// columns and lambda, its decay rate when its numbers are numbers) next
+// needs a decision, as mem_edge_due rows in key order (appends to the
+// table they fill): the horizon of its relation policy's curve on that
+// policy's clock, else 0 for a static prune, else the default curve's
+// horizon. -1e308 means now (already below its threshold, or a static
+// prune); NULL means never (pinned, no anchor, agent-asserted, held
+// excluded until re-observed, or invalid, which its problem names).
+// refresh_edges and refresh_edges_all differ only in their due_source.
+const edgeDueRows = `SELECT from_id, to_id,
+       CASE WHEN horizon IS NULL OR clock = 'wall' THEN NULL WHEN horizon = 0 THEN -1e308 ELSE anchor + horizon END,
+       CASE WHEN horizon IS NULL OR clock != 'wall' THEN NULL WHEN horizon = 0 THEN -1e308 ELSE anchor + horizon * 86400 END,
+       problem
+FROM (
+    SELECT from_id, to_id, problem, clock,
+           CASE WHEN clock = 'wall' THEN last_observed_at ELSE last_active_hours END AS anchor,
+           CASE WHEN problem IS NOT NULL OR pinned THEN NULL
+                WHEN policy IS NOT NULL THEN
+                    CASE WHEN excluded AND action = 'exclude' THEN NULL
+                         WHEN (CASE WHEN clock = 'wall' THEN last_observed_at ELSE last_active_hours END) IS NULL THEN NULL
+                         ELSE curve_horizon(curve, weight, CASE WHEN to_zero THEN 0 ELSE threshold END) END
+                WHEN ` + staticPrune + ` THEN 0
+                WHEN NOT ` + temporalDecay + ` THEN NULL
+                ELSE decay_horizon(weight, lambda, :decay_threshold)
+           END AS horizon
+    FROM (
+        SELECT e.from_id, e.to_id, e.weight, e.reinforcement_count, e.origin, e.pinned, e.excluded,
+               e.last_active_hours, e.last_observed_at, e.lambda,
+               p.relation_type AS policy, coalesce(p.clock, 'active_hours') AS clock, p.curve, p.to_zero, p.threshold, p.action,
+               ` + edgeProblem + ` AS problem
+        FROM due_source e
+        LEFT JOIN sweep_policy p ON p.relation_type = e.relation_type))
+ORDER BY from_id, to_id`

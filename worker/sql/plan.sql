@@ -25,36 +25,18 @@ CREATE TEMP VIEW sweep_facts AS
 SELECT s.id FROM scope_facts s CROSS JOIN main.mem_facts f ON f.id = s.id WHERE f.status IN ('active', 'confirmed');
 
 -- name: evaluate_edges
--- The edges in scope, read through the primary key, each once: its numbers,
--- and for an edge the default curve decays (not agent-asserted, anchored,
--- not pinned, no policy) its decay rate and effective weight now.
+-- The edges in scope, read through the primary key, each once
+-- (EDGE_EVALUATION).
 CREATE TEMP TABLE sweep_edges AS
-SELECT e.*, CASE WHEN lambda IS NOT NULL THEN max(0, :now - last_active_hours) END AS elapsed,
-       CASE WHEN lambda IS NOT NULL THEN effective_weight(weight, lambda, :now - last_active_hours) END AS effective
-FROM (
-    SELECT e.from_id, e.to_id, e.weight, e.reinforcement_count, e.relation_type, e.origin,
-           e.last_active_hours, e.last_observed_at, e.pinned, e.excluded, e.has_policy,
-           CASE WHEN TEMPORAL_DECAY AND NOT e.has_policy
-                THEN EDGE_LAMBDA
-           END AS lambda
-    FROM (SELECT e.*, e.relation_type IN (SELECT relation_type FROM sweep_policy) AS has_policy FROM scope_edges s CROSS JOIN valid_edges e ON e.from_id = s.from_id AND e.to_id = s.to_id) e
-    LEFT JOIN mem_block_state ta ON ta.id = e.from_id
-    LEFT JOIN mem_block_state tb ON tb.id = e.to_id) e;
+WITH eval_source AS (
+    SELECT e.* FROM scope_edges s CROSS JOIN valid_edges e ON e.from_id = s.from_id AND e.to_id = s.to_id)
+EDGE_EVALUATION;
 
 -- name: evaluate_edges_all
 -- Every valid edge, in table order, evaluated as evaluate_edges does.
 CREATE TEMP TABLE sweep_edges AS
-SELECT e.*, CASE WHEN lambda IS NOT NULL THEN max(0, :now - last_active_hours) END AS elapsed,
-       CASE WHEN lambda IS NOT NULL THEN effective_weight(weight, lambda, :now - last_active_hours) END AS effective
-FROM (
-    SELECT e.from_id, e.to_id, e.weight, e.reinforcement_count, e.relation_type, e.origin,
-           e.last_active_hours, e.last_observed_at, e.pinned, e.excluded, e.has_policy,
-           CASE WHEN TEMPORAL_DECAY AND NOT e.has_policy
-                THEN EDGE_LAMBDA
-           END AS lambda
-    FROM (SELECT e.*, e.relation_type IN (SELECT relation_type FROM sweep_policy) AS has_policy FROM valid_edges_scan e) e
-    LEFT JOIN mem_block_state ta ON ta.id = e.from_id
-    LEFT JOIN mem_block_state tb ON tb.id = e.to_id) e;
+WITH eval_source AS (SELECT e.* FROM valid_edges_scan e)
+EDGE_EVALUATION;
 
 -- name: plan_invalid
 INSERT INTO sweep_invalid (kind, id, problem)

@@ -87,41 +87,16 @@ SELECT from_id, to_id FROM main.mem_dirty_edges WHERE seq > :edge_from AND seq <
 
 -- name: refresh_edges
 -- One chunk of queued edges, read through the primary key: when each next
--- needs a decision. -1e308 means now (already below its threshold, or a
--- static prune); NULL means never (pinned, no anchor, agent-asserted, or
--- held excluded until re-observed). The inner e is the edge's columns and
+-- needs a decision (EDGE_DUE_ROWS); due_source is each edge's columns and
 -- lambda, its decay rate when its numbers are numbers.
 INSERT OR REPLACE INTO mem_edge_due (from_id, to_id, due_hours, due_wall, problem)
-SELECT from_id, to_id,
-       CASE WHEN horizon IS NULL OR clock = 'wall' THEN NULL WHEN horizon = 0 THEN -1e308 ELSE anchor + horizon END,
-       CASE WHEN horizon IS NULL OR clock != 'wall' THEN NULL WHEN horizon = 0 THEN -1e308 ELSE anchor + horizon * 86400 END,
-       problem
-FROM (
-    SELECT from_id, to_id, problem, clock,
-           CASE WHEN clock = 'wall' THEN last_observed_at ELSE last_active_hours END AS anchor,
-           CASE WHEN problem IS NOT NULL OR pinned THEN NULL
-                WHEN policy IS NOT NULL THEN
-                    CASE WHEN excluded AND action = 'exclude' THEN NULL
-                         WHEN (CASE WHEN clock = 'wall' THEN last_observed_at ELSE last_active_hours END) IS NULL THEN NULL
-                         ELSE curve_horizon(curve, weight, CASE WHEN to_zero THEN 0 ELSE threshold END) END
-                WHEN STATIC_PRUNE THEN 0
-                WHEN NOT TEMPORAL_DECAY THEN NULL
-                ELSE decay_horizon(weight, lambda, :decay_threshold)
-           END AS horizon
-    FROM (
-        SELECT e.from_id, e.to_id, e.weight, e.reinforcement_count, e.origin, e.pinned, e.excluded,
-               e.last_active_hours, e.last_observed_at, e.lambda,
-               p.relation_type AS policy, coalesce(p.clock, 'active_hours') AS clock, p.curve, p.to_zero, p.threshold, p.action,
-               EDGE_PROBLEM AS problem
-        FROM (
-            SELECT e.*, CASE WHEN VALID_EDGE THEN EDGE_LAMBDA END AS lambda
-            FROM refresh_edges r CROSS JOIN main.mem_edges e
-                 ON e.from_id = r.from_id AND e.to_id = r.to_id AND r.seq BETWEEN :lo AND :hi
-            LEFT JOIN mem_block_state ta ON ta.id = e.from_id
-            LEFT JOIN mem_block_state tb ON tb.id = e.to_id) e
-        LEFT JOIN sweep_policy p ON p.relation_type = e.relation_type))
--- In key order: appends to the table it fills.
-ORDER BY from_id, to_id;
+WITH due_source AS (
+    SELECT e.*, CASE WHEN VALID_EDGE THEN EDGE_LAMBDA END AS lambda
+    FROM refresh_edges r CROSS JOIN main.mem_edges e
+         ON e.from_id = r.from_id AND e.to_id = r.to_id AND r.seq BETWEEN :lo AND :hi
+    LEFT JOIN mem_block_state ta ON ta.id = e.from_id
+    LEFT JOIN mem_block_state tb ON tb.id = e.to_id)
+EDGE_DUE_ROWS;
 -- Edges that are gone leave no due time behind.
 DELETE FROM mem_edge_due WHERE (from_id, to_id) IN (
     SELECT r.from_id, r.to_id FROM refresh_edges r WHERE r.seq BETWEEN :lo AND :hi
@@ -134,36 +109,13 @@ DELETE FROM mem_edge_due WHERE (from_id, to_id) IN (
 -- Edges the plan prunes or decays get none: their removal settles them,
 -- and an app's write that saves one queues it for the next refresh.
 INSERT OR REPLACE INTO mem_edge_due (from_id, to_id, due_hours, due_wall, problem)
-SELECT from_id, to_id,
-       CASE WHEN horizon IS NULL OR clock = 'wall' THEN NULL WHEN horizon = 0 THEN -1e308 ELSE anchor + horizon END,
-       CASE WHEN horizon IS NULL OR clock != 'wall' THEN NULL WHEN horizon = 0 THEN -1e308 ELSE anchor + horizon * 86400 END,
-       problem
-FROM (
-    SELECT from_id, to_id, problem, clock,
-           CASE WHEN clock = 'wall' THEN last_observed_at ELSE last_active_hours END AS anchor,
-           CASE WHEN problem IS NOT NULL OR pinned THEN NULL
-                WHEN policy IS NOT NULL THEN
-                    CASE WHEN excluded AND action = 'exclude' THEN NULL
-                         WHEN (CASE WHEN clock = 'wall' THEN last_observed_at ELSE last_active_hours END) IS NULL THEN NULL
-                         ELSE curve_horizon(curve, weight, CASE WHEN to_zero THEN 0 ELSE threshold END) END
-                WHEN STATIC_PRUNE THEN 0
-                WHEN NOT TEMPORAL_DECAY THEN NULL
-                ELSE decay_horizon(weight, lambda, :decay_threshold)
-           END AS horizon
-    FROM (
-        SELECT e.from_id, e.to_id, e.weight, e.reinforcement_count, e.origin, e.pinned, e.excluded,
-               e.last_active_hours, e.last_observed_at, e.lambda,
-               p.relation_type AS policy, coalesce(p.clock, 'active_hours') AS clock, p.curve, p.to_zero, p.threshold, p.action,
-               EDGE_PROBLEM AS problem
-        FROM (
-            SELECT from_id, to_id, weight, reinforcement_count, relation_type, origin, last_active_hours, last_observed_at,
-                   pinned, excluded, lambda
-            FROM sweep_edges s
-            WHERE NOT EXISTS (SELECT 1 FROM plan_edges p WHERE p.from_id = s.from_id AND p.to_id = s.to_id
-                                                          AND p.phase IN REMOVAL_PHASES)) e
-        LEFT JOIN sweep_policy p ON p.relation_type = e.relation_type))
--- In key order: appends to the table it fills.
-ORDER BY from_id, to_id;
+WITH due_source AS (
+    SELECT from_id, to_id, weight, reinforcement_count, relation_type, origin, last_active_hours, last_observed_at,
+           pinned, excluded, lambda
+    FROM sweep_edges s
+    WHERE NOT EXISTS (SELECT 1 FROM plan_edges p WHERE p.from_id = s.from_id AND p.to_id = s.to_id
+                                                  AND p.phase IN REMOVAL_PHASES))
+EDGE_DUE_ROWS;
 
 -- name: refresh_edges_invalid
 -- Every edge whose numbers are not numbers, read in table order: its
