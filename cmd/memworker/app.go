@@ -98,8 +98,8 @@ func newApp(stdout, stderr io.Writer, now func() time.Time) *cli.App {
 // withFlags adds the flags every command takes.
 func withFlags(c *cli.Command) *cli.Command {
 	c.Flags = append([]cli.Flag{dbFlag()}, c.Flags...)
-	c.OnUsageError = func(ctx *cli.Context, err error, _ bool) error {
-		return &usageError{msg: negativeNotFlag(ctx, err), hint: "Try: " + ctx.Command.HelpName + " --help"}
+	if c.OnUsageError == nil { // a command may say what a negative number means to it
+		c.OnUsageError = func(ctx *cli.Context, err error, _ bool) error { return flagUsage(ctx, err, "") }
 	}
 	if len(c.Subcommands) > 0 && c.Action == nil {
 		c.Action = func(ctx *cli.Context) error {
@@ -195,16 +195,19 @@ func printJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// negativeNotFlag rewords the flag parser's error for a negative number
-// (clock advance -5): it is an argument out of range, not an unknown flag.
-func negativeNotFlag(c *cli.Context, err error) string {
-	tok, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
-	if _, nerr := strconv.ParseFloat(tok, 64); !ok || nerr != nil {
-		return err.Error()
+// flagUsage is the flag parser's error as a usage error. A negative number
+// it took for a flag (clock advance -5) is an argument out of range, not an
+// unknown flag: it is said to be one, with why the command takes none
+// when the command says (negative).
+func flagUsage(c *cli.Context, err error, negative string) error {
+	msg := err.Error()
+	if tok, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		if _, nerr := strconv.ParseFloat(tok, 64); nerr == nil {
+			msg = fmt.Sprintf("%s is a negative number: %s takes none", tok, c.Command.HelpName)
+			if negative != "" {
+				msg += " (" + negative + ")"
+			}
+		}
 	}
-	msg := fmt.Sprintf("%s is a negative number: %s takes none", tok, c.Command.HelpName)
-	if c.Command.Name == "advance" {
-		msg += " (the clock only moves forward; to set it back: memworker config set --force active_hours H)"
-	}
-	return msg
+	return &usageError{msg: msg, hint: "Try: " + c.Command.HelpName + " --help"}
 }

@@ -30,6 +30,9 @@ func clockCommand() *cli.Command {
 					return nil
 				}},
 			{Name: "advance", Usage: "add H active hours", ArgsUsage: "H",
+				OnUsageError: func(c *cli.Context, err error, _ bool) error {
+					return flagUsage(c, err, "the clock only moves forward; to set it back: memworker config set --force active_hours H")
+				},
 				Action: func(c *cli.Context) error {
 					args, err := positional(c)
 					if err != nil {
