@@ -132,3 +132,33 @@ func scanAll(db *sql.DB, query string, out *[]string) error {
 	}
 	return rows.Err()
 }
+
+// TestStrengthCap: an edge's strength counts in full up to 2^20 and as
+// 2^20 above it, so huge weights (1e308, which once summed to +Inf and
+// failed every sweep) leave finite, exact degrees, kept by delta as well.
+func TestStrengthCap(t *testing.T) {
+	db, _ := newMemory(t, knowledgeBlocks("a", "b", "c", "d", "e"))
+	for _, e := range []struct {
+		from, to string
+		weight   float64
+	}{{"a", "b", 1e6}, {"a", "c", 2e6}, {"d", "e", 1e308}, {"c", "d", 1e308}, {"b", "e", 0.5}} {
+		mustExec(t, db, `INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours)
+			VALUES (?, ?, ?, 0, 100)`, e.from, e.to, e.weight)
+	}
+	sweepAt(t, db, 100)
+	compareDegrees(t, db.SQL, "first sweep")
+	const capped = 1 << 20
+	for block, want := range map[string]float64{
+		"a": fixedDegree(1e6) + capped, // below the cap in full, above it capped
+		"d": 2 * capped,                // two edges of 1e308: finite
+		"e": capped + fixedDegree(0.5),
+	} {
+		if got := scalar[float64](t, db, `SELECT degree FROM mem_block_state WHERE id = ?`, block); got != want {
+			t.Errorf("block %s: degree %v, want %v", block, got, want)
+		}
+	}
+	// The app removes a capped edge; the next sweep's degrees still match.
+	mustExec(t, db, `DELETE FROM mem_edges WHERE from_id = 'c' AND to_id = 'd'`)
+	sweepAt(t, db, 101)
+	compareDegrees(t, db.SQL, "after the app's delete")
+}

@@ -7,6 +7,17 @@ import (
 	"testing"
 )
 
+// readOnlyCommands only read the file.
+var readOnlyCommands = [][]string{
+	{"sweep", "--dry-run"},
+	{"status"},
+	{"clock", "show"},
+	{"config", "get"},
+	{"decayed"},
+	{"explain", "--edge", "late-a", "late-b"},
+	{"migrate", "version"},
+}
+
 // leftoverWAL makes a memory whose last writer died with its changes still
 // in the -wal (as after a crash or kill -9): the files are copied while an
 // app's connection that never checkpoints holds them open.
@@ -45,15 +56,7 @@ func leftoverWAL(t *testing.T) string {
 // read-only: a -wal an app left behind is neither copied into the file nor
 // removed, and no byte of either changes (they still see its rows).
 func TestReadOnlyCommandsChangeNoByte(t *testing.T) {
-	for _, args := range [][]string{
-		{"sweep", "--dry-run"},
-		{"status"},
-		{"clock", "show"},
-		{"config", "get"},
-		{"decayed"},
-		{"explain", "--edge", "late-a", "late-b"},
-		{"migrate", "version"},
-	} {
+	for _, args := range readOnlyCommands {
 		path := leftoverWAL(t)
 		before, wal := fileHash(t, path), fileHash(t, path+"-wal")
 		r := bin(t, append(args, "--db", path)...)
@@ -67,6 +70,28 @@ func TestReadOnlyCommandsChangeNoByte(t *testing.T) {
 		}
 		if fileHash(t, path) != before || fileHash(t, path+"-wal") != wal {
 			t.Errorf("%v changed the file or its -wal", args)
+		}
+	}
+}
+
+// TestReadOnlyCommandsLeaveNoWAL: on a file closed cleanly (no -wal beside
+// it) the same commands change no byte and leave no -wal or -shm behind.
+func TestReadOnlyCommandsLeaveNoWAL(t *testing.T) {
+	path := demoDB(t)
+	exec1(t, path, `INSERT INTO mem_blocks (id, category, last_reinforced_hours) VALUES ('late-a', 'knowledge', 1), ('late-b', 'knowledge', 1);
+		INSERT INTO mem_edges (from_id, to_id, weight, last_active_hours) VALUES ('late-a', 'late-b', 0.5, 1)`)
+	before := fileHash(t, path)
+	for _, args := range readOnlyCommands {
+		if r := bin(t, append(args, "--db", path)...); r.code != 0 {
+			t.Errorf("%v: exit %d: %s", args, r.code, r.stderr)
+		}
+		for _, suffix := range []string{"-wal", "-shm"} {
+			if _, err := os.Stat(path + suffix); err == nil {
+				t.Errorf("%v left %s behind", args, suffix)
+			}
+		}
+		if fileHash(t, path) != before {
+			t.Errorf("%v changed the file", args)
 		}
 	}
 }
