@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"strings"
@@ -29,23 +30,23 @@ type appObject struct{ table, name, sql string }
 
 // guardRebuilds checks the tables the steps from version from to version to
 // rebuild, and returns what to re-create once they have run.
-func guardRebuilds(db *sql.DB, from, to uint) ([]appObject, error) {
+func guardRebuilds(ctx context.Context, conn *sql.Conn, from, to uint) ([]appObject, error) {
 	lo, hi := min(from, to), max(from, to)
 	var saved []appObject
 	for v, r := range rebuilt {
 		if v <= lo || v > hi {
 			continue
 		}
-		cols, err := columnsOf(db, r.table)
+		cols, err := columnsOf(ctx, conn, r.table)
 		if err != nil {
 			return nil, err
 		}
 		if extra := notIn(cols, r.columns); len(extra) > 0 {
 			return nil, fmt.Errorf("schema: migration %d rebuilds %s, which has columns memdecay does not know (%s): "+
-				"their values would be lost; move them to a table of your own keyed like %s, then migrate (nothing was changed)",
-				v, r.table, strings.Join(extra, ", "), r.table)
+				"their values would be lost; move them to a table of your own keyed like %s, then migrate%s",
+				v, r.table, strings.Join(extra, ", "), r.table, nothingChanged)
 		}
-		objs, err := appObjects(db, r.table)
+		objs, err := appObjects(ctx, conn, r.table)
 		if err != nil {
 			return nil, err
 		}
@@ -56,10 +57,10 @@ func guardRebuilds(db *sql.DB, from, to uint) ([]appObject, error) {
 
 // recreate re-creates the saved objects the rebuild dropped (none when the
 // table itself is gone: migrated all the way down).
-func recreate(db *sql.DB, saved []appObject) error {
+func recreate(ctx context.Context, conn *sql.Conn, saved []appObject) error {
 	for _, o := range saved {
 		var skip bool
-		err := db.QueryRow(`SELECT NOT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?)
+		err := conn.QueryRowContext(ctx, `SELECT NOT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?)
 			OR EXISTS (SELECT 1 FROM sqlite_master WHERE name = ?)`, o.table, o.name).Scan(&skip)
 		if err != nil {
 			return err
@@ -67,15 +68,15 @@ func recreate(db *sql.DB, saved []appObject) error {
 		if skip {
 			continue
 		}
-		if _, err := db.Exec(o.sql); err != nil {
+		if _, err := conn.ExecContext(ctx, o.sql); err != nil {
 			return fmt.Errorf("schema: re-creating %s after the rebuild: %w (its SQL: %s)", o.name, err, o.sql)
 		}
 	}
 	return nil
 }
 
-func columnsOf(db *sql.DB, table string) ([]string, error) {
-	rows, err := db.Query(`SELECT name FROM pragma_table_info(?)`, table)
+func columnsOf(ctx context.Context, conn *sql.Conn, table string) ([]string, error) {
+	rows, err := conn.QueryContext(ctx, `SELECT name FROM pragma_table_info(?)`, table)
 	if err != nil {
 		return nil, err
 	}
@@ -93,8 +94,8 @@ func columnsOf(db *sql.DB, table string) ([]string, error) {
 
 // appObjects lists the indexes and triggers on table not made by memdecay
 // (whose names all start with mem_) nor by SQLite itself (no SQL).
-func appObjects(db *sql.DB, table string) ([]appObject, error) {
-	rows, err := db.Query(`SELECT name, sql FROM sqlite_master
+func appObjects(ctx context.Context, conn *sql.Conn, table string) ([]appObject, error) {
+	rows, err := conn.QueryContext(ctx, `SELECT name, sql FROM sqlite_master
 		WHERE tbl_name = ? AND type IN ('index', 'trigger') AND sql IS NOT NULL AND name NOT LIKE 'mem\_%' ESCAPE '\'
 		ORDER BY type, name`, table)
 	if err != nil {

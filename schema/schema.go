@@ -1,24 +1,38 @@
-// Package schema installs the memdecay memory schema (every table prefixed
-// mem_) with golang-migrate. The migrations are embedded in the binary and
-// reversible; the version table is mem_schema_migrations.
+// Package schema installs the memdecay memory schema (every object prefixed
+// mem_). The migrations are golang-migrate's numbered up/down SQL files,
+// embedded in the binary and read with its iofs source, so an app whose own
+// migration tool owns the DDL can run the same files.
+//
+// memworker applies them itself rather than through golang-migrate's SQLite
+// driver, which records "dirty" before a step and "clean" after it in
+// separate transactions (a kill -9 or a failed step leaves the file dirty)
+// and names its version index version_unique, a name an app using
+// golang-migrate also creates. Here each command runs in one transaction:
+// the steps, the version row and the re-created app objects are committed
+// together or not at all.
 package schema
 
 import (
+	"context"
 	"database/sql"
 	"embed"
 	"errors"
 	"fmt"
+	"io"
+	"regexp"
 
-	"github.com/golang-migrate/migrate/v4"
-	"github.com/golang-migrate/migrate/v4/database/sqlite3"
 	"github.com/golang-migrate/migrate/v4/source/iofs"
 )
 
 //go:embed migrations/*.sql
 var migrations embed.FS
 
-// VersionTable is golang-migrate's bookkeeping table.
-const VersionTable = "mem_schema_migrations"
+// VersionTable records the installed version (golang-migrate's layout:
+// version, dirty), with its unique index versionIndex.
+const (
+	VersionTable = "mem_schema_migrations"
+	versionIndex = "mem_schema_migrations_version"
+)
 
 // ErrTooNew means the database was migrated by a newer memworker.
 var ErrTooNew = errors.New("schema is newer than this memworker")
@@ -26,59 +40,83 @@ var ErrTooNew = errors.New("schema is newer than this memworker")
 // ErrNotInstalled means the memory schema has not been migrated in.
 var ErrNotInstalled = errors.New("memory schema not installed (run: memworker migrate up)")
 
-// Latest is the newest migration version this binary carries.
-func Latest() (uint, error) {
-	src, err := iofs.New(migrations, "migrations")
-	if err != nil {
-		return 0, err
-	}
-	defer src.Close()
-	v, err := src.First()
-	if err != nil {
-		return 0, err
-	}
-	for {
-		next, err := src.Next(v)
-		if err != nil {
-			return v, nil
-		}
-		v = next
-	}
+// Guard runs inside a migration's transaction, before anything changes,
+// and stops it by returning an error (memworker refuses while a sweep runs).
+type Guard func(ctx context.Context, conn *sql.Conn) error
+
+// step is one embedded migration.
+type step struct {
+	version  uint
+	name     string // the file name's identifier, e.g. "memory"
+	up, down string
 }
 
-func newMigrate(db *sql.DB) (*migrate.Migrate, error) {
+// steps reads the embedded migrations in version order.
+func steps() ([]step, error) {
 	src, err := iofs.New(migrations, "migrations")
 	if err != nil {
 		return nil, fmt.Errorf("schema: reading embedded migrations: %w", err)
 	}
-	drv, err := sqlite3.WithInstance(db, &sqlite3.Config{MigrationsTable: VersionTable})
-	if err != nil {
-		return nil, fmt.Errorf("schema: %w", err)
+	defer src.Close()
+	read := func(r io.ReadCloser, name string, err error) (string, string, error) {
+		if err != nil {
+			return "", "", err
+		}
+		defer r.Close()
+		b, err := io.ReadAll(r)
+		return string(b), name, err
 	}
-	m, err := migrate.NewWithInstance("iofs", src, "sqlite3", drv)
-	if err != nil {
-		return nil, fmt.Errorf("schema: %w", err)
+	var all []step
+	v, err := src.First()
+	for err == nil {
+		s := step{version: v}
+		if s.up, s.name, err = read(src.ReadUp(v)); err != nil {
+			return nil, fmt.Errorf("schema: migration %d: %w", v, err)
+		}
+		if s.down, _, err = read(src.ReadDown(v)); err != nil {
+			return nil, fmt.Errorf("schema: migration %d has no down step: %w", v, err)
+		}
+		all = append(all, s)
+		v, err = src.Next(v)
 	}
-	return m, nil
+	return all, nil
+}
+
+// Latest is the newest migration version this binary carries.
+func Latest() (uint, error) {
+	all, err := steps()
+	if err != nil {
+		return 0, err
+	}
+	return all[len(all)-1].version, nil
 }
 
 // Version reports the installed schema version; 0 when not installed.
 func Version(db *sql.DB) (version uint, dirty bool, err error) {
+	return readVersion(context.Background(), db)
+}
+
+// rowQuerier is what readVersion needs: a *sql.DB or a *sql.Conn.
+type rowQuerier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func readVersion(ctx context.Context, q rowQuerier) (version uint, dirty bool, err error) {
 	var n int
-	err = db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, VersionTable).Scan(&n)
+	err = q.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?`, VersionTable).Scan(&n)
 	if err != nil || n == 0 {
 		return 0, false, err
 	}
 	var v sql.NullInt64
 	var d sql.NullBool
-	err = db.QueryRow(`SELECT version, dirty FROM `+VersionTable+` LIMIT 1`).Scan(&v, &d)
+	err = q.QueryRowContext(ctx, `SELECT version, dirty FROM `+VersionTable+` LIMIT 1`).Scan(&v, &d)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, false, nil
 	}
 	if err != nil {
 		return 0, false, fmt.Errorf("schema: reading %s: %w", VersionTable, err)
 	}
-	return uint(v.Int64), d.Bool, nil
+	return uint(max(v.Int64, 0)), d.Bool, nil
 }
 
 // Check returns nil when the schema is installed at exactly the version this
@@ -94,96 +132,226 @@ func Check(db *sql.DB) error {
 	}
 	switch {
 	case dirty:
-		return fmt.Errorf("schema: version %d is dirty (a migration failed half-way); fix it, then run memworker migrate up", v)
+		return dirtyError(v)
 	case v == 0:
 		return ErrNotInstalled
 	case v > latest:
-		return fmt.Errorf("%w: database is at version %d, this memworker knows up to %d; upgrade memworker", ErrTooNew, v, latest)
+		return tooNew(v, latest)
 	case v < latest:
 		return fmt.Errorf("schema: database is at version %d, this memworker needs %d (run: memworker migrate up)", v, latest)
 	}
 	return nil
 }
 
-// Up applies every pending migration. It refuses a database whose schema is
-// newer than this binary and leaves the app's own tables alone.
-func Up(db *sql.DB) (uint, error) {
-	if err := refuseNewer(db); err != nil {
-		return 0, err
-	}
-	from, _, err := Version(db)
-	if err != nil {
-		return 0, err
-	}
-	latest, err := Latest()
-	if err != nil {
-		return 0, err
-	}
-	saved, err := guardRebuilds(db, from, latest)
-	if err != nil {
-		return 0, err
-	}
-	m, err := newMigrate(db)
-	if err != nil {
-		return 0, err
-	}
-	if err := m.Up(); err != nil && !errors.Is(err, migrate.ErrNoChange) {
-		return 0, fmt.Errorf("schema: migrate up: %w", err)
-	}
-	if err := recreate(db, saved); err != nil {
-		return 0, err
-	}
-	v, _, err := Version(db)
-	return v, err
+// A file is dirty only when another tool's migration stopped half-way:
+// memworker's own never leave it so.
+func dirtyError(v uint) error {
+	return fmt.Errorf("schema: version %d is marked dirty (a migration run by another tool stopped half-way); "+
+		"make the mem_ objects match a version, then run: memworker migrate force VERSION", v)
+}
+
+func tooNew(v, latest uint) error {
+	return fmt.Errorf("%w: database is at version %d, this memworker knows up to %d; upgrade memworker", ErrTooNew, v, latest)
+}
+
+// Up applies every pending migration, all in one transaction. It refuses a
+// database whose schema is newer than this binary and leaves the app's own
+// objects alone.
+func Up(db *sql.DB, guards ...Guard) (uint, error) {
+	return migrate(db, func(uint) uint { return ^uint(0) }, guards)
 }
 
 // Down reverts the newest migration step, or all of them when all is set.
-func Down(db *sql.DB, all bool) (uint, error) {
-	if err := refuseNewer(db); err != nil {
-		return 0, err
-	}
-	from, _, err := Version(db)
-	if err != nil {
-		return 0, err
-	}
-	to := uint(0)
-	if !all && from > 0 {
-		to = from - 1
-	}
-	saved, err := guardRebuilds(db, from, to)
-	if err != nil {
-		return 0, err
-	}
-	m, err := newMigrate(db)
-	if err != nil {
-		return 0, err
-	}
-	if all {
-		err = m.Down()
-	} else {
-		err = m.Steps(-1)
-	}
-	if err != nil && !errors.Is(err, migrate.ErrNoChange) {
-		return 0, fmt.Errorf("schema: migrate down: %w", err)
-	}
-	if err := recreate(db, saved); err != nil {
-		return 0, err
-	}
-	v, _, err := Version(db)
-	return v, err
+func Down(db *sql.DB, all bool, guards ...Guard) (uint, error) {
+	return migrate(db, func(from uint) uint {
+		if all || from == 0 {
+			return 0
+		}
+		return from - 1
+	}, guards)
 }
 
-func refuseNewer(db *sql.DB) error {
-	v, _, err := Version(db)
-	if err != nil {
-		return err
-	}
+// Force records version v as installed and clean without running any step:
+// the way out for a file another tool's migration left dirty, once its
+// mem_ objects have been made to match v.
+func Force(db *sql.DB, v uint) error {
 	latest, err := Latest()
 	if err != nil {
 		return err
 	}
 	if v > latest {
-		return fmt.Errorf("%w: database is at version %d, this memworker knows up to %d; upgrade memworker", ErrTooNew, v, latest)
+		return fmt.Errorf("schema: migrate force: version %d does not exist; this memworker knows 0 to %d", v, latest)
+	}
+	return inTx(context.Background(), db, func(ctx context.Context, conn *sql.Conn) error {
+		if err := ensureVersionTable(ctx, conn); err != nil {
+			return err
+		}
+		return setVersion(ctx, conn, v)
+	})
+}
+
+// migrate moves the schema from its version to target(version) (capped at
+// the latest), in one transaction.
+func migrate(db *sql.DB, target func(from uint) uint, guards []Guard) (uint, error) {
+	all, err := steps()
+	if err != nil {
+		return 0, err
+	}
+	latest := all[len(all)-1].version
+	var to uint
+	err = inTx(context.Background(), db, func(ctx context.Context, conn *sql.Conn) error {
+		from, dirty, err := readVersion(ctx, conn)
+		if err != nil {
+			return err
+		}
+		switch {
+		case dirty:
+			return dirtyError(from)
+		case from > latest:
+			return tooNew(from, latest)
+		}
+		if to = min(target(from), latest); to == from {
+			return fixVersionIndex(ctx, conn)
+		}
+		for _, g := range guards {
+			if err := g(ctx, conn); err != nil {
+				return err
+			}
+		}
+		saved, err := guardRebuilds(ctx, conn, from, to)
+		if err != nil {
+			return err
+		}
+		if err := ensureVersionTable(ctx, conn); err != nil {
+			return err
+		}
+		if err := runSteps(ctx, conn, all, from, to); err != nil {
+			return err
+		}
+		if err := setVersion(ctx, conn, to); err != nil {
+			return err
+		}
+		return recreate(ctx, conn, saved)
+	})
+	if err != nil {
+		return 0, err
+	}
+	return to, nil
+}
+
+// runSteps runs the up steps from+1..to, or the down steps from..to+1.
+func runSteps(ctx context.Context, conn *sql.Conn, all []step, from, to uint) error {
+	run := func(s step, body, dir string) error {
+		if _, err := conn.ExecContext(ctx, body); err != nil {
+			return stepError(s, dir, err)
+		}
+		return nil
+	}
+	if to > from {
+		for _, s := range all {
+			if s.version > from && s.version <= to {
+				if err := run(s, s.up, "up"); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	for i := len(all) - 1; i >= 0; i-- {
+		if s := all[i]; s.version <= from && s.version > to {
+			if err := run(s, s.down, "down"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// SQLite's words when a name is taken: "table mem_events already exists",
+// "there is already an index named mem_x".
+var (
+	nameTaken      = regexp.MustCompile(`\b(table|view|index|trigger) (\S+) already exists`)
+	nameTakenBy    = regexp.MustCompile(`there is already an? (table|view|index|trigger) named (\S+)`)
+	nothingChanged = "; nothing was changed"
+)
+
+// stepError says which step failed and, when an object of the app's holds a
+// name memdecay needs, names it.
+func stepError(s step, dir string, err error) error {
+	m := nameTaken.FindStringSubmatch(err.Error())
+	if m == nil {
+		m = nameTakenBy.FindStringSubmatch(err.Error())
+	}
+	if m != nil {
+		return fmt.Errorf("schema: migration %d (%s) %s: the database already has a %s named %s, which memdecay did not make "+
+			"and needs the name of; rename or drop it, then run memworker migrate %s again%s",
+			s.version, s.name, dir, m[1], m[2], dir, nothingChanged)
+	}
+	return fmt.Errorf("schema: migration %d (%s) %s failed: %w%s", s.version, s.name, dir, err, nothingChanged)
+}
+
+// ensureVersionTable creates the version table and its mem_ index.
+func ensureVersionTable(ctx context.Context, conn *sql.Conn) error {
+	if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS `+VersionTable+` (version uint64, dirty bool)`); err != nil {
+		return fmt.Errorf("schema: creating %s: %w", VersionTable, err)
+	}
+	return fixVersionIndex(ctx, conn)
+}
+
+// fixVersionIndex gives an existing version table its mem_ index, in place
+// of the version_unique golang-migrate's driver made on it.
+func fixVersionIndex(ctx context.Context, conn *sql.Conn) error {
+	var table, old int
+	err := conn.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE type = 'table'), count(*) FILTER (WHERE type = 'index')
+		FROM sqlite_master WHERE (type = 'table' AND name = ?1) OR (type = 'index' AND name = 'version_unique' AND tbl_name = ?1)`,
+		VersionTable).Scan(&table, &old)
+	if err != nil || table == 0 {
+		return err
+	}
+	stmts := []string{`CREATE UNIQUE INDEX IF NOT EXISTS ` + versionIndex + ` ON ` + VersionTable + ` (version)`}
+	if old > 0 {
+		stmts = append([]string{`DROP INDEX version_unique`}, stmts...)
+	}
+	for _, q := range stmts {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("schema: indexing %s: %w", VersionTable, err)
+		}
+	}
+	return nil
+}
+
+// setVersion records v as installed and clean; 0 leaves the table empty.
+func setVersion(ctx context.Context, conn *sql.Conn, v uint) error {
+	if _, err := conn.ExecContext(ctx, `DELETE FROM `+VersionTable); err != nil {
+		return err
+	}
+	if v == 0 {
+		return nil
+	}
+	_, err := conn.ExecContext(ctx, `INSERT INTO `+VersionTable+` (version, dirty) VALUES (?, 0)`, v)
+	return err
+}
+
+// inTx runs fn in an IMMEDIATE transaction on one connection, committed only
+// when fn succeeds.
+func inTx(ctx context.Context, db *sql.DB, fn func(ctx context.Context, conn *sql.Conn) error) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		return fmt.Errorf("schema: taking the write lock: %w", err)
+	}
+	if err := fn(ctx, conn); err != nil {
+		_, rbErr := conn.ExecContext(ctx, `ROLLBACK`)
+		// A step may stop between its PRAGMA legacy_alter_table ON and OFF.
+		_, pragmaErr := conn.ExecContext(ctx, `PRAGMA legacy_alter_table = OFF`)
+		return errors.Join(err, rbErr, pragmaErr)
+	}
+	if _, err := conn.ExecContext(ctx, `COMMIT`); err != nil {
+		_, _ = conn.ExecContext(ctx, `ROLLBACK`)
+		return fmt.Errorf("schema: committing: %w", err)
 	}
 	return nil
 }

@@ -48,7 +48,7 @@ func TestUpDownEveryStep(t *testing.T) {
 		}
 	}
 	var memTables int
-	db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name LIKE 'mem\_%' ESCAPE '\' AND name != ?`, schema.VersionTable).Scan(&memTables)
+	db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name LIKE 'mem\_%' ESCAPE '\' AND tbl_name != ?`, schema.VersionTable).Scan(&memTables)
 	if memTables != 0 {
 		t.Errorf("%d mem_ objects left after every down", memTables)
 	}

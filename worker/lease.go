@@ -24,18 +24,7 @@ import (
 func (s *sweep) acquireLease(ctx context.Context) error {
 	err := s.db.inTx(ctx, func() error {
 		q := s.db.querier()
-		var other, started int64
-		var owner string
-		err := q.QueryRowContext(ctx, `SELECT id, coalesce(owner, '?'), started_at FROM mem_sweeps
-			WHERE status = 'running' AND lease_until > ? ORDER BY id DESC LIMIT 1`, time.Now().Unix()).Scan(&other, &owner, &started)
-		if err == nil && ownerGone(owner) {
-			err = sql.ErrNoRows // a worker on this machine that died (kill -9): its lease is void
-		}
-		if err == nil {
-			return fmt.Errorf("%w: sweep %d by %s since %s; try again when it finishes",
-				ErrSweepRunning, other, owner, time.Unix(started, 0).UTC().Format(time.RFC3339))
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
+		if err := refuseLiveSweep(ctx, q); err != nil {
 			return err
 		}
 		if err := s.loadClock(ctx); err != nil {
@@ -51,6 +40,35 @@ func (s *sweep) acquireLease(ctx context.Context) error {
 		s.db.onCommit(s.heartbeat)
 	}
 	return err
+}
+
+// refuseLiveSweep fails with ErrSweepRunning while another worker's lease
+// is live. A worker on this machine that died (kill -9) holds no lease.
+func refuseLiveSweep(ctx context.Context, q querier) error {
+	var other, started int64
+	var owner string
+	err := q.QueryRowContext(ctx, `SELECT id, coalesce(owner, '?'), started_at FROM mem_sweeps
+		WHERE status = 'running' AND lease_until > ? ORDER BY id DESC LIMIT 1`, time.Now().Unix()).Scan(&other, &owner, &started)
+	switch {
+	case errors.Is(err, sql.ErrNoRows) || err == nil && ownerGone(owner):
+		return nil
+	case err != nil:
+		return err
+	}
+	return fmt.Errorf("%w: sweep %d by %s since %s; try again when it finishes",
+		ErrSweepRunning, other, owner, time.Unix(started, 0).UTC().Format(time.RFC3339))
+}
+
+// NoSweepRunning is the migrations' guard: the schema does not change
+// under a running sweep. It runs inside the migration's transaction, so no
+// sweep can claim the file between the check and the change.
+func NoSweepRunning(ctx context.Context, conn *sql.Conn) error {
+	var tables int
+	err := conn.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'mem_sweeps'`).Scan(&tables)
+	if err != nil || tables == 0 {
+		return err
+	}
+	return refuseLiveSweep(ctx, conn)
 }
 
 // claim takes over the saved plan of a sweep cut off at this clock, or

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/urfave/cli/v2"
 
@@ -21,14 +22,14 @@ func migrateCommand() *cli.Command {
 		Name:  "migrate",
 		Usage: "install, revert or show the memory schema",
 		Subcommands: []*cli.Command{
-			{Name: "up", Usage: "apply every pending migration (creates the file if missing)",
+			{Name: "up", Usage: "apply every pending migration, all or nothing (creates the file if missing)",
 				Action: func(c *cli.Context) error {
 					db, err := open(c)
 					if err != nil {
 						return err
 					}
 					defer db.Close()
-					v, err := schema.Up(db.SQL)
+					v, err := schema.Up(db.SQL, worker.NoSweepRunning)
 					if err != nil {
 						return err
 					}
@@ -38,7 +39,7 @@ func migrateCommand() *cli.Command {
 					fmt.Fprintf(c.App.Writer, "schema at version %d\n", v)
 					return nil
 				}},
-			{Name: "down", Usage: "revert the newest migration (--all: every migration)",
+			{Name: "down", Usage: "revert the newest migration (--all: every migration); refused while a sweep runs",
 				Flags: []cli.Flag{&cli.BoolFlag{Name: "all", Usage: "revert every migration, dropping the mem_ tables"}},
 				Action: func(c *cli.Context) error {
 					db, err := open(c)
@@ -46,11 +47,36 @@ func migrateCommand() *cli.Command {
 						return err
 					}
 					defer db.Close()
-					v, err := schema.Down(db.SQL, c.Bool("all"))
+					v, err := schema.Down(db.SQL, c.Bool("all"), worker.NoSweepRunning)
 					if err != nil {
 						return err
 					}
 					fmt.Fprintf(c.App.Writer, "schema at version %d\n", v)
+					return nil
+				}},
+			{Name: "force", Usage: "record VERSION as installed without running any step (for a file another tool left dirty)",
+				ArgsUsage: "VERSION",
+				Action: func(c *cli.Context) error {
+					args, err := positional(c)
+					if err != nil {
+						return err
+					}
+					if len(args) != 1 {
+						return usagef("migrate force", "migrate force: give exactly one VERSION (0 to the latest)")
+					}
+					v, err := strconv.ParseUint(args[0], 10, 0)
+					if err != nil {
+						return usagef("migrate force", "migrate force: VERSION %q is not a whole number >= 0", args[0])
+					}
+					db, err := open(c)
+					if err != nil {
+						return err
+					}
+					defer db.Close()
+					if err := schema.Force(db.SQL, uint(v)); err != nil {
+						return err
+					}
+					fmt.Fprintf(c.App.Writer, "schema recorded at version %d\n", v)
 					return nil
 				}},
 			{Name: "version", Usage: "print the installed schema version",

@@ -49,7 +49,7 @@ func TestMigrateFreshFile(t *testing.T) {
 	}
 	// down --all leaves no memory table but golang-migrate's own.
 	left := queryRows(t, path, `SELECT name FROM sqlite_master WHERE name LIKE 'mem\_%' ESCAPE '\'
-		AND name != 'mem_schema_migrations' ORDER BY name`)
+		AND tbl_name != 'mem_schema_migrations' ORDER BY name`)
 	if len(left) > 0 {
 		t.Errorf("migrate down --all left %v", left)
 	}
@@ -114,7 +114,7 @@ func TestMigrateLeavesTheAppAlone(t *testing.T) {
 		t.Errorf("migrate down --all changed the app's table:\n%s\nwant:\n%s", got, before)
 	}
 	left := queryRows(t, path, `SELECT name FROM sqlite_master WHERE name LIKE 'mem\_%' ESCAPE '\'
-		AND name != 'mem_schema_migrations'`)
+		AND tbl_name != 'mem_schema_migrations'`)
 	if len(left) > 0 {
 		t.Errorf("migrate down --all left %v", left)
 	}
