@@ -13,7 +13,7 @@ SOURCES  := $(shell find . -name '*.go' -o -name '*.c' -o -name '*.h' -o -name '
 export CGO_ENABLED := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help build generate demo test lint unit fuzz bench clean
+.PHONY: help build generate demo test lint unit dist test-dist fuzz bench clean
 
 help: ## List the targets
 	@grep -hE '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -41,7 +41,13 @@ lint: ## gofmt, go vet and go mod tidy must be clean
 unit: $(SO) ## Every Go, integration and sweep test (with -race)
 	MEMDECAY_SO=$(abspath $(SO)) $(GO) test -race -tags $(TAGS) -count=1 ./...
 
-test: lint unit ## Everything CI runs: lint, then every test
+test: lint unit test-dist ## Everything CI runs: lint, every test, then the packages installed and used
+
+dist: ## Write dist/: stripped memdecay.so and memworker, the Python wheel, the npm package
+	bash packaging/dist.sh
+
+test-dist: dist ## Install the wheel into a fresh venv and the npm package into a fresh project, and use them
+	MEMDECAY_DIST=$(abspath dist) $(GO) test -tags dist,$(TAGS) -count=1 ./packaging
 
 fuzz: ## Run each fuzz target for FUZZTIME (default 10s)
 	@for pkg in ./sqlfuncs ./ext/shim; do \
@@ -55,4 +61,4 @@ bench: build ## Benchmarks against the peers (not part of make test); appends to
 	$(GO) run -tags $(TAGS) ./bench/run -out bench/RESULTS.md
 
 clean: ## Remove build outputs
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) dist

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"database/sql"
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/memdecay/memdecay/schema"
+	"github.com/memdecay/memdecay/sqlfuncs"
+)
+
+// versionCommand prints what a bug report needs: memworker's release, the
+// newest schema it installs and the SQLite it is linked with.
+func versionCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "version",
+		Usage: "print memworker's version, the schema version it installs and its SQLite version",
+		Action: func(c *cli.Context) error {
+			if c.Args().Present() {
+				return usagef("version", "version takes no arguments")
+			}
+			latest, err := schema.Latest()
+			if err != nil {
+				return err
+			}
+			db, err := sql.Open("sqlite3", ":memory:")
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			var sqlite string
+			if err := db.QueryRow(`SELECT sqlite_version()`).Scan(&sqlite); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.App.Writer, "memworker %s (schema %d, SQLite %s)\n", sqlfuncs.Version, latest, sqlite)
+			return nil
+		},
+	}
+}
