@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strconv"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -78,6 +80,28 @@ func migrateCommand() *cli.Command {
 					}
 					fmt.Fprintf(c.App.Writer, "schema recorded at version %d\n", v)
 					return nil
+				}},
+			{Name: "sql", Usage: "print the migrations' SQL (up, or down newest first), for an app whose own migration tool owns the DDL; run it with memdecay loaded",
+				ArgsUsage: "[up|down]",
+				Flags:     []cli.Flag{&cli.UintFlag{Name: "version", Usage: "only migration `N`"}},
+				Action: func(c *cli.Context) error {
+					args, err := positional(c)
+					if err != nil {
+						return err
+					}
+					dir := "up"
+					if len(args) > 0 {
+						dir = args[0]
+					}
+					if len(args) > 1 || (dir != "up" && dir != "down") {
+						return usagef("migrate sql", "migrate sql: want up or down, got %q", strings.Join(args, " "))
+					}
+					script, err := schema.Script(dir == "up", c.Uint("version"))
+					if err != nil {
+						return err
+					}
+					_, err = io.WriteString(c.App.Writer, script)
+					return err
 				}},
 			{Name: "version", Usage: "print the installed schema version",
 				Action: func(c *cli.Context) error {
