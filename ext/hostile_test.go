@@ -33,6 +33,7 @@ type hostileCase struct {
 	arg       shim.Arg // the argument the hostile value replaces
 	emptyText int      // the index of the same call with '' for the hostile value
 	badArity  bool
+	neverErrs bool // a BadGivesNull function: NULL, never an error, for any value
 }
 
 // hostileCases calls every function of the registry at every arity, first
@@ -50,7 +51,8 @@ func hostileCases() []hostileCase {
 				for _, v := range hostileValues {
 					args := slices.Clone(valid[:n])
 					args[pos] = v
-					cases = append(cases, hostileCase{expr: call(f.Name, args), fn: f.Name, value: v, arg: f.Args[pos], emptyText: emptyText})
+					cases = append(cases, hostileCase{expr: call(f.Name, args), fn: f.Name, value: v, arg: f.Args[pos],
+						emptyText: emptyText, neverErrs: f.BadGivesNull})
 				}
 			}
 		}
@@ -96,6 +98,10 @@ func TestShellHostileInputs(t *testing.T) {
 				t.Errorf("SELECT %s: %v, want SQLite's wrong number of arguments", short(c.expr), o)
 			}
 			continue
+		case c.neverErrs:
+			if o.err != "" {
+				t.Errorf("SELECT %s: %v, want a value or NULL, never an error", short(c.expr), o)
+			}
 		case o.err != "" && !strings.HasPrefix(o.err, "memdecay: "+c.fn+": "):
 			t.Errorf("SELECT %s: error %q does not start with %q", short(c.expr), o.err, "memdecay: "+c.fn+": ")
 		case c.value == "":
@@ -122,7 +128,7 @@ func TestShellHostileInputs(t *testing.T) {
 			if want := c.arg.Name + ` is not a number: "abc"`; !strings.Contains(o.err, want) {
 				t.Errorf("SELECT %s: %v, want an error containing %q", short(c.expr), o, want)
 			}
-		case c.value == "-1" && c.arg.Kind != shim.ArgNumber:
+		case c.value == "-1" && !c.arg.ReadsNumericText():
 			if want := c.arg.Name + " must be text, not a number"; !strings.Contains(o.err, want) {
 				t.Errorf("SELECT %s: %v, want an error containing %q", short(c.expr), o, want)
 			}

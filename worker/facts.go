@@ -16,16 +16,17 @@ var ErrNoFact = errors.New("no such fact")
 
 // FactChange is the before and after of a feedback or recall.
 type FactChange struct {
-	ID                 string  `json:"id"`
-	ImportanceBefore   float64 `json:"importance_before"`
-	ImportanceAfter    float64 `json:"importance_after"`
-	AccessCountAfter   int64   `json:"access_count_after"`
-	LastAccessedAt     *int64  `json:"last_accessed_at"`
-	ClockReset         bool    `json:"clock_reset"`
-	Recorded           bool    `json:"recorded"` // false for a passive auto-recall
-	ImportanceClamped  bool    `json:"importance_clamped"`
-	DirectionOrKind    string  `json:"change"`
-	WallTimeUnixSecond int64   `json:"at"`
+	ID                 string   `json:"id"`
+	ImportanceBefore   float64  `json:"importance_before"`
+	ImportanceAfter    float64  `json:"importance_after"`
+	AccessCountAfter   int64    `json:"access_count_after"`
+	LastAccessedAt     *float64 `json:"last_accessed_at"`  // in unix seconds, whatever form the row holds
+	Problem            string   `json:"problem,omitempty"` // what still keeps sweeps off the fact, if anything
+	ClockReset         bool     `json:"clock_reset"`
+	Recorded           bool     `json:"recorded"` // false for a passive auto-recall
+	ImportanceClamped  bool     `json:"importance_clamped"`
+	DirectionOrKind    string   `json:"change"`
+	WallTimeUnixSecond int64    `json:"at"`
 }
 
 // Feedback applies explicit feedback to a fact and logs it: up raises
@@ -47,12 +48,14 @@ func Feedback(ctx context.Context, db *DB, id string, up bool, now time.Time) (*
 func Recall(ctx context.Context, db *DB, id string, auto bool, now time.Time) (*FactChange, error) {
 	if auto {
 		var c FactChange
-		err := db.SQL.QueryRowContext(ctx, `SELECT id, importance, importance, access_count, last_accessed_at FROM mem_facts WHERE id = ?`, id).
-			Scan(&c.ID, &c.ImportanceBefore, &c.ImportanceAfter, &c.AccessCountAfter, &c.LastAccessedAt)
+		var problem sql.NullString
+		err := db.SQL.QueryRowContext(ctx, macros.Replace(`SELECT f.id, f.importance, f.importance, f.access_count,
+			`+factAccessedAt+`, FACT_PROBLEM FROM mem_facts f WHERE f.id = ?`), id).
+			Scan(&c.ID, &c.ImportanceBefore, &c.ImportanceAfter, &c.AccessCountAfter, &c.LastAccessedAt, &problem)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, fmt.Errorf("fact recall: %q: %w", id, ErrNoFact)
 		}
-		c.DirectionOrKind, c.WallTimeUnixSecond = "auto-recall", now.Unix()
+		c.DirectionOrKind, c.WallTimeUnixSecond, c.Problem = "auto-recall", now.Unix(), problem.String
 		return &c, err
 	}
 	return changeFact(ctx, db, id, "recall", now, func(importance float64) (float64, bool, bool) { return importance, true, false })
@@ -82,16 +85,26 @@ func changeFact(ctx context.Context, db *DB, id, kind string, now time.Time, cha
 	after, reset, clamped := change(importance)
 	c := &FactChange{ID: id, ImportanceBefore: importance, ImportanceAfter: after, AccessCountAfter: count,
 		ClockReset: reset, Recorded: true, ImportanceClamped: clamped, DirectionOrKind: kind, WallTimeUnixSecond: now.Unix()}
-	query := `UPDATE mem_facts SET importance = ? WHERE id = ? RETURNING last_accessed_at`
+	set := `importance = ?`
 	args := []any{after, id}
 	if reset {
-		query = `UPDATE mem_facts SET importance = ?, access_count = access_count + 1, last_accessed_at = ? WHERE id = ? RETURNING last_accessed_at`
+		set = `importance = ?, access_count = access_count + 1, last_accessed_at = ?`
 		args = []any{after, now.Unix(), id}
 		c.AccessCountAfter++
 	}
-	if err := tx.QueryRowContext(ctx, query, args...).Scan(&c.LastAccessedAt); err != nil {
+	// The row as it now stands: its access time in unix seconds, and what
+	// keeps sweeps off it (a down vote leaves a bad access time as it was;
+	// an up vote or a recall writes a good one).
+	var problem sql.NullString
+	if _, err := tx.ExecContext(ctx, `UPDATE mem_facts SET `+set+` WHERE id = ?`, args...); err != nil {
 		return nil, fmt.Errorf("fact %s: %w", kind, err)
 	}
+	err = tx.QueryRowContext(ctx, macros.Replace(`SELECT `+factAccessedAt+`, FACT_PROBLEM FROM mem_facts f WHERE f.id = ?`), id).
+		Scan(&c.LastAccessedAt, &problem)
+	if err != nil {
+		return nil, fmt.Errorf("fact %s: %w", kind, err)
+	}
+	c.Problem = problem.String
 	action := "feedback"
 	if kind == "recall" {
 		action = "recall"
@@ -104,6 +117,10 @@ func changeFact(ctx context.Context, db *DB, id, kind string, now time.Time, cha
 	}
 	return c, tx.Commit()
 }
+
+// factAccessedAt is a fact f's last_accessed_at in unix seconds, NULL when
+// it is NULL or no time.
+var factAccessedAt = `try_unix_seconds(f.last_accessed_at)`
 
 // FactExplanation says where a fact stands and when a sweep will act on it.
 type FactExplanation struct {
@@ -119,6 +136,7 @@ type FactExplanation struct {
 	Action          string   `json:"action"`
 	ArchiveInDays   *float64 `json:"archive_in_days"`
 	PruneInDays     *float64 `json:"prune_in_days"`
+	Invalid         bool     `json:"invalid"` // a value is unusable: sweeps skip the row
 	Verdict         string   `json:"verdict"`
 }
 
@@ -126,22 +144,35 @@ type FactExplanation struct {
 // be archived or pruned, and when.
 func ExplainFact(ctx context.Context, db *DB, id string, now time.Time) (*FactExplanation, error) {
 	x := &FactExplanation{ID: id}
-	var last sql.NullInt64
-	var created int64
-	err := db.SQL.QueryRowContext(ctx, `SELECT segment, coalesce(tier, ''), status, importance, decay_rate, access_count,
-		last_accessed_at, created_at FROM mem_facts WHERE id = ?`, id).
-		Scan(&x.Segment, &x.Tier, &x.Status, &x.Importance, &x.DecayRate, &x.AccessCount, &last, &created)
+	// The sweep's own rules (rules.go) decide whether the row is usable and
+	// when its age counts from; its numbers are read only when it is.
+	var segment, status, problem sql.NullString
+	var importance, decayRate, count, since any
+	err := db.SQL.QueryRowContext(ctx, macros.Replace(`SELECT f.segment, coalesce(f.tier, ''), f.status,
+		f.importance, f.decay_rate, f.access_count, FACT_SINCE, FACT_PROBLEM FROM mem_facts f WHERE f.id = ?`), id).
+		Scan(&segment, &x.Tier, &status, &importance, &decayRate, &count, &since, &problem)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("explain: fact %q: %w (a pruned fact lives on in mem_events; memworker restore --fact %s)", id, ErrNoFact, id)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("explain: fact %q: %w", id, err)
 	}
-	since := created
-	if last.Valid {
-		since = last.Int64
+	x.Segment, x.Status = segment.String, status.String
+	if problem.Valid {
+		x.Invalid = true
+		x.Verdict = fmt.Sprintf("invalid row: %s; sweeps skip it and never archive or prune it", problem.String)
+		return x, nil
 	}
-	x.DaysSinceAccess = math.Max(0, float64(now.Unix()-since)/86400)
+	var start float64
+	for _, v := range []struct {
+		dst *float64
+		src any
+	}{{&x.Importance, importance}, {&x.DecayRate, decayRate}, {&x.AccessCount, count}, {&start, since}} {
+		if *v.dst, err = toFloat(v.src); err != nil {
+			return nil, fmt.Errorf("explain: fact %q: %w", id, err)
+		}
+	}
+	x.DaysSinceAccess = math.Max(0, (float64(now.Unix())-start)/86400)
 	score := func(days float64) (float64, error) {
 		return sqlfuncs.TidelineScore(x.Importance, x.DecayRate, days, x.AccessCount, x.Tier)
 	}

@@ -61,7 +61,7 @@ func TestFeedback(t *testing.T) {
 			t.Errorf("step %d (%s up=%v): %+v, want %+v", i, s.id, s.up, got, s.want)
 		}
 		if c.ImportanceBefore != before.importance || c.ImportanceAfter != got.importance || c.ImportanceClamped != s.clamped ||
-			c.AccessCountAfter != got.count || c.ClockReset != s.up || !c.Recorded || c.LastAccessedAt == nil || *c.LastAccessedAt != got.last {
+			c.AccessCountAfter != got.count || c.ClockReset != s.up || !c.Recorded || c.LastAccessedAt == nil || *c.LastAccessedAt != float64(got.last) {
 			t.Errorf("step %d: change %+v for %+v -> %+v", i, c, before, got)
 		}
 		ev := eventsWhere(t, db, `subject_kind = 'fact' AND subject_id = ?`, s.id)

@@ -8,11 +8,43 @@ package worker
 // negative) is an infinity, which no formula takes.
 const maxFinite = `1.7976931348623157e308`
 
+// Wall-clock columns (mem_facts.last_accessed_at and created_at,
+// mem_edges.last_observed_at) hold unix seconds, as an integer or a real,
+// or ISO-8601 / SQLite datetime text, as apps write them (SPEC §4.3). The
+// one reading of them is try_unix_seconds (sqlfuncs/wallclock.go), which
+// the views call too. Numbers, the common case, take a shortcut in plain
+// SQL that gives what the function gives (a finite number is its own unix
+// seconds), so a scan of every edge makes no function call per row.
+
+// wallSeconds is a wall-clock column's value in unix seconds, for a row
+// whose column badWallClock passes; NULL when the column is NULL.
+func wallSeconds(col string) string {
+	return `(CASE WHEN typeof(` + col + `) IN ('integer', 'real') THEN ` + col + ` ELSE try_unix_seconds(` + col + `) END)`
+}
+
+// badWallClock is true when a wall-clock column holds no time: a number
+// that is not finite, a text in no accepted form, a blob, or NULL (callers
+// that allow NULL test for it first).
+func badWallClock(col string) string {
+	return `(CASE WHEN typeof(` + col + `) IN ('integer', 'real') THEN abs(` + col + `) > ` + maxFinite + `
+	    ELSE try_unix_seconds(` + col + `) IS NULL END)`
+}
+
+// wallClockProblem says what is wrong with a wall-clock column named name
+// that badWallClock finds bad, quoting (the start of) a text.
+func wallClockProblem(col, name string) string {
+	return `CASE typeof(` + col + `)
+	    WHEN 'text' THEN '` + name + ` is text ' || quote(substr(` + col + `, 1, 40))
+	        || CASE WHEN length(` + col + `) > 40 THEN '…' ELSE '' END || ', not unix seconds or an ISO-8601 time'
+	    WHEN 'real' THEN '` + name + ` is not finite'
+	    ELSE '` + name + ` is ' || typeof(` + col + `) END`
+}
+
 // edgeProblem names what makes an edge row e invalid, NULL when it is
-// valid: a number that is not a finite number where one is needed, or a
-// pinned flag that is not 0 or 1. Invalid rows are reported and never
-// touched.
-const edgeProblem = `CASE WHEN typeof(e.weight) NOT IN ('integer', 'real') THEN 'weight is ' || typeof(e.weight)
+// valid: a number that is not a finite number where one is needed, a
+// last_observed_at that is no time, or a pinned flag that is not 0 or 1.
+// Invalid rows are reported and never touched.
+var edgeProblem = `CASE WHEN typeof(e.weight) NOT IN ('integer', 'real') THEN 'weight is ' || typeof(e.weight)
 	WHEN e.weight < 0 THEN 'weight is negative'
 	WHEN e.weight > ` + maxFinite + ` THEN 'weight is not finite'
 	WHEN typeof(e.reinforcement_count) NOT IN ('integer', 'real') THEN 'reinforcement_count is ' || typeof(e.reinforcement_count)
@@ -21,15 +53,43 @@ const edgeProblem = `CASE WHEN typeof(e.weight) NOT IN ('integer', 'real') THEN 
 	WHEN e.last_active_hours IS NOT NULL AND typeof(e.last_active_hours) NOT IN ('integer', 'real')
 	    THEN 'last_active_hours is ' || typeof(e.last_active_hours)
 	WHEN abs(e.last_active_hours) > ` + maxFinite + ` THEN 'last_active_hours is not finite'
-	WHEN e.last_observed_at IS NOT NULL AND typeof(e.last_observed_at) NOT IN ('integer', 'real')
-	    THEN 'last_observed_at is ' || typeof(e.last_observed_at)
-	WHEN abs(e.last_observed_at) > ` + maxFinite + ` THEN 'last_observed_at is not finite'
+	WHEN e.last_observed_at IS NOT NULL AND ` + badWallClock("e.last_observed_at") + `
+	    THEN ` + wallClockProblem("e.last_observed_at", "last_observed_at") + `
 	WHEN typeof(e.pinned) != 'integer' OR e.pinned NOT IN (0, 1) THEN 'pinned is ' || quote(e.pinned) || ' (want 0 or 1)'
 END`
 
 // validEdge is the test an edge row e passes when edgeProblem finds
 // nothing wrong with it: the same rule, so the two never disagree.
-const validEdge = `((` + edgeProblem + `) IS NULL)`
+var validEdge = `((` + edgeProblem + `) IS NULL)`
+
+// edgeObservedAt is an edge e's last_observed_at in unix seconds (the
+// anchor of wall-clock policies).
+var edgeObservedAt = wallSeconds("e.last_observed_at")
+
+// factProblem names what makes a fact row f unusable, NULL when it is
+// usable: no tier, an importance outside [0, 1], a count or rate that is
+// not a finite non-negative number, or an age that cannot be told. Its age
+// counts from last_accessed_at, or from created_at when that is NULL, so
+// created_at matters only then; a blob there is a bad row all the same,
+// since the JSON snapshot an archive or prune keeps could not hold it.
+var factProblem = `CASE
+	WHEN f.tier IS NULL THEN 'tier is NULL (unknown segment ' || quote(f.segment) || ')'
+	WHEN typeof(f.importance) NOT IN ('integer', 'real') OR f.importance < 0 OR f.importance > 1
+	    THEN 'importance is ' || typeof(f.importance) || ' ' || quote(f.importance)
+	WHEN typeof(f.decay_rate) NOT IN ('integer', 'real') OR f.decay_rate < 0 THEN 'decay_rate is ' || quote(f.decay_rate)
+	WHEN f.decay_rate > ` + maxFinite + ` THEN 'decay_rate is not finite'
+	WHEN typeof(f.access_count) NOT IN ('integer', 'real') OR f.access_count < 0 THEN 'access_count is ' || quote(f.access_count)
+	WHEN f.access_count > ` + maxFinite + ` THEN 'access_count is not finite'
+	WHEN f.last_accessed_at IS NOT NULL AND ` + badWallClock("f.last_accessed_at") + `
+	    THEN ` + wallClockProblem("f.last_accessed_at", "last_accessed_at") + `
+	WHEN f.last_accessed_at IS NULL AND ` + badWallClock("f.created_at") + `
+	    THEN ` + wallClockProblem("f.created_at", "created_at") + `
+	WHEN typeof(f.created_at) = 'blob' THEN 'created_at is blob'
+END`
+
+// factSince is the unix time a fact f's age counts from: its last access,
+// or its creation when it was never accessed.
+var factSince = wallSeconds("coalesce(f.last_accessed_at, f.created_at)")
 
 // edgeLambda is an edge e's decay rate from its ends' block states ta and
 // tb (a block with none is standard).
@@ -62,7 +122,7 @@ const removalPhases = `('static', 'temporal', 'policy')`
 // for an edge the default curve decays (TEMPORAL_DECAY, no policy) its
 // decay rate, elapsed hours and effective weight now. evaluate_edges and
 // evaluate_edges_all differ only in their eval_source.
-const edgeEvaluation = `SELECT e.*, CASE WHEN lambda IS NOT NULL THEN max(0, :now - last_active_hours) END AS elapsed,
+var edgeEvaluation = `SELECT e.*, CASE WHEN lambda IS NOT NULL THEN max(0, :now - last_active_hours) END AS elapsed,
        CASE WHEN lambda IS NOT NULL THEN effective_weight(weight, lambda, :now - last_active_hours) END AS effective
 FROM (
     SELECT e.from_id, e.to_id, e.weight, e.reinforcement_count, e.relation_type, e.origin,
@@ -81,13 +141,13 @@ FROM (
 // prune); NULL means never (pinned, no anchor, agent-asserted, held
 // excluded until re-observed, or invalid, which its problem names).
 // refresh_edges and refresh_edges_all differ only in their due_source.
-const edgeDueRows = `SELECT from_id, to_id,
+var edgeDueRows = `SELECT from_id, to_id,
        CASE WHEN horizon IS NULL OR clock = 'wall' THEN NULL WHEN horizon = 0 THEN -1e308 ELSE anchor + horizon END,
        CASE WHEN horizon IS NULL OR clock != 'wall' THEN NULL WHEN horizon = 0 THEN -1e308 ELSE anchor + horizon * 86400 END,
        problem
 FROM (
     SELECT from_id, to_id, problem, clock,
-           CASE WHEN clock = 'wall' THEN last_observed_at ELSE last_active_hours END AS anchor,
+           CASE WHEN clock = 'wall' THEN ` + wallSeconds("last_observed_at") + ` ELSE last_active_hours END AS anchor,
            CASE WHEN problem IS NOT NULL OR pinned THEN NULL
                 WHEN policy IS NOT NULL THEN
                     CASE WHEN excluded AND action = 'exclude' THEN NULL

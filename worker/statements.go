@@ -21,7 +21,8 @@ var macros = strings.NewReplacer(
 	"EDGE_SNAPSHOT", edgeSnapshot, "BLOCK_SNAPSHOT", blockSnapshot, "BLOCK_TAGS", blockTags, "FACT_SNAPSHOT", factSnapshot,
 	"VALID_EDGE", validEdge, "EDGE_PROBLEM", edgeProblem, "EDGE_LAMBDA", edgeLambda, "EDGE_STRENGTH", edgeStrength,
 	"STATIC_PRUNE", staticPrune, "MAX_FINITE", maxFinite, "TEMPORAL_DECAY", temporalDecay, "REMOVAL_PHASES", removalPhases,
-	"EDGE_EVALUATION", edgeEvaluation, "EDGE_DUE_ROWS", edgeDueRows)
+	"EDGE_EVALUATION", edgeEvaluation, "EDGE_DUE_ROWS", edgeDueRows, "EDGE_OBSERVED_AT", edgeObservedAt,
+	"FACT_PROBLEM", factProblem, "FACT_SINCE", factSince)
 
 // statements holds the named statement lists of the SQL files.
 var statements = func() map[string][]string {

@@ -80,6 +80,10 @@ func explainFact(c *cli.Context, now time.Time) error {
 	}
 	w := c.App.Writer
 	fmt.Fprintf(w, "fact %s (%s, tier %s, %s)\n", x.ID, x.Segment, x.Tier, x.Status)
+	if x.Invalid {
+		fmt.Fprintf(w, "  verdict    %s\n", x.Verdict)
+		return nil
+	}
 	fmt.Fprintf(w, "  importance %.3f, decay rate %.3f, recalled %g times\n", x.Importance, x.DecayRate, x.AccessCount)
 	fmt.Fprintf(w, "  last use   %.1f days ago\n", x.DaysSinceAccess)
 	fmt.Fprintf(w, "  score      %.4f → %s\n", x.Score, x.Action)

@@ -23,6 +23,9 @@ func factCommand(now func() time.Time) *cli.Command {
 			fmt.Fprint(c.App.Writer, " (passive: nothing changed)")
 		}
 		fmt.Fprintln(c.App.Writer)
+		if r.Problem != "" {
+			fmt.Fprintf(c.App.Writer, "  sweeps skip it while %s\n", r.Problem)
+		}
 		return nil
 	}
 	return withFlags(&cli.Command{

@@ -27,6 +27,10 @@ const (
 	// ArgJSON is a JSON text parsed once per statement when it is
 	// constant (sqlite3_set_auxdata); a NULL gives a NULL result.
 	ArgJSON
+	// ArgTime is a wall-clock time: unix seconds as a number (numeric text
+	// is read as one, as for ArgNumber) or an ISO-8601 / SQLite datetime
+	// text; a NULL gives a NULL result.
+	ArgTime
 )
 
 // Arg is one argument of a SQL function; Name is what errors call it.
@@ -38,12 +42,21 @@ type Arg struct {
 // NullGivesNull reports whether a NULL in this argument makes the result NULL.
 func (a Arg) NullGivesNull() bool { return a.Kind != ArgTextOrNull }
 
+// ReadsNumericText reports whether a text that looks like a number reaches
+// the function as that number (memdecay.c converts it).
+func (a Arg) ReadsNumericText() bool { return a.Kind == ArgNumber || a.Kind == ArgTime }
+
 // Function is one SQL function the package registers.
 type Function struct {
 	Name    string
 	Args    []Arg    // every argument; those from MinArgs on are optional
 	MinArgs int      // how many arguments are required
 	Example []string // a valid call's arguments as SQL literals, one per Arg; tests vary them
+
+	// BadGivesNull marks a function that answers NULL, never an error, for
+	// any argument it cannot read: the form a view or a validity test
+	// calls, where one bad row must not fail the whole query.
+	BadGivesNull bool
 
 	// Exactly one of these evaluates the function. numeric takes the
 	// decoded numbers of a function whose arguments and result are all
@@ -79,6 +92,7 @@ func numArg(name string) Arg        { return Arg{name, ArgNumber} }
 func textArg(name string) Arg       { return Arg{name, ArgText} }
 func textOrNullArg(name string) Arg { return Arg{name, ArgTextOrNull} }
 func jsonArg(name string) Arg       { return Arg{name, ArgJSON} }
+func timeArg(name string) Arg       { return Arg{name, ArgTime} }
 
 var registry = []Function{
 	{Name: "memdecay_version", impl: (*call).version},
@@ -187,5 +201,15 @@ var registry = []Function{
 		Name: "tideline_horizon", MinArgs: 4, impl: (*call).tidelineHorizon,
 		Args:    []Arg{numArg("importance"), numArg("decay_rate"), numArg("access_count"), numArg("threshold"), textOrNullArg("tier")},
 		Example: []string{`0.6`, `0.03`, `2`, `0.1`, `'long'`},
+	},
+	{
+		Name: "unix_seconds", MinArgs: 1, impl: (*call).unixSeconds,
+		Args:    []Arg{timeArg("value")},
+		Example: []string{`'2026-01-05T10:00:00+02:00'`},
+	},
+	{
+		Name: "try_unix_seconds", MinArgs: 1, impl: (*call).tryUnixSeconds, BadGivesNull: true,
+		Args:    []Arg{timeArg("value")},
+		Example: []string{`'2026-01-05 10:00:00.5'`},
 	},
 }

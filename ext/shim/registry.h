@@ -29,6 +29,8 @@ enum {
 	MD_COMPOSITE_SCORE,
 	MD_POLICY_CURVE,
 	MD_TIDELINE_HORIZON,
+	MD_UNIX_SECONDS,
+	MD_TRY_UNIX_SECONDS,
 	MD_FUNC_COUNT
 };
 
@@ -79,4 +81,8 @@ static const md_func md_funcs[MD_FUNC_COUNT] = {
 	{"policy_curve", MD_POLICY_CURVE, 3, 3, 0, B(0) | B(2), -1, 0},
 	/* tideline_horizon(importance, decay_rate, access_count, threshold [, tier]) */
 	{"tideline_horizon", MD_TIDELINE_HORIZON, 4, 5, B(0) | B(1) | B(2) | B(3), B(0) | B(1) | B(2) | B(3), -1, 0},
+	/* unix_seconds(value) */
+	{"unix_seconds", MD_UNIX_SECONDS, 1, 1, B(0), B(0), -1, 0},
+	/* try_unix_seconds(value) */
+	{"try_unix_seconds", MD_TRY_UNIX_SECONDS, 1, 1, B(0), B(0), -1, 0},
 };

@@ -109,7 +109,7 @@ FROM plan_decay;
 CREATE TEMP TABLE plan_policy_eval AS
 SELECT e.from_id, e.to_id, e.relation_type, e.weight, e.reinforcement_count, e.last_active_hours,
        e.last_observed_at, e.excluded, e.pinned, p.action, p.orphans, p.curve, p.to_zero, p.threshold,
-       max(0, CASE p.clock WHEN 'wall' THEN (:wall - e.last_observed_at) / 86400.0 ELSE :now - e.last_active_hours END) AS elapsed
+       max(0, CASE p.clock WHEN 'wall' THEN (:wall - EDGE_OBSERVED_AT) / 86400.0 ELSE :now - e.last_active_hours END) AS elapsed
 FROM sweep_edges e JOIN sweep_policy p ON p.relation_type = e.relation_type
 WHERE NOT EXISTS (SELECT 1 FROM plan_edges x WHERE x.from_id = e.from_id AND x.to_id = e.to_id);
 ALTER TABLE plan_policy_eval ADD COLUMN effective REAL;
@@ -193,12 +193,12 @@ DROP TABLE plan_edges_planned;
 
 -- name: plan_facts
 -- Fact lifecycle on the wall clock: days since the last access (or since
--- creation when never accessed).
+-- creation when never accessed), FACT_SINCE.
 INSERT INTO plan_facts (id, tier, status, importance, decay_rate, access_count, last_accessed_at, days, score, action)
 SELECT id, tier, status, importance, decay_rate, access_count, last_accessed_at, days, score,
        lifecycle_action(score, tier, status = 'confirmed')
-FROM (SELECT f.*, max(0, (:wall - coalesce(f.last_accessed_at, f.created_at)) / 86400.0) AS days,
-             tideline_score(f.importance, f.decay_rate, max(0, (:wall - coalesce(f.last_accessed_at, f.created_at)) / 86400.0),
+FROM (SELECT f.*, max(0, (:wall - FACT_SINCE) / 86400.0) AS days,
+             tideline_score(f.importance, f.decay_rate, max(0, (:wall - FACT_SINCE) / 86400.0),
                             f.access_count, f.tier) AS score
       FROM sweep_facts k JOIN main.mem_facts f ON f.id = k.id
       WHERE f.id NOT IN (SELECT id FROM sweep_invalid WHERE kind = 'fact'))

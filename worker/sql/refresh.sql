@@ -50,8 +50,10 @@ WITH rows AS MATERIALIZED (
                 WHEN b.confidence IS NOT NULL AND typeof(b.confidence) NOT IN ('integer', 'real')
                     THEN 'confidence is ' || typeof(b.confidence)
                 WHEN abs(b.confidence) > MAX_FINITE THEN 'confidence is not finite'
-                WHEN typeof(b.reinforcement_count) NOT IN ('integer', 'real') OR b.reinforcement_count < 0
+                WHEN b.confidence < 0 OR b.confidence > 1 THEN 'confidence is ' || b.confidence || ' (want 0 to 1)'
+                WHEN typeof(b.reinforcement_count) NOT IN ('integer', 'real')
                     THEN 'reinforcement_count is ' || typeof(b.reinforcement_count)
+                WHEN b.reinforcement_count < 0 THEN 'reinforcement_count is negative'
                 WHEN b.reinforcement_count > MAX_FINITE THEN 'reinforcement_count is not finite'
            END AS problem
     FROM refresh_ids r CROSS JOIN main.mem_blocks b ON b.id = r.id
@@ -139,25 +141,11 @@ DELETE FROM mem_fact_due WHERE id IN (SELECT id FROM refresh_ids WHERE seq BETWE
 INSERT INTO mem_fact_due (id, due_wall, problem)
 SELECT id, CASE WHEN horizon IS NULL THEN NULL WHEN horizon = 0 THEN -1e308 ELSE since + horizon * 86400 END, problem
 FROM (
-    SELECT id, problem, coalesce(last_accessed_at, created_at) AS since,
+    SELECT id, problem, since,
            CASE WHEN problem IS NULL AND status = 'active' AND tier != 'permanent'
                 THEN tideline_horizon(importance, decay_rate, access_count,
                                       CASE tier WHEN 'short' THEN :archive_score ELSE :prune_score END, tier) END AS horizon
     FROM (
-        SELECT f.*, CASE
-            WHEN f.status NOT IN ('active', 'confirmed') THEN NULL
-            WHEN f.tier IS NULL THEN 'tier is NULL (unknown segment ' || quote(f.segment) || ')'
-            WHEN typeof(f.importance) NOT IN ('integer', 'real') OR f.importance < 0 OR f.importance > 1
-                THEN 'importance is ' || typeof(f.importance) || ' ' || quote(f.importance)
-            WHEN typeof(f.decay_rate) NOT IN ('integer', 'real') OR f.decay_rate < 0 THEN 'decay_rate is ' || quote(f.decay_rate)
-            WHEN f.decay_rate > MAX_FINITE THEN 'decay_rate is not finite'
-            WHEN typeof(f.access_count) NOT IN ('integer', 'real') OR f.access_count < 0 THEN 'access_count is ' || quote(f.access_count)
-            WHEN f.access_count > MAX_FINITE THEN 'access_count is not finite'
-            WHEN f.last_accessed_at IS NOT NULL AND typeof(f.last_accessed_at) NOT IN ('integer', 'real')
-                THEN 'last_accessed_at is ' || typeof(f.last_accessed_at)
-            WHEN abs(f.last_accessed_at) > MAX_FINITE THEN 'last_accessed_at is not finite'
-            WHEN typeof(f.created_at) NOT IN ('integer', 'real') THEN 'created_at is ' || typeof(f.created_at)
-            WHEN abs(f.created_at) > MAX_FINITE THEN 'created_at is not finite'
-        END AS problem
+        SELECT f.*, CASE WHEN f.status NOT IN ('active', 'confirmed') THEN NULL ELSE FACT_PROBLEM END AS problem, FACT_SINCE AS since
         FROM refresh_ids r CROSS JOIN main.mem_facts f ON f.id = r.id
         WHERE r.seq BETWEEN :lo AND :hi));

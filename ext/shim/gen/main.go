@@ -66,9 +66,10 @@ func render(fs []shim.Function) ([]byte, error) {
 		var numeric, nullNull []int
 		json := 0
 		for i, a := range f.Args {
-			if a.Kind == shim.ArgNumber {
+			if a.ReadsNumericText() {
 				numeric = append(numeric, i)
-			} else if f.NumericOnly() {
+			}
+			if a.Kind != shim.ArgNumber && f.NumericOnly() {
 				return nil, fmt.Errorf("%s: argument %s of a numeric function is not a number", f.Name, a.Name)
 			}
 			if a.NullGivesNull() {
