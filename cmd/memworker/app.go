@@ -90,7 +90,7 @@ func newApp(stdout, stderr io.Writer, now func() time.Time) *cli.App {
 		},
 		Commands: []*cli.Command{
 			migrateCommand(), sweepCommand(), runCommand(), statusCommand(), clockCommand(), configCommand(),
-			decayedCommand(), explainCommand(now), restoreCommand(now), factCommand(now), demoCommand(), versionCommand(),
+			decayedCommand(), explainCommand(now), restoreCommand(now), factCommand(now), demoCommand(), plotCommand(), versionCommand(),
 		},
 	}
 }

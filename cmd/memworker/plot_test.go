@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The plotted data of the demo (wall clock pinned): the curves with their
+// thresholds and crossings, the time left of the live edges per group, the
+// removals per sweep. Compared with a golden file, not pixels.
+func TestPlotDataGolden(t *testing.T) {
+	path := goldenDB(t, t.TempDir(), "m.db")
+	ok(t, "config", "set", "wall_clock", fmt.Sprint(goldenWall.Unix()), "--db", path)
+	r := ok(t, "plot", "--json", "--db", path)
+	var data struct {
+		Curves []struct {
+			Name      string       `json:"name"`
+			Clock     string       `json:"clock"`
+			Points    [][2]float64 `json:"points"`
+			Threshold float64      `json:"threshold"`
+			Crossing  *float64     `json:"crossing"`
+		} `json:"curves"`
+		TimeLeft []struct {
+			Group  string    `json:"group"`
+			Clock  string    `json:"clock"`
+			Values []float64 `json:"values"`
+		} `json:"time_left"`
+		Sweeps []map[string]float64 `json:"sweeps"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &data); err != nil {
+		t.Fatalf("plot --json: %v\n%s", err, r.stdout)
+	}
+	// Rendered at 6 significant digits, one line per series.
+	var b strings.Builder
+	for _, c := range data.Curves {
+		cross := "never"
+		if c.Crossing != nil {
+			cross = fmt.Sprintf("%.6g", *c.Crossing)
+		}
+		fmt.Fprintf(&b, "curve %s [%s] threshold %.6g crossing %s:", c.Name, c.Clock, c.Threshold, cross)
+		for _, p := range c.Points {
+			fmt.Fprintf(&b, " %.6g,%.6g", p[0], p[1])
+		}
+		b.WriteString("\n")
+	}
+	for _, g := range data.TimeLeft {
+		fmt.Fprintf(&b, "time left %s [%s]:", g.Group, g.Clock)
+		for _, v := range g.Values {
+			fmt.Fprintf(&b, " %.6g", v)
+		}
+		b.WriteString("\n")
+	}
+	for _, s := range data.Sweeps {
+		fmt.Fprintf(&b, "sweep %v at clock %v: archived %v, pruned %v, decayed %v, facts %v\n",
+			s["id"], s["clock_hours"], s["archived"], s["edges_pruned"], s["edges_decayed"], s["facts_removed"])
+	}
+	golden := filepath.Join("testdata", "plot-data.golden")
+	if *update {
+		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if b.String() != string(want) {
+		t.Errorf("plotted data differs from %s (rerun with -update after checking):\n%s", golden, b.String())
+	}
+	// The curves carry what the legend shows: each tier and each policy.
+	for _, name := range []string{"tier permanent", "tier durable", "tier standard", "tier ephemeral", "policy works_on", "policy mentioned_with"} {
+		if !strings.Contains(b.String(), "curve "+name+" ") {
+			t.Errorf("no curve %q", name)
+		}
+	}
+}
+
+// Every plot is written, as a PNG (by its signature) or an SVG, of a size
+// a picture has; the read-only plot changes no byte of the file.
+func TestPlotImages(t *testing.T) {
+	path := demoDB(t)
+	before := fileHash(t, path)
+	for _, format := range []string{"png", "svg"} {
+		out := filepath.Join(t.TempDir(), "plots")
+		r := ok(t, "plot", "--out", out, "--format", format, "--db", path)
+		names := []string{"curves-active_hours", "curves-wall", "time-left-active_hours", "time-left-wall", "removals"}
+		if got := strings.Count(r.stdout, "\n"); got != len(names) {
+			t.Errorf("plot printed %d paths, want %d:\n%s", got, len(names), r.stdout)
+		}
+		for _, n := range names {
+			file := filepath.Join(out, n+"."+format)
+			img, err := os.ReadFile(file)
+			if err != nil {
+				t.Error(err)
+				continue
+			}
+			switch {
+			case len(img) < 5000:
+				t.Errorf("%s is %d bytes: too small for a plot", file, len(img))
+			case format == "png" && !bytes.HasPrefix(img, []byte("\x89PNG\r\n\x1a\n")):
+				t.Errorf("%s is not a PNG", file)
+			case format == "svg" && !bytes.Contains(img[:min(len(img), 400)], []byte("<svg")):
+				t.Errorf("%s is not an SVG", file)
+			}
+		}
+	}
+	if fileHash(t, path) != before {
+		t.Error("plot changed the database file")
+	}
+	wantUsage(t, mw(t, "plot", "--format", "gif", "--db", path), `"gif"`, "png or svg")
+}

@@ -1,0 +1,213 @@
+package worker
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"math"
+)
+
+// The data memworker plot draws, computed by the extension's own functions
+// in SQL (one source of truth for every formula); the drawing is the CLI's.
+
+// Curve is one decay curve in use: the weight left of an edge of weight 1
+// against elapsed time on its clock.
+type Curve struct {
+	Name      string       `json:"name"`  // "tier durable" or "policy works_on"
+	Clock     string       `json:"clock"` // active_hours (x in hours) or wall (x in days)
+	Points    [][2]float64 `json:"points"`
+	Threshold float64      `json:"threshold"`
+	// Crossing is when the curve falls below its threshold (or reaches 0,
+	// for a linear curve without one); nil when it never does.
+	Crossing *float64 `json:"crossing"`
+}
+
+// TimeLeft is the time left before decay of the live edges of one group (a
+// tier pair or a policy), on the group's clock.
+type TimeLeft struct {
+	Group  string    `json:"group"`
+	Clock  string    `json:"clock"`
+	Values []float64 `json:"values"`
+}
+
+// SweepRemovals is what one finished sweep removed.
+type SweepRemovals struct {
+	ID           int64   `json:"id"`
+	StartedAt    int64   `json:"started_at"`
+	ClockHours   float64 `json:"clock_hours"`
+	Archived     int64   `json:"archived"`
+	EdgesPruned  int64   `json:"edges_pruned"`
+	EdgesDecayed int64   `json:"edges_decayed"`
+	FactsRemoved int64   `json:"facts_removed"`
+}
+
+// PlotData is everything memworker plot draws.
+type PlotData struct {
+	Curves   []Curve         `json:"curves"`
+	TimeLeft []TimeLeft      `json:"time_left"`
+	Sweeps   []SweepRemovals `json:"sweeps"`
+}
+
+// curvePoints is the number of points per decade of the log-scaled time axis.
+const curvePoints = 24
+
+// curvesSQL lists the curves in use: each tier's edge curve (both ends of
+// that tier, never reinforced) and each policy's, with the threshold and
+// crossing as mem_edges_effective decides them.
+const curvesSQL = `
+WITH cfg AS (SELECT decay_threshold FROM mem_clock),
+tiers(tier, rank) AS (VALUES ('permanent', 1), ('durable', 2), ('standard', 3), ('ephemeral', 4)),
+curves AS (
+    SELECT 0 AS kind, rank, 'tier ' || tier AS name, 'active_hours' AS clock,
+           json_object('model', 'exponential', 'lambda', lambda_edge(tier, tier)) AS curve, cfg.decay_threshold AS threshold, 0 AS to_zero
+    FROM tiers, cfg
+    UNION ALL
+    SELECT 1, 0, 'policy ' || p.relation_type, p.clock, policy_curve(p.model, p.params, p.clock),
+           coalesce(p.threshold, cfg.decay_threshold),
+           p.model IN ('linear', 'delayed_linear', 'multi_linear') AND coalesce(p.threshold, 0) = 0
+    FROM mem_edge_policies p, cfg)
+SELECT name, clock, curve, threshold, curve_horizon(curve, 1, CASE WHEN to_zero THEN 0 ELSE threshold END)
+FROM curves ORDER BY kind, rank, name`
+
+// pointsSQL evaluates one curve at log-spaced times from 10^lo to 10^hi.
+const pointsSQL = `
+WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ?3)
+SELECT x, curve_weight(?1, 1, x) FROM (SELECT pow(10, ?2 + i * 1.0 / ?4) AS x FROM n)`
+
+// Plot reads the data memworker plot draws from a memory database opened
+// with OpenMemory.
+func Plot(ctx context.Context, db *DB) (PlotData, error) {
+	var d PlotData
+	if err := plotCurves(ctx, db.SQL, &d); err != nil {
+		return d, fmt.Errorf("plot: the curves: %w", err)
+	}
+	if err := plotTimeLeft(ctx, db.SQL, &d); err != nil {
+		return d, fmt.Errorf("plot: time left: %w", err)
+	}
+	if err := plotSweeps(ctx, db.SQL, &d); err != nil {
+		return d, fmt.Errorf("plot: sweeps: %w", err)
+	}
+	return d, nil
+}
+
+func plotCurves(ctx context.Context, q *sql.DB, d *PlotData) error {
+	type spec struct {
+		Curve
+		json string
+	}
+	rows, err := q.QueryContext(ctx, curvesSQL)
+	if err != nil {
+		return err
+	}
+	var specs []spec
+	for rows.Next() {
+		var s spec
+		var crossing sql.NullFloat64
+		if err := rows.Scan(&s.Name, &s.Clock, &s.json, &s.Threshold, &crossing); err != nil {
+			rows.Close()
+			return err
+		}
+		if crossing.Valid {
+			s.Crossing = &crossing.Float64
+		}
+		specs = append(specs, s)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, s := range specs {
+		lo, hi := timeSpan(s.Clock, s.Crossing)
+		n := int(math.Round((hi - lo) * curvePoints))
+		pts, err := q.QueryContext(ctx, pointsSQL, s.json, lo, n, curvePoints)
+		if err != nil {
+			return err
+		}
+		for pts.Next() {
+			var p [2]float64
+			if err := pts.Scan(&p[0], &p[1]); err != nil {
+				pts.Close()
+				return err
+			}
+			s.Points = append(s.Points, p)
+		}
+		pts.Close()
+		if err := pts.Err(); err != nil {
+			return err
+		}
+		d.Curves = append(d.Curves, s.Curve)
+	}
+	return nil
+}
+
+// timeSpan is the log10 range of a curve's time axis: from 1 hour (or
+// 0.1 day) to past its crossing, at least three decades.
+func timeSpan(clock string, crossing *float64) (lo, hi float64) {
+	lo = 0
+	if clock == "wall" {
+		lo = -1
+	}
+	hi = lo + 3
+	if crossing != nil && *crossing > 0 {
+		hi = max(hi, math.Ceil(math.Log10(*crossing)+0.3))
+	}
+	return lo, min(hi, lo+8)
+}
+
+func plotTimeLeft(ctx context.Context, q *sql.DB, d *PlotData) error {
+	rows, err := q.QueryContext(ctx, `
+		SELECT CASE model WHEN 'tiered' THEN 'tier ' || coalesce(tier_from, 'standard') || '-' || coalesce(tier_to, 'standard')
+		                  ELSE 'policy ' || relation_type END AS grp, clock, time_left
+		FROM mem_edges_effective WHERE state = 'live' AND time_left IS NOT NULL AND NOT excluded
+		ORDER BY grp, time_left`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var g, clock string
+		var v float64
+		if err := rows.Scan(&g, &clock, &v); err != nil {
+			return err
+		}
+		if n := len(d.TimeLeft); n == 0 || d.TimeLeft[n-1].Group != g {
+			d.TimeLeft = append(d.TimeLeft, TimeLeft{Group: g, Clock: clock})
+		}
+		last := &d.TimeLeft[len(d.TimeLeft)-1]
+		last.Values = append(last.Values, v)
+	}
+	return rows.Err()
+}
+
+func plotSweeps(ctx context.Context, q *sql.DB, d *PlotData) error {
+	rows, err := q.QueryContext(ctx, `SELECT id, started_at, coalesce(clock_hours, 0), result FROM mem_sweeps
+		WHERE status = 'done' AND NOT dry_run AND result IS NOT NULL ORDER BY id`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var s SweepRemovals
+		var result string
+		if err := rows.Scan(&s.ID, &s.StartedAt, &s.ClockHours, &result); err != nil {
+			return err
+		}
+		var r struct {
+			Archived     int64 `json:"archived"`
+			EdgesPruned  int64 `json:"edges_pruned"`
+			EdgesDecayed int64 `json:"edges_decayed"`
+			Facts        struct {
+				Archived int64 `json:"archived"`
+				Pruned   int64 `json:"pruned"`
+			} `json:"facts"`
+		}
+		if err := json.Unmarshal([]byte(result), &r); err != nil {
+			return fmt.Errorf("sweep %d's recorded result is not the JSON memworker writes: %w", s.ID, err)
+		}
+		s.Archived, s.EdgesPruned, s.EdgesDecayed = r.Archived, r.EdgesPruned, r.EdgesDecayed
+		s.FactsRemoved = r.Facts.Archived + r.Facts.Pruned
+		d.Sweeps = append(d.Sweeps, s)
+	}
+	return rows.Err()
+}
