@@ -13,10 +13,10 @@ SOURCES  := $(shell find . -name '*.go' -o -name '*.c' -o -name '*.h' -o -name '
 export CGO_ENABLED := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help build generate demo test lint unit dist test-dist fuzz bench clean
+.PHONY: help build install generate demo test lint unit dist test-dist fuzz bench clean
 
 help: ## List the targets
-	@grep -hE '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
 build: $(SO) $(WORKER) ## Build build/memdecay.so and build/memworker
 
@@ -26,6 +26,13 @@ $(SO): $(SOURCES)
 
 $(WORKER): $(SOURCES)
 	$(GO) build -tags $(TAGS) -o $@ ./cmd/memworker
+
+PREFIX ?= /usr/local
+
+install: build ## Install memworker into $(PREFIX)/bin and memdecay.so into $(PREFIX)/lib/memdecay
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/memdecay
+	install -m 0755 $(WORKER) $(DESTDIR)$(PREFIX)/bin/memworker
+	install -m 0644 $(SO) $(DESTDIR)$(PREFIX)/lib/memdecay/memdecay.so
 
 generate: ## Rewrite ext/shim/registry.h from the function registry (ext/shim/registry.go)
 	$(GO) generate ./ext/shim
