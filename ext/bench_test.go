@@ -35,7 +35,8 @@ func BenchmarkShellEffectiveWeight(b *testing.B) {
 	}
 	shell := sqlite3Shell(b)
 	seconds := make([]float64, len(exprs))
-	for b.Loop() {
+	b.ResetTimer()
+	for range b.N {
 		cmd := exec.Command(shell, ":memory:")
 		cmd.Stdin = strings.NewReader(script.String())
 		out, err := cmd.CombinedOutput()

@@ -49,12 +49,14 @@ func TestConcurrentSweepsEndLikeOne(t *testing.T) {
 		start := make(chan struct{})
 		var wg sync.WaitGroup
 		for k := range dbs {
-			wg.Go(func() {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
 				<-start
 				now, w := clock, wall
 				_, errs[k] = worker.Sweep(context.Background(), dbs[k], worker.SweepOptions{Now: &now, WallNow: &w, ChunkSize: 20,
 					Owner: fmt.Sprintf("worker %d", k)})
-			})
+			}()
 		}
 		close(start)
 		wg.Wait()

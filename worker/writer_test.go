@@ -63,7 +63,9 @@ func TestWriterBesideSweep(t *testing.T) {
 	var worst time.Duration
 	var firstErr error
 	var wg sync.WaitGroup
-	wg.Go(func() {
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
 		rng := rand.New(rand.NewSource(21))
 		tick := time.NewTicker(2 * time.Millisecond)
 		defer tick.Stop()
@@ -113,7 +115,7 @@ func TestWriterBesideSweep(t *testing.T) {
 				}
 			}
 		}
-	})
+	}()
 	// Before each transaction of the apply steps but the first, the app has
 	// finished a write since the transaction before, or the sweep waits.
 	applySteps := map[string]bool{"plan_blocks": true, "plan_edges": true, "plan_flags": true, "plan_facts": true}

@@ -42,7 +42,8 @@ func BenchmarkEffectiveWeight(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var sum float64
-			for b.Loop() {
+			b.ResetTimer()
+			for range b.N {
 				if err := db.QueryRow("SELECT sum(" + bc.expr + ") FROM edges").Scan(&sum); err != nil {
 					b.Fatal(err)
 				}

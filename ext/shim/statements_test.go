@@ -222,7 +222,9 @@ func TestConcurrentConnections(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer conn.Close()
-		wg.Go(func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			curve := fmt.Sprintf(`{"model":"half_life","half_life":%d}`, w+1)
 			for r := range rounds {
 				var sum float64
@@ -247,7 +249,7 @@ func TestConcurrentConnections(t *testing.T) {
 					t.Errorf("worker %d: tier_lambda error = %v", w, err)
 				}
 			}
-		})
+		}()
 	}
 	wg.Wait()
 }
