@@ -1,12 +1,10 @@
 package sqlfuncs
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"slices"
+	"strings"
 )
 
 // Curve models accepted by curve_weight, curve_horizon and relation policies.
@@ -38,26 +36,79 @@ type Curve struct {
 }
 
 // ParseCurve reads and validates a curve's JSON; fn and arg name the caller
-// in errors.
+// in errors. Every key must apply to the model; hold (default 0) and scale
+// (default 1) may be left out, the model's other parameters may not.
 func ParseCurve(fn, arg, text string) (*Curve, error) {
+	v, err := readJSON(text)
+	if err != nil {
+		return nil, argErr(fn, arg, "%v", err)
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, argErr(fn, arg, `must be a JSON object such as {"model":"half_life","half_life":90} (got %s)`, describeJSON(v))
+	}
 	var c Curve
-	if err := strictUnmarshal(text, &c); err != nil {
-		return nil, argErr(fn, arg, "is not a curve: %v", err)
+	m, ok := obj["model"]
+	if !ok {
+		return nil, argErr(fn, arg, "has no model (want one of %v)", Models)
+	}
+	if c.Model, ok = m.(string); !ok {
+		return nil, argErr(fn, arg, "model must be text (got %s)", describeJSON(m))
+	}
+	keys, ok := policyKeys[c.Model]
+	if !ok {
+		return nil, argErr(fn, arg, "model %q is unknown (want one of %v)", c.Model, Models)
+	}
+	fields := map[string]*float64{"lambda": &c.Lambda, "half_life": &c.HalfLife, "rate": &c.Rate, "hold": &c.Hold,
+		"alpha": &c.Alpha, "scale": &c.Scale}
+	for _, k := range slices.Sorted(mapKeys(obj)) {
+		if k == "model" {
+			continue
+		}
+		if _, applies := keys[k]; !applies {
+			return nil, argErr(fn, arg, "key %q does not apply to model %s (want %s)", k, c.Model, keyList(keys))
+		}
+		if k == "tiers" {
+			if c.Tiers, err = tiersOf(fn, arg, arg+" tiers", obj[k]); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if *fields[k], err = jsonFloat(fn, arg+" "+k, obj[k]); err != nil {
+			return nil, err
+		}
+	}
+	for _, k := range slices.Sorted(mapKeys(keys)) {
+		if _, given := obj[k]; !given && !optionalParams[k] {
+			return nil, argErr(fn, arg, "has no %s (model %s needs it)", k, c.Model)
+		}
+	}
+	if _, given := obj["scale"]; !given && c.Model == ModelPowerLaw {
+		c.Scale = 1
 	}
 	if err := c.validate(fn, arg); err != nil {
 		return nil, err
 	}
-	if c.Model == ModelPowerLaw && c.Scale == 0 {
-		c.Scale = 1
-	}
 	return &c, nil
+}
+
+// optionalParams are the curve parameters with a default: hold 0, scale 1.
+var optionalParams = map[string]bool{"hold": true, "scale": true}
+
+// keyList lists a key set for messages: "hold, rate".
+func keyList[V any](keys map[string]V) string {
+	return strings.Join(slices.Sorted(mapKeys(keys)), ", ")
 }
 
 // ParseTiers reads the tiers of a multi-linear curve from a JSON array.
 func ParseTiers(fn, arg, text string) ([]LinearTier, error) {
-	var tiers []LinearTier
-	if err := strictUnmarshal(text, &tiers); err != nil {
-		return nil, argErr(fn, arg, "is not a JSON array of tiers: %v", err)
+	v, err := readJSON(text)
+	if err != nil {
+		return nil, argErr(fn, arg, "%v", err)
+	}
+	tiers, err := tiersOf(fn, arg, arg, v)
+	if err != nil {
+		return nil, err
 	}
 	if err := validateTiers(fn, arg, tiers); err != nil {
 		return nil, err
@@ -65,16 +116,40 @@ func ParseTiers(fn, arg, text string) ([]LinearTier, error) {
 	return tiers, nil
 }
 
-func strictUnmarshal(text string, v any) error {
-	dec := json.NewDecoder(bytes.NewReader([]byte(text)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
+// tierKeys are the keys of one linear tier; only weight is required (hold
+// and rate default to 0: a tier with no rate is a floor that never fades).
+var tierKeys = map[string]bool{"weight": true, "hold": false, "rate": false}
+
+// tiersOf reads a JSON array of tiers; what names the array in errors and
+// arg + " tier N" each tier.
+func tiersOf(fn, arg, what string, v any) ([]LinearTier, error) {
+	list, ok := v.([]any)
+	if !ok {
+		return nil, argErr(fn, what, `must be a JSON array of tiers such as [{"weight":1,"hold":5,"rate":0.1}] (got %s)`, describeJSON(v))
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return fmt.Errorf("trailing data after the JSON value")
+	tiers := make([]LinearTier, len(list))
+	for i, item := range list {
+		name := fmt.Sprintf("%s tier %d", arg, i)
+		obj, ok := item.(map[string]any)
+		if !ok {
+			return nil, argErr(fn, name, "must be an object with weight, hold and rate (got %s)", describeJSON(item))
+		}
+		fields := map[string]*float64{"weight": &tiers[i].Weight, "hold": &tiers[i].Hold, "rate": &tiers[i].Rate}
+		for _, k := range slices.Sorted(mapKeys(obj)) {
+			if _, known := tierKeys[k]; !known {
+				return nil, argErr(fn, name, "key %q is unknown (want weight, hold, rate)", k)
+			}
+			f, err := jsonFloat(fn, name+" "+k, obj[k])
+			if err != nil {
+				return nil, err
+			}
+			*fields[k] = f
+		}
+		if _, ok := obj["weight"]; !ok {
+			return nil, argErr(fn, name, "has no weight")
+		}
 	}
-	return nil
+	return tiers, nil
 }
 
 func validateTiers(fn, arg string, tiers []LinearTier) error {
@@ -111,7 +186,7 @@ func (c *Curve) validate(fn, arg string) error {
 	case ModelMultiLinear:
 		err = validateTiers(fn, arg, c.Tiers)
 	case ModelPowerLaw:
-		if err = check("alpha", c.Alpha, nonNegative); err == nil && c.Scale != 0 {
+		if err = check("alpha", c.Alpha, nonNegative); err == nil {
 			err = check("scale", c.Scale, positive)
 		}
 	default:

@@ -21,7 +21,7 @@ func TestParseCurve(t *testing.T) {
 		want Curve
 	}{
 		{`{"model":"exponential","lambda":0.005}`, Curve{Model: ModelExponential, Lambda: 0.005}},
-		{`{"model":"exponential"}`, Curve{Model: ModelExponential}},
+		{`{"model":"exponential","lambda":0}`, Curve{Model: ModelExponential}},
 		{`{"model":"half_life","half_life":90}`, Curve{Model: ModelHalfLife, HalfLife: 90}},
 		{`{"model":"linear","rate":0.25}`, Curve{Model: ModelLinear, Rate: 0.25}},
 		{`{"model":"delayed_linear","rate":0.25,"hold":0.5}`, Curve{Model: ModelDelayedLinear, Rate: 0.25, Hold: 0.5}},
@@ -49,19 +49,19 @@ func TestParseCurveErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, text, prefix string
 	}{
-		{"not JSON", `half_life 90`, p + " is not a curve"},
-		{"empty", ``, p + " is not a curve"},
-		{"an array", `[1]`, p + " is not a curve"},
-		{"unknown field", `{"model":"half_life","halflife":90}`, p + " is not a curve"},
-		{"trailing data", `{"model":"linear","rate":1} {}`, p + " is not a curve"},
-		{"wrong type", `{"model":"linear","rate":"fast"}`, p + " is not a curve"},
-		{"number out of range", `{"model":"exponential","lambda":1e999}`, p + " is not a curve"},
-		{"no model", `{"lambda":1}`, p + " model"},
-		{"null", `null`, p + " model"},
+		{"not JSON", `half_life 90`, p + " is not valid JSON"},
+		{"empty", ``, p + " is empty"},
+		{"an array", `[1]`, p + " must be a JSON object"},
+		{"unknown field", `{"model":"half_life","halflife":90}`, p + ` key "halflife" does not apply to model half_life`},
+		{"trailing data", `{"model":"linear","rate":1} {}`, p + " is not valid JSON: more follows the value"},
+		{"wrong type", `{"model":"linear","rate":"fast"}`, p + " rate must be a number"},
+		{"number out of range", `{"model":"exponential","lambda":1e999}`, p + " lambda must be finite"},
+		{"no model", `{"lambda":1}`, p + " has no model"},
+		{"null", `null`, p + " must be a JSON object"},
 		{"unknown model", `{"model":"sigmoid"}`, p + " model"},
 		{"negative lambda", `{"model":"exponential","lambda":-1}`, p + " lambda"},
 		{"zero half-life", `{"model":"half_life","half_life":0}`, p + " half_life"},
-		{"missing half-life", `{"model":"half_life"}`, p + " half_life"},
+		{"missing half-life", `{"model":"half_life"}`, p + " has no half_life"},
 		{"negative half-life", `{"model":"half_life","half_life":-90}`, p + " half_life"},
 		{"negative rate", `{"model":"linear","rate":-0.1}`, p + " rate"},
 		{"negative hold", `{"model":"delayed_linear","rate":0.1,"hold":-1}`, p + " hold"},
@@ -71,7 +71,7 @@ func TestParseCurveErrors(t *testing.T) {
 		{"empty tiers", `{"model":"multi_linear","tiers":[]}`, p + " has no tiers"},
 		{"negative tier weight", `{"model":"multi_linear","tiers":[{"weight":1},{"weight":-1}]}`, p + " tier 1 weight"},
 		{"negative tier rate", `{"model":"multi_linear","tiers":[{"weight":1,"rate":-1}]}`, p + " tier 0 rate"},
-		{"unknown tier field", `{"model":"multi_linear","tiers":[{"weight":1,"decay":1}]}`, p + " is not a curve"},
+		{"unknown tier field", `{"model":"multi_linear","tiers":[{"weight":1,"decay":1}]}`, p + ` tier 0 key "decay" is unknown`},
 	} {
 		_, err := ParseCurve("curve_horizon", "curve_json", tc.text)
 		if err == nil {
@@ -88,10 +88,10 @@ func TestParseTiersErrors(t *testing.T) {
 		text, prefix string
 	}{
 		{`[]`, p + " has no tiers"},
-		{`null`, p + " has no tiers"},
-		{`{"weight":1}`, p + " is not a JSON array of tiers"},
-		{`[{"weight":1,"hold":1,"rate":1,"name":"short"}]`, p + " is not a JSON array of tiers"},
-		{`[{"weight":1}] [`, p + " is not a JSON array of tiers"},
+		{`null`, p + " must be a JSON array of tiers"},
+		{`{"weight":1}`, p + " must be a JSON array of tiers"},
+		{`[{"weight":1,"hold":1,"rate":1,"name":"short"}]`, p + ` tier 0 key "name" is unknown`},
+		{`[{"weight":1}] [`, p + " is not valid JSON"},
 		{`[{"weight":-0.5}]`, p + " tier 0 weight must not be negative"},
 		{`[{"weight":1},{"weight":1,"hold":-5}]`, p + " tier 1 hold must not be negative"},
 		{`[{"weight":1,"rate":-0.001}]`, p + " tier 0 rate must not be negative"},
@@ -201,7 +201,7 @@ func TestCurveHorizonZeroAndNever(t *testing.T) {
 		{"linear already below", `{"model":"linear","rate":0.25}`, 0.05, 0.1, Horizon{}},
 		{"linear weight 0 is dead", `{"model":"linear","rate":0.25}`, 0, 0, Horizon{}},
 		{"linear rate 0", `{"model":"linear","rate":0}`, 1, 0.1, Horizon{Never: true}},
-		{"delayed linear rate 0", `{"model":"delayed_linear","hold":5}`, 1, 0, Horizon{Never: true}},
+		{"delayed linear rate 0", `{"model":"delayed_linear","rate":0,"hold":5}`, 1, 0, Horizon{Never: true}},
 		{"power law already below", `{"model":"power_law","alpha":1}`, 0.05, 0.1, Horizon{}},
 		{"power law alpha 0", `{"model":"power_law","alpha":0}`, 1, 0.1, Horizon{Never: true}},
 		{"power law threshold 0", `{"model":"power_law","alpha":1}`, 1, 0, Horizon{Never: true}},

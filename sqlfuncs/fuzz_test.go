@@ -141,6 +141,10 @@ func FuzzMultiLinearWeight(f *testing.F) {
 		{`[{"weight":1}]]`, 0, 1},
 		{`[{"weight":1e308},{"weight":1e308}]`, 0, 1},
 		{`not json`, 0, 1},
+		{`[{}]`, 0, 7},
+		{`[null]`, 0, 7},
+		{`[{"weight":null,"rate":1}]`, 0, 7},
+		{`[{"weight":1,"weight":0}]`, 0, 7},
 	} {
 		f.Add(s.text, s.e1, s.e2)
 	}
@@ -148,10 +152,21 @@ func FuzzMultiLinearWeight(f *testing.F) {
 		tiers, err := ParseTiers("multi_linear_weight", "tiers_json", text)
 		if err != nil {
 			wantArgErr(t, err, "memdecay: multi_linear_weight: tiers_json ")
+			wantPlainMessage(t, err)
 			return
 		}
 		if len(tiers) == 0 {
 			t.Fatalf("ParseTiers(%q) accepted no tiers", text)
+		}
+		// Every tier accepted was an object that gave its weight.
+		var objects []map[string]any
+		if err := json.Unmarshal([]byte(text), &objects); err != nil || len(objects) != len(tiers) {
+			t.Fatalf("ParseTiers(%q) accepted what is not an array of %d objects: %v", text, len(tiers), err)
+		}
+		for i, o := range objects {
+			if o["weight"] == nil {
+				t.Fatalf("ParseTiers(%q) accepted tier %d without a weight", text, i)
+			}
 		}
 		checkMultiLinear(t, tiers, e1, e2)
 	})
@@ -266,6 +281,10 @@ func FuzzCurve(f *testing.F) {
 		{`{"model":"multi_linear","tiers":` + ref003DefaultJSON + `}`, 1, 3_600_000, 86_415_000, 0.5},
 		{`{"model":"multi_linear","tiers":` + ref003TopologyJSON + `}`, 1, 1.5, 16, 0.2},
 		{`{"model":"multi_linear","tiers":[{"weight":1,"rate":1},{"weight":0.2,"hold":3}]}`, 1, 0, 5, 0},
+		{`{"model":"power_law","alpha":1,"scale":0}`, 1, 0, 1, 0.1},
+		{`{"model":"half_life","half_life":90,"half_life":9}`, 1, 0, 90, 0.5},
+		{`{"model":"multi_linear","tiers":[{}]}`, 1, 0, 7, 0},
+		{`{"model":"exponential"}`, 1, 0, 1, 0.1},
 		{`{"model":"half_life","half_life":0}`, 1, 0, 1, 0.1},
 		{`{"model":"sigmoid"}`, 1, 0, 1, 0.1},
 		{`{"model":"exponential","lambda":1}}`, 1, 0, 1, 0.1},
@@ -280,6 +299,7 @@ func FuzzCurve(f *testing.F) {
 		c, err := ParseCurve("curve_weight", "curve_json", text)
 		if err != nil {
 			wantArgErr(t, err, "memdecay: curve_weight: curve_json ")
+			wantPlainMessage(t, err)
 			return
 		}
 		if !slices.Contains(Models, c.Model) {
@@ -322,6 +342,39 @@ func FuzzCurve(f *testing.F) {
 			}
 		}
 		checkHorizon(t, h, start, threshold, func(e float64) (float64, error) { return c.Weight(w, e) })
+	})
+}
+
+// FuzzPolicyCurve: a policy row either gives a curve that curve_weight
+// takes, of the policy's model, or an error in the caller's terms.
+func FuzzPolicyCurve(f *testing.F) {
+	for _, s := range []struct{ model, params, clock string }{
+		{ModelHalfLife, `{"half_life":"90d"}`, ClockWall},
+		{ModelLinear, `{"rate":0.01,"hold":"24h"}`, ClockActiveHours},
+		{ModelMultiLinear, `{"tiers":[{"weight":1,"hold":"30m","rate":2}]}`, ClockActiveHours},
+		{ModelPowerLaw, `{"alpha":1,"scale":"4h"}`, ClockWall},
+		{ModelPowerLaw, `{"alpha":1,"scale":0}`, ClockWall},
+		{ModelHalfLife, `{"half_life":1,"half_life":2}`, ClockWall},
+		{ModelMultiLinear, `{"tiers":[{}]}`, ClockWall},
+		{ModelExponential, `[1]`, ClockWall},
+		{"sigmoid", `{}`, "moon"},
+	} {
+		f.Add(s.model, s.params, s.clock)
+	}
+	f.Fuzz(func(t *testing.T, model, params, clock string) {
+		text, err := PolicyCurve(model, params, clock)
+		if err != nil {
+			wantArgErr(t, err, "memdecay: policy_curve: ")
+			wantPlainMessage(t, err)
+			return
+		}
+		c, err := ParseCurve("curve_weight", "curve_json", text)
+		if err != nil {
+			t.Fatalf("policy_curve(%q, %q, %q) = %s, which curve_weight refuses: %v", model, params, clock, text, err)
+		}
+		if c.Model != model {
+			t.Fatalf("policy_curve(%q, …) gave model %q", model, c.Model)
+		}
 	})
 }
 
@@ -569,20 +622,19 @@ func FuzzLogNormalise(f *testing.F) {
 }
 
 func FuzzCompositeScore(f *testing.F) {
-	for _, s := range [][4]float64{{1, 1, 1, 1}, {0.5, 0, 0, 0}, {0.5, 0.8, 0.25, 0.5}, {math.NaN(), 0, 0, 0}, {-1, 2, -3, 4}} {
+	for _, s := range [][4]float64{{1, 1, 1, 1}, {0.5, 0, 0, 0}, {0.5, 0.8, 0.25, 0.5}, {math.NaN(), 0, 0, 0}, {-1, 2, -3, 4},
+		{1.0000000000000002, 1, 1, 1}, {0, 0, 0, -5e-324}} {
 		f.Add(s[0], s[1], s[2], s[3])
 	}
 	f.Fuzz(func(t *testing.T, conf, recency, central, reinf float64) {
+		// Every term is a share in [0, 1]; anything else is refused.
+		unit := func(v float64) bool { return v >= 0 && v <= 1 }
 		got, err := CompositeScore(conf, recency, central, reinf)
-		if !checkErr(t, "composite_score", isFinite(conf) && isFinite(recency) && isFinite(central) && isFinite(reinf), err) {
+		if !checkErr(t, "composite_score", unit(conf) && unit(recency) && unit(central) && unit(reinf), err) {
 			return
 		}
-		if !isFinite(got) {
-			t.Fatalf("composite_score(%v, %v, %v, %v) = %v", conf, recency, central, reinf, got)
-		}
-		unit := func(v float64) bool { return v >= 0 && v <= 1 }
-		if unit(conf) && unit(recency) && unit(central) && unit(reinf) && !(got >= 0 && got <= 1+slack) {
-			t.Fatalf("composite_score of terms in [0, 1] = %v, outside [0, 1]", got)
+		if !(got >= 0 && got <= 1+slack) {
+			t.Fatalf("composite_score(%v, %v, %v, %v) = %v, outside [0, 1]", conf, recency, central, reinf, got)
 		}
 	})
 }

@@ -39,6 +39,8 @@ func LogNormalise(count, maxCount float64) (float64, error) {
 
 // CompositeScore ranks blocks for top-N reinforcement:
 // (0.30·confidence + 0.05·recency + 0.25·centrality + 0.30·reinforcement) / 0.90.
+// Each term is a share in [0, 1] (SPEC §4.1 phase 6), so the score is too;
+// a term outside it is an error, not a score that outranks every block.
 func CompositeScore(confidence, recency, centrality, reinforcement float64) (float64, error) {
 	const fn = "composite_score"
 	for _, a := range []struct {
@@ -47,6 +49,9 @@ func CompositeScore(confidence, recency, centrality, reinforcement float64) (flo
 	}{{"confidence", confidence}, {"recency", recency}, {"centrality", centrality}, {"reinforcement", reinforcement}} {
 		if err := finite(fn, a.name, a.v); err != nil {
 			return 0, err
+		}
+		if a.v < 0 || a.v > 1 {
+			return 0, argErr(fn, a.name, "must be between 0 and 1 (got %g)", a.v)
 		}
 	}
 	return (0.30*confidence + 0.05*recency + 0.25*centrality + 0.30*reinforcement) / 0.90, nil

@@ -61,6 +61,9 @@ func TestLogNormalise(t *testing.T) {
 		{1, -10, "memdecay: log_normalise: max_count must not be negative"},
 		{math.NaN(), 10, "memdecay: log_normalise: count is not a number"},
 		{1, math.Inf(1), "memdecay: log_normalise: max_count must be finite"},
+		// A count above the largest count is a caller's mistake, max 0 included.
+		{3, 0, "memdecay: log_normalise: count must not exceed max_count (3 > 0)"},
+		{3, 2, "memdecay: log_normalise: count must not exceed max_count (3 > 2)"},
 	} {
 		_, err := LogNormalise(tc.count, tc.maxCount)
 		wantArgErr(t, err, tc.prefix)
@@ -96,6 +99,11 @@ func TestCompositeScore(t *testing.T) {
 		{[4]float64{0, -inf, 0, 0}, "memdecay: composite_score: recency must be finite"},
 		{[4]float64{0, 0, inf, 0}, "memdecay: composite_score: centrality must be finite"},
 		{[4]float64{0, 0, 0, nan}, "memdecay: composite_score: reinforcement is not a number"},
+		// Each term is a share in [0, 1].
+		{[4]float64{2, 0, 0, 0}, "memdecay: composite_score: confidence must be between 0 and 1 (got 2)"},
+		{[4]float64{0, -0.5, 0, 0}, "memdecay: composite_score: recency must be between 0 and 1 (got -0.5)"},
+		{[4]float64{0, 0, 1.5, 0}, "memdecay: composite_score: centrality must be between 0 and 1 (got 1.5)"},
+		{[4]float64{0, 0, 0, 7}, "memdecay: composite_score: reinforcement must be between 0 and 1 (got 7)"},
 	} {
 		_, err := CompositeScore(tc.args[0], tc.args[1], tc.args[2], tc.args[3])
 		wantArgErr(t, err, tc.prefix)

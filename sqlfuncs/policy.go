@@ -36,7 +36,7 @@ func DiesAtZero(model string) bool {
 // the curve JSON that curve_weight and curve_horizon take, with every
 // duration converted to the clock's unit: hours on the active-hours clock,
 // days on the wall clock.
-func PolicyCurve(model, params, clock string) (string, error) {
+func PolicyCurve(model, text, clock string) (string, error) {
 	const fn = "policy_curve"
 	keys, ok := policyKeys[model]
 	if !ok {
@@ -45,41 +45,47 @@ func PolicyCurve(model, params, clock string) (string, error) {
 	if clock != ClockActiveHours && clock != ClockWall {
 		return "", argErr(fn, "clock", "%q is unknown (want active_hours or wall)", clock)
 	}
-	raw := map[string]json.RawMessage{}
-	if strings.TrimSpace(params) != "" {
-		if err := strictUnmarshal(params, &raw); err != nil {
-			return "", argErr(fn, "params", "is not a JSON object: %v", err)
+	params := map[string]any{}
+	if strings.TrimSpace(text) != "" {
+		v, err := readJSON(text)
+		if err != nil {
+			return "", argErr(fn, "params", "%v", err)
 		}
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return "", argErr(fn, "params", "must be a JSON object such as {\"half_life\":\"90d\"} (got %s)", describeJSON(v))
+		}
+		params = obj
 	}
 	curve := map[string]any{"model": model}
-	for _, k := range slices.Sorted(mapKeys(raw)) {
+	for _, k := range slices.Sorted(mapKeys(params)) {
 		isDuration, known := keys[k]
 		if !known {
-			return "", argErr(fn, "params", "key %q does not apply to model %s (want %v)", k, model, slices.Sorted(mapKeys(keys)))
+			return "", argErr(fn, "params", "key %q does not apply to model %s (want %s)", k, model, keyList(keys))
 		}
 		if k == "tiers" {
-			tiers, err := policyTiers(fn, raw[k], clock)
+			tiers, err := policyTiers(fn, params[k], clock)
 			if err != nil {
 				return "", err
 			}
 			curve[k] = tiers
 			continue
 		}
-		v, err := policyNumber(fn, "params "+k, raw[k], isDuration, clock)
+		v, err := policyNumber(fn, "params "+k, params[k], isDuration, clock)
 		if err != nil {
 			return "", err
 		}
 		curve[k] = v
 	}
-	text, err := json.Marshal(curve)
+	out, err := json.Marshal(curve)
 	if err != nil {
 		return "", err
 	}
 	// The result must be a valid curve: this checks required and positive values.
-	if _, err := ParseCurve(fn, "params", string(text)); err != nil {
+	if _, err := ParseCurve(fn, "params", string(out)); err != nil {
 		return "", err
 	}
-	return string(text), nil
+	return string(out), nil
 }
 
 func mapKeys[V any](m map[string]V) func(func(string) bool) {
@@ -92,19 +98,25 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 	}
 }
 
-func policyTiers(fn string, raw json.RawMessage, clock string) ([]map[string]float64, error) {
-	var tiers []map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &tiers); err != nil {
-		return nil, argErr(fn, "params tiers", "is not an array of objects: %v", err)
+// policyTiers reads a multi-linear policy's tiers, each hold a duration.
+func policyTiers(fn string, v any, clock string) ([]map[string]float64, error) {
+	list, ok := v.([]any)
+	if !ok {
+		return nil, argErr(fn, "params tiers", `must be a JSON array of tiers such as [{"weight":1,"hold":"4h","rate":0.1}] (got %s)`, describeJSON(v))
 	}
-	out := make([]map[string]float64, len(tiers))
-	for i, t := range tiers {
+	out := make([]map[string]float64, len(list))
+	for i, item := range list {
+		name := fmt.Sprintf("params tier %d", i)
+		t, ok := item.(map[string]any)
+		if !ok {
+			return nil, argErr(fn, name, "must be an object with weight, hold and rate (got %s)", describeJSON(item))
+		}
 		out[i] = map[string]float64{}
 		for _, k := range slices.Sorted(mapKeys(t)) {
-			if k != "weight" && k != "hold" && k != "rate" {
-				return nil, argErr(fn, fmt.Sprintf("params tiers %d", i), "key %q is unknown (want weight, hold, rate)", k)
+			if _, known := tierKeys[k]; !known {
+				return nil, argErr(fn, name, "key %q is unknown (want weight, hold, rate)", k)
 			}
-			v, err := policyNumber(fn, fmt.Sprintf("params tiers %d %s", i, k), t[k], k == "hold", clock)
+			v, err := policyNumber(fn, name+" "+k, t[k], k == "hold", clock)
 			if err != nil {
 				return nil, err
 			}
@@ -116,21 +128,23 @@ func policyTiers(fn string, raw json.RawMessage, clock string) ([]map[string]flo
 
 // policyNumber reads a non-negative number, or for a duration also a text
 // with a unit suffix (m, h, d), converted to the clock's unit.
-func policyNumber(fn, arg string, raw json.RawMessage, isDuration bool, clock string) (float64, error) {
-	var v float64
-	if err := json.Unmarshal(raw, &v); err != nil {
-		var s string
-		if !isDuration || json.Unmarshal(raw, &s) != nil {
-			return 0, argErr(fn, arg, "is not a number: %s", raw)
+func policyNumber(fn, arg string, raw any, isDuration bool, clock string) (float64, error) {
+	s, isText := raw.(string)
+	if !isDuration || !isText {
+		v, err := jsonFloat(fn, arg, raw)
+		if err != nil {
+			if _, isNumber := raw.(json.Number); isDuration && raw != nil && !isNumber {
+				return 0, argErr(fn, arg, "must be a number or a duration such as \"90d\" (got %s)", describeJSON(raw))
+			}
+			return 0, err
 		}
-		if v, err = ParseDuration(s, clock); err != nil {
-			return 0, argErr(fn, arg, "%v", err)
-		}
+		return v, nonNegative(fn, arg, v)
 	}
-	if err := nonNegative(fn, arg, v); err != nil {
-		return 0, err
+	v, err := ParseDuration(s, clock)
+	if err != nil {
+		return 0, argErr(fn, arg, "%v", err)
 	}
-	return v, nil
+	return v, nonNegative(fn, arg, v)
 }
 
 // ParseDuration reads "30m", "4h", "90d" (or a bare number, already in the

@@ -1,7 +1,6 @@
 package sqlfuncs
 
 import (
-	"encoding/json"
 	"strings"
 )
 
@@ -64,14 +63,22 @@ func parseTags(tags string) ([]string, error) {
 		}
 		return parts, nil
 	}
-	var raw []*string
-	if err := json.Unmarshal([]byte(s), &raw); err != nil {
-		return nil, argErr("decay_tier", "tags", "is not a JSON array of strings: %v", err)
+	v, err := readJSON(s)
+	if err != nil {
+		return nil, argErr("decay_tier", "tags", "%v (want a JSON array of strings)", err)
+	}
+	raw, ok := v.([]any)
+	if !ok {
+		return nil, argErr("decay_tier", "tags", "is not a JSON array of strings (got %s)", describeJSON(v))
 	}
 	list := make([]string, 0, len(raw))
-	for _, t := range raw {
-		if t != nil { // json_group_array over a NULL tag gives null
-			list = append(list, *t)
+	for i, t := range raw {
+		switch t := t.(type) {
+		case string:
+			list = append(list, t)
+		case nil: // json_group_array over a NULL tag gives null
+		default:
+			return nil, argErr("decay_tier", "tags", "is not a JSON array of strings: item %d is %s", i, describeJSON(t))
 		}
 	}
 	return list, nil
