@@ -44,6 +44,7 @@ lint: ## gofmt, go vet and go mod tidy must be clean
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
 	$(GO) vet -tags $(TAGS) ./...
 	$(GO) mod tidy -diff
+	@grep -qE '^go [0-9]+\.[0-9]+$$' go.mod || { echo "go.mod: the go line must name a language version without a patch level (so importing ext/shim does not raise a consumer's Go)"; exit 1; }
 
 unit: $(SO) ## Every Go, integration and sweep test (with -race)
 	MEMDECAY_SO=$(abspath $(SO)) $(GO) test -race -tags $(TAGS) -count=1 ./...

@@ -61,7 +61,7 @@ func ParseCurve(fn, arg, text string) (*Curve, error) {
 	}
 	fields := map[string]*float64{"lambda": &c.Lambda, "half_life": &c.HalfLife, "rate": &c.Rate, "hold": &c.Hold,
 		"alpha": &c.Alpha, "scale": &c.Scale}
-	for _, k := range slices.Sorted(mapKeys(obj)) {
+	for _, k := range sortedKeys(obj) {
 		if k == "model" {
 			continue
 		}
@@ -78,7 +78,7 @@ func ParseCurve(fn, arg, text string) (*Curve, error) {
 			return nil, err
 		}
 	}
-	for _, k := range slices.Sorted(mapKeys(keys)) {
+	for _, k := range sortedKeys(keys) {
 		if _, given := obj[k]; !given && !optionalParams[k] {
 			return nil, argErr(fn, arg, "has no %s (model %s needs it)", k, c.Model)
 		}
@@ -97,7 +97,7 @@ var optionalParams = map[string]bool{"hold": true, "scale": true}
 
 // keyList lists a key set for messages: "hold, rate".
 func keyList[V any](keys map[string]V) string {
-	return strings.Join(slices.Sorted(mapKeys(keys)), ", ")
+	return strings.Join(sortedKeys(keys), ", ")
 }
 
 // ParseTiers reads the tiers of a multi-linear curve from a JSON array.
@@ -135,7 +135,7 @@ func tiersOf(fn, arg, what string, v any) ([]LinearTier, error) {
 			return nil, argErr(fn, name, "must be an object with weight, hold and rate (got %s)", describeJSON(item))
 		}
 		fields := map[string]*float64{"weight": &tiers[i].Weight, "hold": &tiers[i].Hold, "rate": &tiers[i].Rate}
-		for _, k := range slices.Sorted(mapKeys(obj)) {
+		for _, k := range sortedKeys(obj) {
 			if _, known := tierKeys[k]; !known {
 				return nil, argErr(fn, name, "key %q is unknown (want weight, hold, rate)", k)
 			}

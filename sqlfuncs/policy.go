@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -58,7 +58,7 @@ func PolicyCurve(model, text, clock string) (string, error) {
 		params = obj
 	}
 	curve := map[string]any{"model": model}
-	for _, k := range slices.Sorted(mapKeys(params)) {
+	for _, k := range sortedKeys(params) {
 		isDuration, known := keys[k]
 		if !known {
 			return "", argErr(fn, "params", "key %q does not apply to model %s (want %s)", k, model, keyList(keys))
@@ -88,14 +88,15 @@ func PolicyCurve(model, text, clock string) (string, error) {
 	return string(out), nil
 }
 
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
+// sortedKeys lists a JSON object's keys in order, so messages and curves
+// read the same every run.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
 	}
+	sort.Strings(keys)
+	return keys
 }
 
 // policyTiers reads a multi-linear policy's tiers, each hold a duration.
@@ -112,7 +113,7 @@ func policyTiers(fn string, v any, clock string) ([]map[string]float64, error) {
 			return nil, argErr(fn, name, "must be an object with weight, hold and rate (got %s)", describeJSON(item))
 		}
 		out[i] = map[string]float64{}
-		for _, k := range slices.Sorted(mapKeys(t)) {
+		for _, k := range sortedKeys(t) {
 			if _, known := tierKeys[k]; !known {
 				return nil, argErr(fn, name, "key %q is unknown (want weight, hold, rate)", k)
 			}

@@ -5,6 +5,7 @@ package worker_test
 // origins, pins, the decay cap and thresholds, and the tallies they keep.
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -362,7 +363,7 @@ func TestCurateBookkeeping(t *testing.T) {
 	if c := loadConfig(t, db); *c.LastCurateAt != 900 || c.EdgesDecayedTotal != 3 {
 		t.Errorf("after 900: last_curate_at %v total %d, want 900 and 3", *c.LastCurateAt, c.EdgesDecayedTotal)
 	}
-	if st, err := worker.GetStatus(t.Context(), db); err != nil || st.EdgesDecayed != 3 {
+	if st, err := worker.GetStatus(context.Background(), db); err != nil || st.EdgesDecayed != 3 {
 		t.Errorf("status %+v %v", st, err)
 	}
 }

@@ -44,7 +44,7 @@ var boundedGraph = []string{
 // transaction, must remove the same edges as plain SQL, with one event per
 // removed edge that holds the row.
 func TestBoundedRemovesWhatPlainRemoves(t *testing.T) {
-	t.Chdir("../..")
+	chdir(t, "../..")
 	ctx := context.Background()
 	dir := t.TempDir()
 	base := smallGraph(t, dir)
@@ -129,7 +129,7 @@ func TestBoundedRemovesWhatPlainRemoves(t *testing.T) {
 // before, and after the size of the file the peer left, which becomes its
 // state for the later scenarios).
 func TestScenarioReportsFilesLeft(t *testing.T) {
-	t.Chdir("../..")
+	chdir(t, "../..")
 	ctx := context.Background()
 	dir := t.TempDir()
 	base := smallGraph(t, dir)
@@ -245,4 +245,18 @@ func survivors(t *testing.T, path string) []string {
 		got = append(got, s)
 	}
 	return got
+}
+
+// chdir moves the test into dir (the repository root, where bench/run reads
+// its SQL) until it ends.
+func chdir(t *testing.T, dir string) {
+	t.Helper()
+	was, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Chdir(was) })
 }
