@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"database/sql"
+	"fmt"
 )
 
 // The report's counts: from the plan first (what a dry run reports), then
@@ -52,7 +53,12 @@ func (s *sweep) planReport(ctx context.Context, deferred int64) error {
 		r.TotalEdgesAfter -= p.Decayed
 	}
 	var err error
-	if r.InvalidRows.Sample, err = queryAll(ctx, s.db.querier(), `SELECT kind, id, problem FROM temp.sweep_invalid ORDER BY kind, id LIMIT 10`,
+	limit := InvalidSampleSize
+	if s.opt.allInvalid {
+		limit = -1 // no limit
+	}
+	if r.InvalidRows.Sample, err = queryAll(ctx, s.db.querier(),
+		fmt.Sprintf(`SELECT kind, id, problem FROM temp.sweep_invalid ORDER BY kind, id LIMIT %d`, limit),
 		func(rows *sql.Rows, v *InvalidRow) error { return rows.Scan(&v.Kind, &v.ID, &v.Problem) }); err != nil {
 		return err
 	}

@@ -172,6 +172,17 @@ func Decayed(ctx context.Context, db *DB, limit int) ([]DecayEvent, []EdgeOutloo
 	return events, soon, rows.Err()
 }
 
+// ListInvalid lists every row a sweep now would skip as invalid, by kind
+// and id: all of those a sweep's report names InvalidSampleSize of. It is
+// the sweep's own rules in a dry run, so the file is only read.
+func ListInvalid(ctx context.Context, db *DB) ([]InvalidRow, error) {
+	r, err := Sweep(ctx, db, SweepOptions{DryRun: true, allInvalid: true})
+	if err != nil {
+		return nil, fmt.Errorf("invalid rows: %w", err)
+	}
+	return r.InvalidRows.Sample, nil
+}
+
 // EdgeExplanation says why an edge will or will not decay, and when.
 type EdgeExplanation struct {
 	From               string   `json:"from"`
@@ -236,7 +247,8 @@ func ExplainEdge(ctx context.Context, db *DB, a, b string) (*EdgeExplanation, er
 	c, cerr := toFloat(count)
 	if problem.Valid || werr != nil || cerr != nil {
 		x.Invalid = true
-		x.Verdict = fmt.Sprintf("invalid row: weight %v, reinforcement_count %v; sweeps skip it and never delete it", weight, count)
+		x.Verdict = fmt.Sprintf("invalid row: weight %s, reinforcement_count %s; sweeps skip it and never delete it",
+			Printable(fmt.Sprint(weight)), Printable(fmt.Sprint(count)))
 		return x, nil
 	}
 	x.staticPrune, x.temporalDecay = static.Bool, temporal.Bool

@@ -2,7 +2,10 @@ package worker
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Report is the result of one sweep (SPEC §4.5), printed by sweep --json
@@ -58,6 +61,10 @@ type FactCounts struct {
 	Immune    int64 `json:"immune"`
 }
 
+// InvalidSampleSize is how many invalid rows a report names (ListInvalid
+// lists them all).
+const InvalidSampleSize = 10
+
 // InvalidRows counts rows the sweep skipped because a value the formulas
 // need is missing or not a number; they are never deleted.
 type InvalidRows struct {
@@ -87,6 +94,7 @@ const Escalation = 0.25
 // BuildSummary is the one-line human summary of reference 000 §6 step 5:
 // the counts, a tip when edges decayed, an escalation when more than a
 // quarter of the edges went in one sweep.
+// Invalid rows are counted last, whether or not anything else happened.
 func (r *Report) BuildSummary() string {
 	var parts []string
 	add := func(n int64, label string) {
@@ -107,13 +115,13 @@ func (r *Report) BuildSummary() string {
 	add(r.EdgesDeferred, "deferred")
 	for _, p := range r.Policies {
 		if p.Decayed > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s edges decayed", p.Decayed, p.RelationType))
+			parts = append(parts, fmt.Sprintf("%d %s edges decayed", p.Decayed, Printable(p.RelationType)))
 		}
 		if p.Excluded > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s edges excluded", p.Excluded, p.RelationType))
+			parts = append(parts, fmt.Sprintf("%d %s edges excluded", p.Excluded, Printable(p.RelationType)))
 		}
 		if p.Readmitted > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s edges readmitted", p.Readmitted, p.RelationType))
+			parts = append(parts, fmt.Sprintf("%d %s edges readmitted", p.Readmitted, Printable(p.RelationType)))
 		}
 	}
 	add(r.Facts.Archived, "facts archived")
@@ -127,11 +135,9 @@ func (r *Report) BuildSummary() string {
 	if r.DiscardedPlanOf > 0 {
 		s += fmt.Sprintf(" Planned afresh: the saved plan of sweep %d, cut off at this clock, was made under settings changed since.", r.DiscardedPlanOf)
 	}
-	if len(parts) == 0 {
-		return s
-	}
 	removed := r.EdgesDecayed + r.EdgesPruned
 	switch {
+	case len(parts) == 0:
 	case r.EdgesBefore > 0 && float64(removed)/float64(r.EdgesBefore) > Escalation:
 		s += fmt.Sprintf(" Graph connections reduced significantly (%.0f%% of edges removed) — rebuild links for recently active blocks.",
 			100*float64(removed)/float64(r.EdgesBefore))
@@ -139,7 +145,27 @@ func (r *Report) BuildSummary() string {
 		s += " Tip: rebuild links for recently active blocks (re-run your consolidation) to restore connections."
 	}
 	if r.InvalidRows.Count > 0 {
-		s += fmt.Sprintf(" %d invalid rows skipped.", r.InvalidRows.Count)
+		s += fmt.Sprintf(" %d invalid rows skipped (%s lists them).", r.InvalidRows.Count, ListInvalidCommand)
+	}
+	return s
+}
+
+// ListInvalidCommand is the command that lists every invalid row, where a
+// report names only InvalidSampleSize of them.
+const ListInvalidCommand = "memworker decayed --invalid"
+
+// Printable is database text (an id, a relation type, a value) as a
+// terminal should show it: unchanged when every character is printable,
+// else Go-quoted ("a\x1b[2J", "b\nc"), so an id can neither drive the
+// terminal nor forge a line of output.
+func Printable(s string) string {
+	if !utf8.ValidString(s) {
+		return strconv.Quote(s)
+	}
+	for _, r := range s {
+		if !unicode.IsPrint(r) {
+			return strconv.Quote(s)
+		}
 	}
 	return s
 }

@@ -69,6 +69,9 @@ type SweepOptions struct {
 	Progress func(step string, done, total int64)
 	// Signals are for tests: points in a sweep a test can act at.
 	Signals SweepSignals
+	// allInvalid: the report names every invalid row, not a sample
+	// (ListInvalid's dry run).
+	allInvalid bool
 }
 
 // SweepSignals lets a test act at known points of a sweep (write as an

@@ -50,10 +50,10 @@ func exitStatus(err error, stderr io.Writer) int {
 	}
 	var ue *usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(stderr, "memworker: %s\n%s\n", ue.msg, ue.hint)
+		fmt.Fprintf(stderr, "memworker: %s\n%s\n", escapeControls(ue.msg), ue.hint)
 		return exitUsage
 	}
-	fmt.Fprintf(stderr, "memworker: %v\n", err)
+	fmt.Fprintf(stderr, "memworker: %s\n", escapeControls(err.Error()))
 	if errors.Is(err, worker.ErrSweepRunning) {
 		return exitBusy
 	}

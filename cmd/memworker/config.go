@@ -37,14 +37,14 @@ func configCommand() *cli.Command {
 						if _, ok := worker.LookupConfigKey(key); !ok {
 							return usagef("config get", "unknown key %q", key)
 						}
-						fmt.Fprintln(c.App.Writer, values[key])
+						fmt.Fprintln(c.App.Writer, safe(values[key]))
 						return nil
 					}
 					if c.Bool("json") {
 						return printJSON(c.App.Writer, values)
 					}
 					for _, k := range worker.ConfigKeys {
-						fmt.Fprintf(c.App.Writer, "%-28s %-10s %s\n", k.Name(), values[k.Name()], k.Doc())
+						fmt.Fprintf(c.App.Writer, "%-28s %-10s %s\n", k.Name(), safe(values[k.Name()]), k.Doc())
 					}
 					return nil
 				}},

@@ -11,14 +11,21 @@ import (
 func decayedCommand() *cli.Command {
 	return withFlags(&cli.Command{
 		Name:  "decayed",
-		Usage: "recent removals, and the edges closest to decaying",
-		Flags: []cli.Flag{&cli.IntFlag{Name: "limit", Value: 10, Usage: "rows per list"}, jsonFlag()},
+		Usage: "recent removals, and the edges closest to decaying; --invalid: every row sweeps skip",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "limit", Value: 10, Usage: "rows per list"},
+			&cli.BoolFlag{Name: "invalid", Usage: "list every invalid row sweeps skip (table, id, problem), not only the report's sample"},
+			jsonFlag(),
+		},
 		Action: func(c *cli.Context) error {
 			db, err := openMemory(c, true)
 			if err != nil {
 				return err
 			}
 			defer db.Close()
+			if c.Bool("invalid") {
+				return listInvalid(c, db)
+			}
 			events, soon, err := worker.Decayed(c.Context, db, c.Int("limit"))
 			if err != nil {
 				return err
@@ -29,13 +36,30 @@ func decayedCommand() *cli.Command {
 			w := c.App.Writer
 			fmt.Fprintln(w, "recent removals:")
 			for _, e := range events {
-				fmt.Fprintf(w, "  #%d at %.2f h  %s %s %s (%s)\n", e.ID, e.ClockHours, e.Action, e.Kind, e.Subject, e.Reason)
+				fmt.Fprintf(w, "  #%d at %.2f h  %s %s %s (%s)\n", e.ID, e.ClockHours, safe(e.Action), safe(e.Kind), safe(e.Subject), safe(e.Reason))
 			}
 			fmt.Fprintln(w, "closest to decay:")
 			for _, o := range soon {
-				fmt.Fprintf(w, "  %s — %s  weight %.3f, effective %.3f, %.1f h left\n", o.From, o.To, o.Weight, o.EffectiveWeight, o.HoursLeft)
+				fmt.Fprintf(w, "  %s — %s  weight %.3f, effective %.3f, %.1f h left\n", safe(o.From), safe(o.To), o.Weight, o.EffectiveWeight, o.HoursLeft)
 			}
 			return nil
 		},
 	})
+}
+
+// listInvalid prints every row a sweep now would skip as invalid.
+func listInvalid(c *cli.Context, db *worker.DB) error {
+	rows, err := worker.ListInvalid(c.Context, db)
+	if err != nil {
+		return err
+	}
+	if c.Bool("json") {
+		return printJSON(c.App.Writer, map[string]any{"count": len(rows), "invalid_rows": rows})
+	}
+	w := c.App.Writer
+	fmt.Fprintf(w, "invalid rows: %d (sweeps skip them and never change them)\n", len(rows))
+	for _, r := range rows {
+		fmt.Fprintf(w, "  %-10s %s: %s\n", tables[r.Kind], safe(r.ID), safe(r.Problem))
+	}
+	return nil
 }

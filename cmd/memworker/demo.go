@@ -55,11 +55,9 @@ func demoCommand() *cli.Command {
 			fmt.Fprintf(w, "  edges decayed (temporal)   %d\n", r.EdgesDecayed)
 			fmt.Fprintf(w, "  edges left                 %d of %d\n", r.TotalEdgesAfter, r.EdgesBefore)
 			fmt.Fprintf(w, "  reinforced                 %d top, %d constitutional\n", r.Reinforced, r.ConstitutionalReinforced)
-			for _, s := range r.InvalidRows.Sample {
-				fmt.Fprintf(w, "  skipped invalid %s %s: %s\n", s.Kind, s.ID, s.Problem)
-			}
+			printInvalidSample(w, r)
 			for _, e := range r.DecayedSample {
-				fmt.Fprintf(w, "  decayed %s — %s: weight %.2f, effective %.3f\n", e.From, e.To, e.Weight, e.EffectiveWeight)
+				fmt.Fprintf(w, "  decayed %s — %s: weight %.2f, effective %.3f\n", safe(e.From), safe(e.To), e.Weight, e.EffectiveWeight)
 			}
 			fmt.Fprintf(w, "\nExplore: memworker status --db %s; memworker decayed --db %s\n", path, path)
 			return nil

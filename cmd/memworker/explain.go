@@ -49,19 +49,19 @@ func explainEdge(c *cli.Context, a, b string) error {
 		return printJSON(c.App.Writer, x)
 	}
 	w := c.App.Writer
-	fmt.Fprintf(w, "edge %s — %s (%s, origin %s)\n", x.From, x.To, x.RelationType, x.Origin)
+	fmt.Fprintf(w, "edge %s — %s (%s, origin %s)\n", safe(x.From), safe(x.To), safe(x.RelationType), safe(x.Origin))
 	if x.Invalid {
-		fmt.Fprintf(w, "  verdict    %s\n", x.Verdict)
+		fmt.Fprintf(w, "  verdict    %s\n", safe(x.Verdict))
 		return nil
 	}
-	fmt.Fprintf(w, "  tiers      %s / %s\n", x.TierFrom, x.TierTo)
+	fmt.Fprintf(w, "  tiers      %s / %s\n", safe(x.TierFrom), safe(x.TierTo))
 	fmt.Fprintf(w, "  weight     %.4f, reinforced %g times (established: %v)\n", x.Weight, x.ReinforcementCount, x.Established)
 	fmt.Fprintf(w, "  lambda     %g per active hour\n", x.Lambda)
 	if x.ElapsedHours != nil {
 		fmt.Fprintf(w, "  elapsed    %.2f active hours since %.2f\n", *x.ElapsedHours, *x.LastActiveHours)
 	}
 	fmt.Fprintf(w, "  effective  %.4f (threshold %.4f)\n", x.EffectiveWeight, x.Threshold)
-	fmt.Fprintf(w, "  verdict    %s\n", x.Verdict)
+	fmt.Fprintf(w, "  verdict    %s\n", safe(x.Verdict))
 	return nil
 }
 
@@ -79,9 +79,9 @@ func explainFact(c *cli.Context, now time.Time) error {
 		return printJSON(c.App.Writer, x)
 	}
 	w := c.App.Writer
-	fmt.Fprintf(w, "fact %s (%s, tier %s, %s)\n", x.ID, x.Segment, x.Tier, x.Status)
+	fmt.Fprintf(w, "fact %s (%s, tier %s, %s)\n", safe(x.ID), safe(x.Segment), safe(x.Tier), safe(x.Status))
 	if x.Invalid {
-		fmt.Fprintf(w, "  verdict    %s\n", x.Verdict)
+		fmt.Fprintf(w, "  verdict    %s\n", safe(x.Verdict))
 		return nil
 	}
 	fmt.Fprintf(w, "  importance %.3f, decay rate %.3f, recalled %g times\n", x.Importance, x.DecayRate, x.AccessCount)
@@ -93,6 +93,6 @@ func explainFact(c *cli.Context, now time.Time) error {
 	if x.PruneInDays != nil {
 		fmt.Fprintf(w, "  pruned     in %.1f days without use\n", *x.PruneInDays)
 	}
-	fmt.Fprintf(w, "  verdict    %s\n", x.Verdict)
+	fmt.Fprintf(w, "  verdict    %s\n", safe(x.Verdict))
 	return nil
 }

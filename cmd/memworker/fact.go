@@ -14,7 +14,7 @@ func factCommand(now func() time.Time) *cli.Command {
 		if c.Bool("json") {
 			return printJSON(c.App.Writer, r)
 		}
-		fmt.Fprintf(c.App.Writer, "fact %s: %s; importance %.3f → %.3f, recalled %d times", r.ID, r.DirectionOrKind,
+		fmt.Fprintf(c.App.Writer, "fact %s: %s; importance %.3f → %.3f, recalled %d times", safe(r.ID), safe(r.DirectionOrKind),
 			r.ImportanceBefore, r.ImportanceAfter, r.AccessCountAfter)
 		if r.ClockReset {
 			fmt.Fprint(c.App.Writer, ", decay clock reset")
@@ -24,7 +24,7 @@ func factCommand(now func() time.Time) *cli.Command {
 		}
 		fmt.Fprintln(c.App.Writer)
 		if r.Problem != "" {
-			fmt.Fprintf(c.App.Writer, "  sweeps skip it while %s\n", r.Problem)
+			fmt.Fprintf(c.App.Writer, "  sweeps skip it while %s\n", safe(r.Problem))
 		}
 		return nil
 	}

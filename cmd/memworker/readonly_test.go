@@ -14,6 +14,7 @@ var readOnlyCommands = [][]string{
 	{"clock", "show"},
 	{"config", "get"},
 	{"decayed"},
+	{"decayed", "--invalid"},
 	{"explain", "--edge", "late-a", "late-b"},
 	{"migrate", "version"},
 }

@@ -56,16 +56,16 @@ func restoreCommand(now func() time.Time) *cli.Command {
 			if c.Bool("json") {
 				return printJSON(c.App.Writer, r)
 			}
-			fmt.Fprintf(c.App.Writer, "restored %s %s (from event #%d)", r.Kind, r.ID, r.FromEvent)
+			fmt.Fprintf(c.App.Writer, "restored %s %s (from event #%d)", r.Kind, safe(r.ID), r.FromEvent)
 			if r.Kind == "block" {
 				fmt.Fprintf(c.App.Writer, " with %d edges", r.Edges)
 				if len(r.EdgesSkipped) > 0 {
-					fmt.Fprintf(c.App.Writer, "; %d edges wait for their other end: %s", len(r.EdgesSkipped), strings.Join(r.EdgesSkipped, ", "))
+					fmt.Fprintf(c.App.Writer, "; %d edges wait for their other end: %s", len(r.EdgesSkipped), strings.Join(safeAll(r.EdgesSkipped), ", "))
 				}
 			}
 			fmt.Fprintln(c.App.Writer)
 			if r.Warning != "" {
-				fmt.Fprintln(c.App.ErrWriter, "memworker: warning: "+r.Warning)
+				fmt.Fprintln(c.App.ErrWriter, "memworker: warning: "+escapeControls(r.Warning))
 			}
 			return nil
 		},

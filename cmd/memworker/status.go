@@ -44,7 +44,7 @@ func statusCommand() *cli.Command {
 			fmt.Fprintf(w, "facts         %s\n", counts(st.Facts))
 			fmt.Fprintf(w, "events        %d\n", st.Events)
 			if ls := st.LastSweep; ls != nil {
-				fmt.Fprintf(w, "sweep %d       %s at %.2f h: %s\n", ls.ID, ls.Status, ls.ClockHours, ls.Summary)
+				fmt.Fprintf(w, "sweep %d       %s at %.2f h: %s\n", ls.ID, ls.Status, ls.ClockHours, escapeControls(ls.Summary))
 			}
 			return nil
 		},

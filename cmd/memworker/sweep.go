@@ -97,7 +97,8 @@ func sweepCommand() *cli.Command {
 				if c.Bool("json") {
 					return printJSON(c.App.Writer, r)
 				}
-				fmt.Fprintln(c.App.Writer, dryRunPrefix(r)+r.Summary)
+				fmt.Fprintln(c.App.Writer, dryRunPrefix(r)+escapeControls(r.Summary))
+				printInvalidSample(c.App.Writer, r)
 				return nil
 			}
 			results, total := worker.SweepFleet(c.Context, paths, c.Int("jobs"), opt)
@@ -108,9 +109,9 @@ func sweepCommand() *cli.Command {
 			} else {
 				for _, r := range results {
 					if r.Report != nil {
-						fmt.Fprintf(c.App.Writer, "%s: %s%s\n", r.Path, dryRunPrefix(r.Report), r.Report.Summary)
+						fmt.Fprintf(c.App.Writer, "%s: %s%s\n", safe(r.Path), dryRunPrefix(r.Report), escapeControls(r.Report.Summary))
 					} else {
-						fmt.Fprintf(c.App.Writer, "%s: FAILED: %s\n", r.Path, r.Error)
+						fmt.Fprintf(c.App.Writer, "%s: FAILED: %s\n", safe(r.Path), escapeControls(r.Error))
 					}
 				}
 				fmt.Fprintf(c.App.Writer, "total: %d databases (%d failed), %d archived, %d edges pruned, %d edges decayed, %d edges remain\n",
