@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
+	"gonum.org/v1/plot/vg"
 
 	"github.com/memdecay/memdecay/worker"
 )
@@ -17,12 +19,16 @@ func explainCommand(now func() time.Time) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "edge", Usage: "explain the edge between blocks A and B"},
 			&cli.StringFlag{Name: "fact", Usage: "explain the fact `ID`"},
+			&cli.StringFlag{Name: "plot", Usage: "also draw the curve, now and the crossing into `FILE` (.png or .svg)"},
 			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			args, err := positional(c)
 			if err != nil {
 				return err
+			}
+			if f := c.String("plot"); f != "" && !strings.HasSuffix(f, ".png") && !strings.HasSuffix(f, ".svg") {
+				return usagef("explain", "--plot %q: want a file name ending in .png or .svg", f)
 			}
 			switch {
 			case c.Bool("edge") && len(args) == 2 && c.String("fact") == "":
@@ -43,6 +49,9 @@ func explainEdge(c *cli.Context, a, b string) error {
 	defer db.Close()
 	x, err := worker.ExplainEdge(c.Context, db, a, b)
 	if err != nil {
+		return err
+	}
+	if err := explainPlot(c, func() (*worker.Sketch, error) { return worker.EdgeSketch(c.Context, db, a, b) }); err != nil {
 		return err
 	}
 	if c.Bool("json") {
@@ -75,6 +84,9 @@ func explainFact(c *cli.Context, now time.Time) error {
 	if err != nil {
 		return err
 	}
+	if err := explainPlot(c, func() (*worker.Sketch, error) { return worker.FactSketch(c.Context, db, x) }); err != nil {
+		return err
+	}
 	if c.Bool("json") {
 		return printJSON(c.App.Writer, x)
 	}
@@ -94,5 +106,22 @@ func explainFact(c *cli.Context, now time.Time) error {
 		fmt.Fprintf(w, "  pruned     in %.1f days without use\n", *x.PruneInDays)
 	}
 	fmt.Fprintf(w, "  verdict    %s\n", safe(x.Verdict))
+	return nil
+}
+
+// explainPlot draws the row's sketch into --plot's file, when asked; the
+// file's name says its format.
+func explainPlot(c *cli.Context, sketch func() (*worker.Sketch, error)) error {
+	file := c.String("plot")
+	if file == "" {
+		return nil
+	}
+	s, err := sketch()
+	if err != nil {
+		return err
+	}
+	if err := sketchPlot(s).Save(8*vg.Inch, 5*vg.Inch, file); err != nil {
+		return fmt.Errorf("explain --plot: writing %s: %w", file, err)
+	}
 	return nil
 }

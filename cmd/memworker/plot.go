@@ -224,3 +224,42 @@ func plotColor(i int) color.Color {
 	}
 	return palette[i%len(palette)]
 }
+
+// sketchPlot draws one row's curve for explain --plot: the curve, "now",
+// each threshold dashed with its crossing marked.
+func sketchPlot(s *worker.Sketch) *plot.Plot {
+	p := newPlot(s.Title, "time since the last anchor, "+clockUnit(s.Clock), s.YLabel)
+	xys := make(plotter.XYs, len(s.Points))
+	top := 0.0
+	for i, pt := range s.Points {
+		xys[i] = plotter.XY{X: pt[0], Y: pt[1]}
+		top = math.Max(top, pt[1])
+	}
+	end := xys[len(xys)-1].X
+	if line, err := plotter.NewLine(xys); err == nil {
+		line.Color, line.Width = plotColor(0), vg.Points(1.5)
+		p.Add(line)
+		p.Legend.Add(s.YLabel, line)
+	}
+	for i, l := range s.Lines {
+		th, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: l.Value}, {X: end, Y: l.Value}})
+		th.Color, th.Dashes = plotColor(i+1), []vg.Length{vg.Points(4), vg.Points(3)}
+		p.Add(th)
+		name := fmt.Sprintf("%s %.3g", l.Name, l.Value)
+		if l.Crossing != nil {
+			name += " at " + span(*l.Crossing, s.Clock)
+			cross, _ := plotter.NewScatter(plotter.XYs{{X: *l.Crossing, Y: l.Value}})
+			cross.GlyphStyle.Shape, cross.GlyphStyle.Color, cross.GlyphStyle.Radius = draw.CrossGlyph{}, plotColor(i+1), vg.Points(5)
+			p.Add(cross)
+		} else {
+			name += ", never crossed"
+		}
+		p.Legend.Add(name, th)
+	}
+	now, _ := plotter.NewLine(plotter.XYs{{X: s.Now, Y: 0}, {X: s.Now, Y: math.Max(top, 1e-9) * 1.05}})
+	now.Color, now.Width = color.Black, vg.Points(1)
+	p.Add(now)
+	p.Legend.Add("now: "+span(s.Now, s.Clock), now)
+	p.X.Min, p.Y.Min = 0, 0
+	return p
+}

@@ -2,12 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/memdecay/memdecay/worker"
 )
 
 // The plotted data of the demo (wall clock pinned): the curves with their
@@ -113,4 +117,66 @@ func TestPlotImages(t *testing.T) {
 		t.Error("plot changed the database file")
 	}
 	wantUsage(t, mw(t, "plot", "--format", "gif", "--db", path), `"gif"`, "png or svg")
+}
+
+// explain --plot draws one row: an edge on the tiered model, an edge with
+// a wall-clock policy, a fact. Its data agree with explain: "now" is the
+// elapsed time, the curve crosses each threshold where explain says.
+func TestExplainPlot(t *testing.T) {
+	path := goldenDB(t, t.TempDir(), "m.db")
+	ok(t, "config", "set", "wall_clock", fmt.Sprint(goldenWall.Unix()), "--db", path)
+	dir := t.TempDir()
+	for _, c := range []struct{ args []string }{
+		{[]string{"--edge", "db-index", "db-wal"}},
+		{[]string{"--edge", "alex", "project-alpha"}},
+		{[]string{"--fact", "f-meeting"}},
+	} {
+		file := filepath.Join(dir, strings.Join(c.args[1:], "-")+".png")
+		mwAt(t, goldenWall, append([]string{"explain", "--plot", file, "--db", path}, c.args...)...)
+		img, err := os.ReadFile(file)
+		if err != nil || !bytes.HasPrefix(img, []byte("\x89PNG\r\n\x1a\n")) || len(img) < 5000 {
+			t.Errorf("explain %v --plot: %d bytes, %v", c.args, len(img), err)
+		}
+	}
+	db, err := worker.OpenMemory(path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	x, err := worker.ExplainEdge(ctx, db, "db-index", "db-wal")
+	if err != nil || x.DecaysAtHours == nil || x.ElapsedHours == nil {
+		t.Fatalf("explain: %+v %v", x, err)
+	}
+	s, err := worker.EdgeSketch(ctx, db, "db-wal", "db-index") // either order
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCross := *x.DecaysAtHours - *x.LastActiveHours
+	if math.Abs(s.Now-*x.ElapsedHours) > 1e-9 || len(s.Lines) != 1 || s.Lines[0].Crossing == nil ||
+		math.Abs(*s.Lines[0].Crossing-wantCross) > 1e-6 || s.Lines[0].Value != x.Threshold {
+		t.Errorf("edge sketch %+v (crossing %v), want now %v, threshold %v crossed at %v", s, s.Lines[0].Crossing, *x.ElapsedHours, x.Threshold, wantCross)
+	}
+	// The curve starts at the weight and is below the threshold after the crossing.
+	first, last := s.Points[0], s.Points[len(s.Points)-1]
+	if first[0] != 0 || math.Abs(first[1]-x.Weight) > 1e-12 || last[0] <= wantCross || last[1] >= x.Threshold {
+		t.Errorf("edge sketch runs from %v to %v; want (0, %v) to past %v below %v", first, last, x.Weight, wantCross, x.Threshold)
+	}
+	f, err := worker.ExplainFact(ctx, db, "f-meeting", goldenWall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := worker.FactSketch(ctx, db, f)
+	if err != nil || len(fs.Lines) != 2 || fs.Lines[0].Crossing == nil || fs.Lines[1].Crossing == nil {
+		t.Fatalf("fact sketch %+v %v", fs, err)
+	}
+	if got, want := *fs.Lines[0].Crossing, f.DaysSinceAccess+*f.ArchiveInDays; math.Abs(got-want) > 1e-9 {
+		t.Errorf("fact archive crossing at %v, want %v", got, want)
+	}
+	if end := fs.Points[len(fs.Points)-1]; fs.Points[0][0] != 0 || fs.Points[0][1] <= f.Score || end[0] <= *fs.Lines[1].Crossing || end[1] >= 0.05 {
+		t.Errorf("fact sketch runs from %v to %v; want from 0 above the score now to past the prune crossing", fs.Points[0], end)
+	}
+
+	wantUsage(t, mw(t, "explain", "--edge", "db-index", "db-wal", "--plot", filepath.Join(dir, "x.gif"), "--db", path), "png or .svg")
+	wantExit(t, mw(t, "explain", "--edge", "db-index", "nowhere", "--plot", filepath.Join(dir, "x.png"), "--db", path), exitFailure)
 }

@@ -1,0 +1,126 @@
+package worker
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// Sketch is one row's decay over its own time axis, for explain --plot:
+// the curve from its last anchor, where "now" is on it, and where it
+// crosses each threshold that acts on it.
+type Sketch struct {
+	Title  string       `json:"title"`
+	Clock  string       `json:"clock"` // active_hours (x in hours) or wall (x in days)
+	YLabel string       `json:"y_label"`
+	Points [][2]float64 `json:"points"`
+	Now    float64      `json:"now"` // elapsed time since the anchor
+	Lines  []SketchLine `json:"lines"`
+}
+
+// SketchLine is a threshold and when the curve falls below it (nil: never).
+type SketchLine struct {
+	Name     string   `json:"name"`
+	Value    float64  `json:"value"`
+	Crossing *float64 `json:"crossing"`
+}
+
+const sketchPoints = 200
+
+// sketchSQL evaluates expr (of ?1..?3 and the time x) at evenly spaced times
+// from 0 to ?4.
+const sketchSQL = `
+WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < %d)
+SELECT x, %s FROM (SELECT ?4 * i / %d.0 AS x FROM n)`
+
+// EdgeSketch draws the edge between a and b as mem_edges_effective sees it:
+// its tiered or policy curve, its threshold and time left.
+func EdgeSketch(ctx context.Context, db *DB, a, b string) (*Sketch, error) {
+	if a > b {
+		a, b = b, a
+	}
+	var clock, curve string
+	var elapsed, threshold, weight float64
+	var left sql.NullFloat64
+	var toZero bool
+	err := db.SQL.QueryRowContext(ctx, `
+		SELECT v.clock, v.elapsed, v.threshold, v.time_left, v.weight,
+		       CASE WHEN p.relation_type IS NULL THEN json_object('model', 'exponential', 'lambda', v.lambda)
+		            ELSE policy_curve(p.model, p.params, p.clock) END,
+		       coalesce(p.model IN ('linear', 'delayed_linear', 'multi_linear') AND coalesce(p.threshold, 0) = 0, 0)
+		FROM mem_edges_effective v LEFT JOIN mem_edge_policies p ON p.relation_type = v.relation_type
+		WHERE v.from_id = ? AND v.to_id = ?`, a, b).Scan(&clock, &elapsed, &threshold, &left, &weight, &curve, &toZero)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("explain --plot: no valid edge %s — %s (memworker explain --edge says why)", Printable(a), Printable(b))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("explain --plot: %w", err)
+	}
+	if toZero {
+		threshold = 0
+	}
+	s := &Sketch{Title: fmt.Sprintf("edge %s — %s", Printable(a), Printable(b)), Clock: clock,
+		YLabel: "effective weight", Now: elapsed}
+	line := SketchLine{Name: "decay threshold", Value: threshold}
+	expr := "curve_weight(?1, ?2, x)"
+	if left.Valid {
+		at := elapsed + left.Float64
+		line.Crossing = &at
+	} else {
+		expr = "?2" // pinned, or an agent edge: it keeps its weight
+	}
+	s.Lines = append(s.Lines, line)
+	return s, s.evaluate(ctx, db, expr, curve, weight, nil)
+}
+
+// FactSketch draws a fact's score against days since its last use, with
+// the archive and prune thresholds of its tier.
+func FactSketch(ctx context.Context, db *DB, x *FactExplanation) (*Sketch, error) {
+	if x.Invalid {
+		return nil, fmt.Errorf("explain --plot: fact %s is not scored: %s", Printable(x.ID), x.Verdict)
+	}
+	s := &Sketch{Title: fmt.Sprintf("fact %s (%s, tier %s)", Printable(x.ID), Printable(x.Segment), Printable(x.Tier)),
+		Clock: "wall", YLabel: "score", Now: x.DaysSinceAccess}
+	at := func(in *float64) *float64 {
+		if in == nil {
+			return nil
+		}
+		v := x.DaysSinceAccess + *in
+		return &v
+	}
+	switch x.Tier {
+	case "short":
+		s.Lines = []SketchLine{{"archive below", 0.15, at(x.ArchiveInDays)}, {"prune below", 0.05, at(x.PruneInDays)}}
+	case "long":
+		s.Lines = []SketchLine{{"archive below", 0.05, at(x.ArchiveInDays)}}
+	}
+	return s, s.evaluate(ctx, db, "tideline_score(?1, ?2, x, ?3, ?5)", x.Importance, x.DecayRate, x.AccessCount, x.Tier)
+}
+
+// evaluate fills the points from 0 to past now and every crossing. expr
+// reads the time x and params as ?1, ?2, ?3 and (when given) ?5; ?4 is the
+// end of the axis.
+func (s *Sketch) evaluate(ctx context.Context, db *DB, expr string, params ...any) error {
+	end := s.Now
+	for _, l := range s.Lines {
+		if l.Crossing != nil {
+			end = max(end, *l.Crossing)
+		}
+	}
+	end = max(end*1.25, 1)
+	args := append(append(append([]any{}, params[:3]...), end), params[3:]...)
+	rows, err := db.SQL.QueryContext(ctx, fmt.Sprintf(sketchSQL, sketchPoints, expr, sketchPoints), args...)
+	if err != nil {
+		return fmt.Errorf("explain --plot: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var p [2]float64
+		if err := rows.Scan(&p[0], &p[1]); err != nil {
+			return err
+		}
+		s.Points = append(s.Points, p)
+	}
+	return rows.Err()
+}
