@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 
+	"github.com/memdecay/memdecay/sqlfuncs"
 	"github.com/memdecay/memdecay/worker"
 )
 
@@ -22,7 +23,7 @@ func sweepFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "dry-run", Usage: "compute and report; change no byte of the file"},
 		&cli.BoolFlag{Name: "full", Usage: "evaluate every row, not only those changed or due (same result, slower)"},
 		&cli.StringFlag{Name: "now", Usage: "sweep at active hour `H` instead of mem_config active_hours"},
-		&cli.StringFlag{Name: "wall-now", Usage: "wall clock `T` (unix seconds or RFC 3339) for facts, policies and events"},
+		&cli.StringFlag{Name: "wall-now", Usage: "wall clock `T` (unix seconds, or ISO-8601 / SQLite datetime text: 2026-01-02T15:04:05Z, 2026-01-02 15:04:05 in UTC) for facts, policies and events"},
 		&cli.IntFlag{Name: "chunk", Value: worker.DefaultChunkSize, Usage: "rows per transaction while another connection writes to the file"},
 		&cli.IntFlag{Name: "solo-chunk", Value: worker.DefaultSoloChunkSize, Usage: "rows per transaction while no other connection writes to the file (when above --chunk)"},
 		&cli.DurationFlag{Name: "solo-hold", Value: worker.DefaultSoloHold, Usage: "while no other connection writes, a transaction grows towards --solo-chunk rows only as far as fits in this long"},
@@ -171,31 +172,46 @@ func progressBar(w io.Writer) func(step string, done, total int64) {
 				bar.Finish()
 			}
 			current = step
-			bar = progressbar.NewOptions64(total, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription(stepNames[step]),
-				progressbar.OptionShowCount(), progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100*time.Millisecond))
+			bar = progressbar.NewOptions64(total, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription(stepLabel(step)),
+				progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("rows"), progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100*time.Millisecond))
 		}
 		bar.Set64(done)
 	}
 }
 
-// stepNames label the progress of each chunked step.
-var stepNames = map[string]string{
-	"refresh_ids":   "refreshing",
-	"refresh_edges": "refreshing edges",
-	"plan_blocks":   "archiving blocks",
-	"plan_edges":    "removing edges",
-	"plan_flags":    "excluding edges",
-	"plan_facts":    "archiving facts",
+// stepOrder labels the progress of each chunked step, in the order a sweep
+// runs them, so the bar reads "step k of n" (a sweep skips the steps it has
+// nothing for).
+var stepOrder = []struct{ step, label string }{
+	{"refresh_ids", "refreshing blocks and facts"},
+	{"refresh_edges", "refreshing edges"},
+	{"sync_rows", "storing derived state"},
+	{"plan_blocks", "archiving blocks"},
+	{"plan_edges", "removing edges"},
+	{"plan_flags", "excluding edges"},
+	{"plan_facts", "archiving facts"},
 }
 
-// parseWallTime reads unix seconds or an RFC 3339 time.
+// stepLabel is a step's progress label: "step k of n: what (rows)".
+func stepLabel(step string) string {
+	for i, s := range stepOrder {
+		if s.step == step {
+			return fmt.Sprintf("step %d of %d: %s", i+1, len(stepOrder), s.label)
+		}
+	}
+	return step
+}
+
+// parseWallTime reads unix seconds or an ISO-8601 / SQLite datetime text
+// (RFC 3339 included), with the parser the wall-clock columns are read by.
 func parseWallTime(s string) (time.Time, error) {
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return time.Unix(n, 0).UTC(), nil
 	}
-	t, err := time.Parse(time.RFC3339, s)
+	secs, err := sqlfuncs.ParseWallClock("sweep", "--wall-now", s)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("%q is neither unix seconds nor RFC 3339 (2026-01-02T15:04:05Z)", s)
+		return time.Time{}, fmt.Errorf("%q is neither unix seconds nor an ISO-8601 time (2026-01-02T15:04:05Z, or 2026-01-02 15:04:05 in UTC)", s)
 	}
-	return t, nil
+	whole := math.Floor(secs)
+	return time.Unix(int64(whole), int64((secs-whole)*1e9)).UTC(), nil
 }

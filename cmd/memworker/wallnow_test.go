@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memdecay/memdecay/worker"
+)
+
+// --wall-now takes the forms the wall-clock columns take, read by the same
+// parser: unix seconds, RFC 3339, SQLite's datetime text (UTC).
+func TestWallNowForms(t *testing.T) {
+	want := time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC)
+	for _, s := range []string{"1767366245", "2026-01-02T15:04:05Z", "2026-01-02 15:04:05", "2026-01-02T17:04:05+02:00", "2026-01-02T15:04:05.000"} {
+		got, err := parseWallTime(s)
+		if err != nil || !got.Equal(want) {
+			t.Errorf("parseWallTime(%q) = %v, %v; want %v", s, got, err, want)
+		}
+	}
+	if got, err := parseWallTime("2026-01-02 15:04:05.25"); err != nil || math.Abs(got.Sub(want).Seconds()-0.25) > 1e-6 {
+		t.Errorf("fractional seconds: %v, %v", got, err)
+	}
+	path := demoDB(t)
+	for _, bad := range []string{"yesterday", "2026-02-30 10:00:00", " 2026-01-02"} {
+		r := mw(t, "sweep", "--dry-run", "--wall-now", bad, "--db", path)
+		wantUsage(t, r, "--wall-now", "ISO-8601")
+		if !strings.Contains(r.stderr, bad) {
+			t.Errorf("the error for --wall-now %q does not name it: %s", bad, r.stderr)
+		}
+	}
+	ok(t, "sweep", "--dry-run", "--wall-now", "2026-01-02 15:04:05", "--db", path)
+}
+
+// Every chunked step a sweep reports has a label, numbered in order: a
+// full sweep of the demo and a resumed one reach them all.
+func TestStepLabels(t *testing.T) {
+	path := demoDB(t)
+	ok(t, "clock", "advance", "2000", "--db", path)
+	db, err := worker.OpenMemory(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	seen := map[string]bool{}
+	_, err = worker.Sweep(context.Background(), db, worker.SweepOptions{Full: true, ChunkSize: 1,
+		Signals: worker.SweepSignals{Chunk: func(step string, done, total int64) { seen[step] = true }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) < 4 {
+		t.Errorf("a full sweep reported only the steps %v", seen)
+	}
+	if !seen["sync_rows"] {
+		t.Errorf("a full sweep reported no sync_rows step: %v", seen)
+	}
+	for step := range seen {
+		label := stepLabel(step)
+		if label == step || !strings.HasPrefix(label, "step ") || strings.Contains(label, "_") {
+			t.Errorf("step %s has no label (%q)", step, label)
+		}
+	}
+}
