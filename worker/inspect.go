@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -47,7 +48,11 @@ func GetStatus(ctx context.Context, db *DB) (*Status, error) {
 		return nil, err
 	}
 	st := &Status{Path: db.Path, SchemaVersion: v, ActiveHours: cfg.ActiveHours, LastCurateAt: cfg.LastCurateAt,
-		EdgesDecayed: cfg.EdgesDecayedTotal, Blocks: map[string]int{}, Facts: map[string]int{}}
+		EdgesDecayed: cfg.EdgesDecayedTotal,
+		// Every status the schema allows, zero counts included, so a
+		// reader of the JSON finds each key.
+		Blocks: map[string]int{"inbox": 0, "active": 0, "archived": 0},
+		Facts:  map[string]int{"active": 0, "confirmed": 0, "archived": 0}}
 	if cfg.LastCurateAt != nil {
 		h := cfg.ActiveHours - *cfg.LastCurateAt
 		st.HoursSinceCurate = &h
@@ -123,6 +128,20 @@ type DecayEvent struct {
 	Subject    string  `json:"subject_id"`
 	Action     string  `json:"action"`
 	Reason     string  `json:"reason"`
+}
+
+// MarshalJSON writes an edge's subject_id as the JSON array of its two
+// block ids it is stored as, so a reader need not decode a string again.
+func (e DecayEvent) MarshalJSON() ([]byte, error) {
+	type plain DecayEvent
+	var ids []string
+	if e.Kind != "edge" || json.Unmarshal([]byte(e.Subject), &ids) != nil || len(ids) != 2 {
+		return json.Marshal(plain(e))
+	}
+	return json.Marshal(struct {
+		plain
+		Subject []string `json:"subject_id"`
+	}{plain(e), ids})
 }
 
 // EdgeOutlook is an edge close to its decay horizon.
