@@ -78,7 +78,7 @@ func Run(ctx context.Context, pattern string, opt RunOptions) error {
 	}
 	for {
 		if backoff == 0 {
-			log.Debug("next round", "at", next.Format(time.RFC3339))
+			log.Info("next round", "at", next.Format(time.RFC3339), "in", time.Until(next).Round(time.Second).String())
 		}
 		select {
 		case <-ctx.Done():
@@ -164,7 +164,11 @@ func duePaths(ctx context.Context, paths []string, log *slog.Logger, failed *boo
 		}
 		if cfg.LastCurateAt == nil || cfg.ActiveHours-*cfg.LastCurateAt >= cfg.CurateIntervalHours {
 			due = append(due, p)
+			continue
 		}
+		// Say why nothing happens, in the clock's own terms.
+		log.Info("not due", "db", p, "why", fmt.Sprintf("%.4g of %.4g active hours since the last sweep",
+			cfg.ActiveHours-*cfg.LastCurateAt, cfg.CurateIntervalHours))
 	}
 	return due
 }

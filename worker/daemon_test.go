@@ -140,10 +140,11 @@ func TestRunWhenDue(t *testing.T) {
 		{},                                  // nothing due
 	}
 	round := 0
+	var logs bytes.Buffer
 	err := worker.Run(ctx, filepath.Join(dir, "*.db"), worker.RunOptions{
 		WhenDue: true,
 		Poll:    time.Millisecond,
-		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Logger:  slog.New(slog.NewTextHandler(&logs, nil)),
 		AfterRound: func(results []worker.FleetResult) {
 			s := script[round]
 			var swept []string
@@ -171,6 +172,13 @@ func TestRunWhenDue(t *testing.T) {
 	}
 	if round != len(script) {
 		t.Fatalf("%d rounds, want %d", round, len(script))
+	}
+	// The log says when the next round is and why a round did nothing.
+	for _, want := range []string{`msg="next round"`, `msg="not due"`, `why="39.5 of 40 active hours since the last sweep"`,
+		`why="39.75 of 40 active hours since the last sweep"`} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("the daemon's log lacks %s:\n%s", want, logs.String())
+		}
 	}
 	if got := scalar[string](t, dbA, `SELECT group_concat(clock_hours, ',') FROM (SELECT clock_hours FROM mem_sweeps ORDER BY id)`); got != "500.0,540.0" {
 		t.Errorf("a.db swept at %s, want 500 then 540", got)
