@@ -60,6 +60,9 @@ func readJSON(text string) (any, error) {
 		var value any
 		switch tok {
 		case json.Delim('{'), json.Delim('['):
+			if len(stack) == maxJSONDepth {
+				return nil, jsonProblem(fmt.Sprintf("is nested more than %d deep", maxJSONDepth))
+			}
 			path := ""
 			if top != nil {
 				path = jsonChild(top.path, top.object, top.key, len(top.arr))
@@ -96,6 +99,11 @@ func readJSON(text string) (any, error) {
 		}
 	}
 }
+
+// maxJSONDepth bounds nesting: no argument needs more than three levels,
+// and a deeper one (50,000 '[' in a row) would cost memory quadratic in its
+// depth for the paths kept to name where a problem is.
+const maxJSONDepth = 32
 
 // jsonChild is the path of a value inside a container at path.
 func jsonChild(path string, object bool, key string, index int) string {

@@ -160,3 +160,17 @@ func TestPowerLawScaleAgrees(t *testing.T) {
 		}
 	}
 }
+
+// Nesting past maxJSONDepth is refused at once, whatever the depth: 50,000
+// levels once cost gigabytes in paths.
+func TestJSONDepthBounded(t *testing.T) {
+	for _, depth := range []int{maxJSONDepth + 1, 50000} {
+		_, err := readJSON(strings.Repeat("[", depth) + strings.Repeat("]", depth))
+		if err == nil || !strings.Contains(err.Error(), "nested more than 32 deep") {
+			t.Errorf("depth %d: %v", depth, err)
+		}
+	}
+	if _, err := readJSON(strings.Repeat("[", maxJSONDepth) + strings.Repeat("]", maxJSONDepth)); err != nil {
+		t.Errorf("depth %d: %v", maxJSONDepth, err)
+	}
+}
