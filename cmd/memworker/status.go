@@ -15,6 +15,9 @@ func statusCommand() *cli.Command {
 		Usage: "counts, the clock, hours since the last sweep",
 		Flags: []cli.Flag{jsonFlag()},
 		Action: func(c *cli.Context) error {
+			if p := givenDB(c); strings.ContainsAny(p, "*?[") {
+				return fleetStatus(c, p)
+			}
 			db, err := openMemory(c, true)
 			if err != nil {
 				return err
@@ -62,4 +65,63 @@ func counts(m map[string]int) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// fleetStatus prints one line per file a glob matches (--json: an array),
+// and fails when any file could not be read, after reporting the others.
+func fleetStatus(c *cli.Context, pattern string) error {
+	paths, err := worker.ExpandPaths(pattern)
+	if err != nil {
+		return err
+	}
+	type entry struct {
+		*worker.Status
+		Path  string `json:"path"`
+		Error string `json:"error,omitempty"`
+	}
+	var all []entry
+	failed := 0
+	for _, p := range paths {
+		e := entry{Path: p}
+		db, err := worker.OpenMemory(p, true)
+		if err == nil {
+			e.Status, err = worker.GetStatus(c.Context, db)
+			db.Close()
+		}
+		if err != nil {
+			e.Error = err.Error()
+			failed++
+		}
+		all = append(all, e)
+	}
+	if c.Bool("json") {
+		if err := printJSON(c.App.Writer, all); err != nil {
+			return err
+		}
+	} else {
+		for _, e := range all {
+			fmt.Fprintln(c.App.Writer, statusLine(e.Path, e.Status, e.Error))
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("status: %d of %d files could not be read", failed, len(paths))
+	}
+	return nil
+}
+
+// statusLine is one file's status on one line, with units.
+func statusLine(path string, st *worker.Status, problem string) string {
+	if st == nil {
+		return fmt.Sprintf("%s  error: %s", safe(path), escapeControls(problem))
+	}
+	since := "never swept"
+	if st.HoursSinceCurate != nil {
+		since = fmt.Sprintf("last sweep %.2f h ago", *st.HoursSinceCurate)
+	}
+	due := ""
+	if st.CurateDue {
+		due = ", due"
+	}
+	return fmt.Sprintf("%s  schema %d, clock %.2f h, %s%s; blocks %s; edges %d; facts %s; events %d",
+		safe(path), st.SchemaVersion, st.ActiveHours, since, due, counts(st.Blocks), st.Edges, counts(st.Facts), st.Events)
 }
