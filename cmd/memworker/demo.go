@@ -50,15 +50,7 @@ func demoCommand() *cli.Command {
 				return printJSON(c.App.Writer, r)
 			}
 			fmt.Fprintf(w, "\n%s\n\n", r.Summary)
-			fmt.Fprintf(w, "  archived blocks            %d (and %d of their edges)\n", r.Archived, r.EdgesRemovedWithBlocks)
-			fmt.Fprintf(w, "  edges pruned (static)      %d\n", r.EdgesPruned)
-			fmt.Fprintf(w, "  edges decayed (temporal)   %d\n", r.EdgesDecayed)
-			fmt.Fprintf(w, "  edges left                 %d of %d\n", r.TotalEdgesAfter, r.EdgesBefore)
-			fmt.Fprintf(w, "  reinforced                 %d top, %d constitutional\n", r.Reinforced, r.ConstitutionalReinforced)
-			printInvalidSample(w, r)
-			for _, e := range r.DecayedSample {
-				fmt.Fprintf(w, "  decayed %s — %s: weight %.2f, effective %.3f\n", safe(e.From), safe(e.To), e.Weight, e.EffectiveWeight)
-			}
+			printSweepDetail(w, r)
 			fmt.Fprintf(w, "\nExplore: memworker status --db %s; memworker decayed --db %s\n", path, path)
 			return nil
 		},

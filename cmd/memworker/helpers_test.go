@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -345,9 +346,14 @@ func (tr *transcript) run(args ...string) result {
 	return r
 }
 
-// normalise masks what differs from run to run: the temporary directory.
+// wallDates are the wall-clock dates a transcript prints (a demo sweeps
+// at the machine's time).
+var wallDates = regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC`)
+
+// normalise masks what differs from run to run: the temporary directory
+// and the machine's date.
 func (tr *transcript) normalise() string {
-	return strings.ReplaceAll(tr.out.String(), tr.dir, "$DIR")
+	return wallDates.ReplaceAllLiteralString(strings.ReplaceAll(tr.out.String(), tr.dir, "$DIR"), "$WALL")
 }
 
 // check compares the transcript with testdata/name.golden, or rewrites that

@@ -21,6 +21,7 @@ import (
 func sweepFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "dry-run", Usage: "compute and report; change no byte of the file"},
+		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "under the summary, the detail: per phase, per policy, facts, invalid rows, decayed edges"},
 		&cli.BoolFlag{Name: "full", Usage: "evaluate every row, not only those changed or due (same result, slower)"},
 		&cli.StringFlag{Name: "now", Usage: "sweep at active hour `H` instead of mem_config active_hours"},
 		&cli.StringFlag{Name: "wall-now", Usage: "wall clock `T` (unix seconds, or ISO-8601 / SQLite datetime text: 2026-01-02T15:04:05Z, 2026-01-02 15:04:05 in UTC) for facts, policies and events"},
@@ -99,7 +100,11 @@ func sweepCommand() *cli.Command {
 					return printJSON(c.App.Writer, r)
 				}
 				fmt.Fprintln(c.App.Writer, dryRunPrefix(r)+escapeControls(r.Summary))
-				printInvalidSample(c.App.Writer, r)
+				if c.Bool("verbose") {
+					printSweepDetail(c.App.Writer, r)
+				} else {
+					printInvalidSample(c.App.Writer, r)
+				}
 				return nil
 			}
 			results, total := worker.SweepFleet(c.Context, paths, c.Int("jobs"), opt)

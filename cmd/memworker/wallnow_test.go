@@ -63,3 +63,24 @@ func TestStepLabels(t *testing.T) {
 		}
 	}
 }
+
+// sweep --verbose prints the detail block under the summary, as the demo
+// does; without it, only the summary and the invalid-row sample.
+func TestSweepVerbose(t *testing.T) {
+	path := demoDB(t)
+	ok(t, "clock", "advance", "400", "--db", path)
+	plain := ok(t, "sweep", "--dry-run", "--db", path).stdout
+	verbose := ok(t, "sweep", "--dry-run", "--verbose", "--db", path).stdout
+	if !strings.HasPrefix(verbose, strings.SplitN(plain, "\n", 2)[0]+"\n") {
+		t.Errorf("--verbose changed the summary line:\n%s\nvs\n%s", verbose, plain)
+	}
+	for _, want := range []string{"  clock                      900.00 active hours (h), wall ", "  edges pruned (static)", "  edges decayed (temporal)",
+		"  policy works_on ", "  facts                      "} {
+		if !strings.Contains(verbose, want) {
+			t.Errorf("sweep --verbose lacks %q:\n%s", want, verbose)
+		}
+		if strings.Contains(plain, want) {
+			t.Errorf("sweep without --verbose prints %q", want)
+		}
+	}
+}
