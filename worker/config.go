@@ -1,6 +1,8 @@
 package worker
 
 import (
+	"github.com/memdecay/memdecay/sqlfuncs"
+
 	"context"
 	"database/sql"
 	"errors"
@@ -36,6 +38,10 @@ type Config struct {
 type configKey struct {
 	name, doc string
 	validate  func(string) error
+	// durationIn, when set, lets the key be given as a duration (30m, 4h,
+	// 2d: the policies' grammar), stored as a number in this clock's unit:
+	// sqlfuncs.ClockActiveHours (hours) or sqlfuncs.ClockWall (days).
+	durationIn string
 }
 
 func number(lo, hi float64) func(string) error {
@@ -71,19 +77,19 @@ func either(a, b func(string) error) func(string) error {
 
 // ConfigKeys lists every setting, in the order `config get` prints them.
 var ConfigKeys = []configKey{
-	{"active_hours", "the session-aware clock, in active hours", number(0, math.MaxFloat64)},
-	{"wall_clock", "unix seconds the views and sweeps take as the wall time ('' = the machine's clock)", either(oneOf(""), number(0, math.MaxFloat64))},
-	{"edge_prune_threshold", "static prune: edges below this weight with no reinforcement", number(0, 1)},
-	{"edge_decay_threshold", "temporal decay threshold ('auto' = edge_prune_threshold)", either(oneOf("auto"), number(0, 1))},
-	{"established_edge_threshold", "reinforcements from which an edge decays at half rate", number(0, math.MaxFloat64)},
-	{"block_prune_threshold", "block recency below which a block is archived", number(0, 1)},
-	{"curate_interval_hours", "active hours between sweeps for run --when-due", number(0, math.MaxFloat64)},
-	{"reinforce_top_n", "blocks reinforced by composite score each sweep", number(0, 1e9)},
-	{"max_decay_fraction", "share of decay candidates removed per sweep, lowest first", number(0, 1)},
-	{"block_archival", "archive faded blocks: auto or off", oneOf("auto", "off")},
-	{"last_curate_at", "clock of the last sweep ('' = never; set by sweeps)", either(oneOf(""), number(0, math.MaxFloat64))},
-	{"edges_decayed_total", "edges removed by temporal decay, all sweeps (set by sweeps)", number(0, math.MaxFloat64)},
-	{"event_retention_days", "days of mem_events kept (0 = forever)", number(0, math.MaxFloat64)},
+	{"active_hours", "the session-aware clock, in active hours", number(0, math.MaxFloat64), ""},
+	{"wall_clock", "unix seconds the views and sweeps take as the wall time ('' = the machine's clock)", either(oneOf(""), number(0, math.MaxFloat64)), ""},
+	{"edge_prune_threshold", "static prune: edges below this weight with no reinforcement", number(0, 1), ""},
+	{"edge_decay_threshold", "temporal decay threshold ('auto' = edge_prune_threshold)", either(oneOf("auto"), number(0, 1)), ""},
+	{"established_edge_threshold", "reinforcements from which an edge decays at half rate", number(0, math.MaxFloat64), ""},
+	{"block_prune_threshold", "block recency below which a block is archived", number(0, 1), ""},
+	{"curate_interval_hours", "active hours between sweeps for run --when-due (or a duration: 90m, 40h, 2d)", number(0, math.MaxFloat64), sqlfuncs.ClockActiveHours},
+	{"reinforce_top_n", "blocks reinforced by composite score each sweep", number(0, 1e9), ""},
+	{"max_decay_fraction", "share of decay candidates removed per sweep, lowest first", number(0, 1), ""},
+	{"block_archival", "archive faded blocks: auto or off", oneOf("auto", "off"), ""},
+	{"last_curate_at", "clock of the last sweep ('' = never; set by sweeps)", either(oneOf(""), number(0, math.MaxFloat64)), ""},
+	{"edges_decayed_total", "edges removed by temporal decay, all sweeps (set by sweeps)", number(0, math.MaxFloat64), ""},
+	{"event_retention_days", "days of mem_events kept, 0 = forever (or a duration: 12h, 90d)", number(0, math.MaxFloat64), sqlfuncs.ClockWall},
 }
 
 // LookupConfigKey finds a setting by name.
@@ -192,6 +198,13 @@ func setConfig(ctx context.Context, q querier, key, value string, force bool) er
 		return fmt.Errorf("config: %w: unknown key %q (known: %s)", ErrBadSetting, key, strings.Join(names, ", "))
 	}
 	value = strings.TrimSpace(value)
+	if k.durationIn != "" && value != "" && strings.ContainsAny(value[len(value)-1:], "mhd") {
+		v, err := sqlfuncs.ParseDuration(value, k.durationIn)
+		if err != nil {
+			return fmt.Errorf("config: %w: %s: %v", ErrBadSetting, key, err)
+		}
+		value = strconv.FormatFloat(v, 'g', -1, 64)
+	}
 	if err := k.validate(value); err != nil {
 		return fmt.Errorf("config: %w: %s: %v", ErrBadSetting, key, err)
 	}

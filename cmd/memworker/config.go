@@ -75,7 +75,12 @@ func configCommand() *cli.Command {
 					case err != nil:
 						return err // the file, not the request (a lock, a full disk): a failure
 					}
-					fmt.Fprintf(c.App.Writer, "%s = %s\n", args[0], args[1])
+					// What was stored: a duration is kept in the key's unit.
+					values, err := worker.ConfigValues(c.Context, db.SQL)
+					if err != nil {
+						return err
+					}
+					fmt.Fprintf(c.App.Writer, "%s = %s\n", args[0], safe(values[args[0]]))
 					return nil
 				}},
 		},

@@ -22,9 +22,9 @@ func runCommand() *cli.Command {
 			"(when active_hours − last_curate_at ≥ curate_interval_hours, polled). --db may be a glob.",
 		Flags: append(sweepFlags(),
 			&cli.StringFlag{Name: "schedule", Usage: "cron `EXPR`, e.g. \"30 4 * * 0\" (Sundays 04:30)"},
-			&cli.DurationFlag{Name: "every", Usage: "sweep now and then every `DURATION`, e.g. 1h"},
+			durationFlag("every", 0, "sweep now and then every `DURATION`: 30m, 4h, 2d"),
 			&cli.BoolFlag{Name: "when-due", Usage: "sweep when curate_interval_hours of activity have passed"},
-			&cli.DurationFlag{Name: "poll", Value: time.Minute, Usage: "how often --when-due looks"},
+			durationFlag("poll", time.Minute, "how often --when-due looks (`DURATION`)"),
 			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "text or json"},
 			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error"},
 		),
@@ -60,12 +60,12 @@ func runCommand() *cli.Command {
 			}
 			// A sweep is not a busy loop: an interval under minEvery is a
 			// mistake (1ns, a missing unit).
-			if every := c.Duration("every"); every > 0 && every < minEvery {
+			if every := durationOf(c, "every"); every > 0 && every < minEvery {
 				return usagef("run", "--every %v is under %v", every, minEvery)
 			}
 			ro := worker.RunOptions{
-				Schedule: c.String("schedule"), Every: c.Duration("every"), WhenDue: c.Bool("when-due"),
-				Poll: c.Duration("poll"), Jobs: c.Int("jobs"), Sweep: opt, Logger: slog.New(handler),
+				Schedule: c.String("schedule"), Every: durationOf(c, "every"), WhenDue: c.Bool("when-due"),
+				Poll: durationOf(c, "poll"), Jobs: c.Int("jobs"), Sweep: opt, Logger: slog.New(handler),
 			}
 			if err := ro.Validate(); errors.Is(err, worker.ErrOneTrigger) {
 				return usagef("run", "want exactly one of --schedule, --every, --when-due")

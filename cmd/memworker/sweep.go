@@ -27,8 +27,8 @@ func sweepFlags() []cli.Flag {
 		&cli.StringFlag{Name: "wall-now", Usage: "wall clock `T` (unix seconds, or ISO-8601 / SQLite datetime text: 2026-01-02T15:04:05Z, 2026-01-02 15:04:05 in UTC) for facts, policies and events"},
 		&cli.IntFlag{Name: "chunk", Value: worker.DefaultChunkSize, Usage: "rows per transaction while another connection writes to the file"},
 		&cli.IntFlag{Name: "solo-chunk", Value: worker.DefaultSoloChunkSize, Usage: "rows per transaction while no other connection writes to the file (when above --chunk)"},
-		&cli.DurationFlag{Name: "solo-hold", Value: worker.DefaultSoloHold, Usage: "while no other connection writes, a transaction grows towards --solo-chunk rows only as far as fits in this long"},
-		&cli.DurationFlag{Name: "pause", Value: worker.DefaultPause, Usage: "least time the lock stays free between two transactions, so app writers get it (100ms bounds an app's wait to about one transaction)"},
+		durationFlag("solo-hold", worker.DefaultSoloHold, "while no other connection writes, a transaction grows towards --solo-chunk rows only as far as fits in this long (`DURATION`)"),
+		durationFlag("pause", worker.DefaultPause, "least time (`DURATION`) the lock stays free between two transactions, so app writers get it (100ms bounds an app's wait to about one transaction)"),
 		&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 1, Usage: "databases swept at once when --db is a glob"},
 	}
 }
@@ -36,7 +36,7 @@ func sweepFlags() []cli.Flag {
 // sweepOptions reads the shared sweep flags.
 func sweepOptions(c *cli.Context, cmd string) (worker.SweepOptions, error) {
 	opt := worker.SweepOptions{DryRun: c.Bool("dry-run"), Full: c.Bool("full"), ChunkSize: c.Int("chunk"),
-		SoloChunkSize: c.Int("solo-chunk"), SoloHold: c.Duration("solo-hold"), Pause: c.Duration("pause")}
+		SoloChunkSize: c.Int("solo-chunk"), SoloHold: durationOf(c, "solo-hold"), Pause: durationOf(c, "pause")}
 	if s := c.String("now"); s != "" {
 		h, err := strconv.ParseFloat(s, 64)
 		if err != nil || math.IsNaN(h) || math.IsInf(h, 0) || h < 0 {

@@ -84,3 +84,34 @@ func TestSweepVerbose(t *testing.T) {
 		}
 	}
 }
+
+// One duration grammar: flags take 30m, 4h, 2d (and Go's 100ms, 1h30m),
+// as policies do; duration settings store the number in their unit.
+func TestDurationGrammar(t *testing.T) {
+	for in, want := range map[string]time.Duration{"2d": 48 * time.Hour, "1.5d": 36 * time.Hour, "4h": 4 * time.Hour, "30m": 30 * time.Minute,
+		"100ms": 100 * time.Millisecond, "1h30m": 90 * time.Minute} {
+		var d duration
+		if err := d.Set(in); err != nil || d.d != want {
+			t.Errorf("duration %q = %v, %v; want %v", in, d.d, err, want)
+		}
+	}
+	for _, bad := range []string{"2x", "d", "-1d", "1e9d", ""} {
+		var d duration
+		if err := d.Set(bad); err == nil {
+			t.Errorf("duration %q accepted as %v", bad, d.d)
+		}
+	}
+	wantUsage(t, mw(t, "run", "--every", "2x", "--db", "x.db"), `"2x" is not a duration`)
+
+	path := demoDB(t)
+	for _, c := range []struct{ key, in, want string }{
+		{"curate_interval_hours", "2d", "48.0"}, {"curate_interval_hours", "90m", "1.5"}, {"curate_interval_hours", "12", "12.0"},
+		{"event_retention_days", "12h", "0.5"}, {"event_retention_days", "90d", "90.0"},
+	} {
+		if r := ok(t, "config", "set", c.key, c.in, "--db", path); r.stdout != c.key+" = "+c.want+"\n" {
+			t.Errorf("config set %s %s printed %q, want it to store %s", c.key, c.in, r.stdout, c.want)
+		}
+	}
+	wantUsage(t, mw(t, "config", "set", "event_retention_days", "5x", "--db", path), "event_retention_days")
+	wantUsage(t, mw(t, "config", "set", "edge_prune_threshold", "2d", "--db", path), "edge_prune_threshold")
+}
