@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -36,7 +37,8 @@ func decayedCommand() *cli.Command {
 			w := c.App.Writer
 			fmt.Fprintln(w, "recent removals:")
 			for _, e := range events {
-				fmt.Fprintf(w, "  #%d at %.2f h  %s %s %s (%s)\n", e.ID, e.ClockHours, safe(e.Action), safe(e.Kind), safe(e.Subject), safe(e.Reason))
+				fmt.Fprintf(w, "  #%d at %.2f h (%s)  %s %s %s (%s)\n", e.ID, e.ClockHours, wallDate(e.At),
+					safe(e.Action), safe(e.Kind), subjectText(e), safe(e.Reason))
 			}
 			fmt.Fprintln(w, "closest to decay:")
 			for _, o := range soon {
@@ -62,4 +64,13 @@ func listInvalid(c *cli.Context, db *worker.DB) error {
 		fmt.Fprintf(w, "  %-10s %s: %s\n", tables[r.Kind], safe(r.ID), safe(r.Problem))
 	}
 	return nil
+}
+
+// subjectText names an event's subject for a reader: an edge as "a — b".
+func subjectText(e worker.DecayEvent) string {
+	var ids []string
+	if e.Kind == "edge" && json.Unmarshal([]byte(e.Subject), &ids) == nil && len(ids) == 2 {
+		return safe(ids[0]) + " — " + safe(ids[1])
+	}
+	return safe(e.Subject)
 }
