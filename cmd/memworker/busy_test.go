@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -52,5 +54,28 @@ func TestSweepWait(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("sweep --wait did not sweep after the other sweep ended")
+	}
+}
+
+// A fleet sweep whose only failures are files held by another sweep exits
+// 75 (try later), after sweeping the rest; any other failure is exit 1.
+func TestFleetBusyExit75(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.db"), filepath.Join(dir, "b.db")
+	ok(t, "demo", "--db", a)
+	ok(t, "demo", "--db", b)
+	holdLease(t, b)
+	r := bin(t, "sweep", "--db", filepath.Join(dir, "*.db"))
+	if r.code != exitBusy || !strings.Contains(r.stderr, "1 of 2 databases are held by another sweep") {
+		t.Errorf("fleet sweep with one file held: exit %d, stderr %q; want 75", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, a+": ") || strings.Contains(r.stdout, a+": FAILED") {
+		t.Errorf("the free file was not swept:\n%s", r.stdout)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "c.db"), []byte("junk"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := bin(t, "sweep", "--db", filepath.Join(dir, "*.db")); r.code != exitFailure {
+		t.Errorf("fleet sweep with a broken file and a held one: exit %d, want 1", r.code)
 	}
 }

@@ -124,6 +124,15 @@ func sweepCommand() *cli.Command {
 					total.Databases, total.Failed, total.Archived, total.EdgesPruned, total.EdgesDecayed, total.TotalEdgesAfter)
 			}
 			if total.Failed > 0 {
+				busy := 0
+				for _, r := range results {
+					if r.Busy {
+						busy++
+					}
+				}
+				if busy == total.Failed { // only held by other sweeps: try later (exit 75), not a failure
+					return fmt.Errorf("%w: %d of %d databases are held by another sweep", worker.ErrSweepRunning, busy, total.Databases)
+				}
 				return fmt.Errorf("%d of %d databases failed", total.Failed, total.Databases)
 			}
 			return nil
