@@ -555,8 +555,9 @@ func FuzzLifecycleAction(f *testing.F) {
 		a, errA := LifecycleAction(lo, tier, confirmed)
 		b, errB := LifecycleAction(hi, tier, confirmed)
 		valid := slices.Contains([]string{FactPermanent, FactLong, FactShort}, tier)
-		okA := checkErr(t, "lifecycle_action", valid && isFinite(lo), errA)
-		okB := checkErr(t, "lifecycle_action", valid && isFinite(hi), errB)
+		share := func(x float64) bool { return x >= 0 && x <= 1 }
+		okA := checkErr(t, "lifecycle_action", valid && share(lo), errA)
+		okB := checkErr(t, "lifecycle_action", valid && share(hi), errB)
 		if !okA || !okB {
 			return
 		}

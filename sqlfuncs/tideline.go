@@ -115,6 +115,9 @@ func LifecycleAction(score float64, tier string, confirmed bool) (string, error)
 	if err := finite(fn, "score", score); err != nil {
 		return "", err
 	}
+	if score < 0 || score > 1 { // a tideline score is a share: anything else is a mistake, not "below every threshold"
+		return "", argErr(fn, "score", "must be between 0 and 1 (got %g)", score)
+	}
 	if tier == "" {
 		return "", argErr(fn, "tier", "is required (want permanent, long or short)")
 	}

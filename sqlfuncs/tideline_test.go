@@ -126,7 +126,6 @@ func TestLifecycleAction(t *testing.T) {
 		{below15, FactLong, false, ActionKeep},
 		{0.15, FactLong, false, ActionKeep},
 		{0.9, FactLong, false, ActionKeep},
-		{-1, FactLong, false, ActionArchive},
 
 		{0, FactShort, false, ActionPrune},
 		{0.04, FactShort, false, ActionPrune},
@@ -166,6 +165,9 @@ func TestLifecycleActionErrors(t *testing.T) {
 		{math.NaN(), FactLong, p + "score is not a number"},
 		{math.Inf(-1), FactShort, p + "score must be finite"},
 		{math.Inf(1), FactPermanent, p + "score must be finite"},
+		{-1, FactShort, p + "score must be between 0 and 1 (got -1)"},
+		{1.5, FactLong, p + "score must be between 0 and 1 (got 1.5)"},
+		{-0.0001, FactPermanent, p + "score must be between 0 and 1"},
 	} {
 		_, err := LifecycleAction(tc.score, tc.tier, false)
 		wantArgErr(t, err, tc.prefix)
