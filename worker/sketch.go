@@ -35,65 +35,83 @@ WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < %d)
 SELECT x, %s FROM (SELECT ?4 * i / %d.0 AS x FROM n)`
 
 // EdgeSketch draws the edge between a and b as mem_edges_effective sees it:
-// its tiered or policy curve, its threshold and time left.
+// its tiered or policy curve from its anchor, its threshold and where the
+// curve crosses it (curve_horizon from the anchor, so a row already past it
+// is marked where it crossed). A pinned edge, an agent edge on the tiered
+// model and an edge with no anchor time keep their weight: a flat line.
 func EdgeSketch(ctx context.Context, db *DB, a, b string) (*Sketch, error) {
 	if a > b {
 		a, b = b, a
 	}
 	var clock, curve string
-	var elapsed, threshold, weight float64
-	var left sql.NullFloat64
-	var toZero bool
+	var elapsed sql.NullFloat64
+	var crossing sql.NullFloat64
+	var threshold, weight float64
+	var kept bool
 	err := db.SQL.QueryRowContext(ctx, `
-		SELECT v.clock, v.elapsed, v.threshold, v.time_left, v.weight,
-		       CASE WHEN p.relation_type IS NULL THEN json_object('model', 'exponential', 'lambda', v.lambda)
-		            ELSE policy_curve(p.model, p.params, p.clock) END,
-		       coalesce(p.model IN ('linear', 'delayed_linear', 'multi_linear') AND coalesce(p.threshold, 0) = 0, 0)
-		FROM mem_edges_effective v LEFT JOIN mem_edge_policies p ON p.relation_type = v.relation_type
-		WHERE v.from_id = ? AND v.to_id = ?`, a, b).Scan(&clock, &elapsed, &threshold, &left, &weight, &curve, &toZero)
+		WITH r AS (
+		    SELECT v.clock, v.elapsed, v.weight, v.pinned, v.origin, p.relation_type IS NOT NULL AS has_policy,
+		           CASE WHEN p.relation_type IS NULL THEN json_object('model', 'exponential', 'lambda', v.lambda)
+		                ELSE policy_curve(p.model, p.params, p.clock) END AS curve,
+		           CASE WHEN coalesce(p.model IN ('linear', 'delayed_linear', 'multi_linear') AND coalesce(p.threshold, 0) = 0, 0)
+		                THEN 0 ELSE v.threshold END AS threshold
+		    FROM mem_edges_effective v LEFT JOIN mem_edge_policies p ON p.relation_type = v.relation_type
+		    WHERE v.from_id = ? AND v.to_id = ?)
+		SELECT clock, elapsed, threshold, weight, curve, curve_horizon(curve, weight, threshold),
+		       pinned OR elapsed IS NULL OR (origin = 'agent' AND NOT has_policy)
+		FROM r`, a, b).Scan(&clock, &elapsed, &threshold, &weight, &curve, &crossing, &kept)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("explain --plot: no valid edge %s — %s (memworker explain --edge says why)", Printable(a), Printable(b))
+		return nil, fmt.Errorf("explain --plot: %s — %s is no valid edge, so it has no curve", Printable(a), Printable(b))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("explain --plot: %w", err)
 	}
-	if toZero {
-		threshold = 0
-	}
 	s := &Sketch{Title: fmt.Sprintf("edge %s — %s", Printable(a), Printable(b)), Clock: clock,
-		YLabel: "effective weight", Now: elapsed}
+		YLabel: "effective weight", Now: elapsed.Float64}
 	line := SketchLine{Name: "decay threshold", Value: threshold}
 	expr := "curve_weight(?1, ?2, x)"
-	if left.Valid {
-		at := elapsed + left.Float64
-		line.Crossing = &at
-	} else {
-		expr = "?2" // pinned, or an agent edge: it keeps its weight
+	if !elapsed.Valid {
+		s.Title += " (no anchor time: kept as it is)"
+	}
+	if kept {
+		expr = "?2" // it keeps its weight: pinned, an agent edge, or no anchor to count from
+		line.Name += " (not applied: pinned, agent or no anchor)"
+	} else if crossing.Valid {
+		line.Crossing = &crossing.Float64
 	}
 	s.Lines = append(s.Lines, line)
 	return s, s.evaluate(ctx, db, expr, curve, weight, nil)
 }
 
 // FactSketch draws a fact's score against days since its last use, with
-// the archive and prune thresholds of its tier.
+// the archive and prune thresholds of its tier and where the score crosses
+// each (tideline_horizon from the last use, so a fact already past one is
+// marked where it crossed). A confirmed fact is immune: its lines say so.
 func FactSketch(ctx context.Context, db *DB, x *FactExplanation) (*Sketch, error) {
 	if x.Invalid {
 		return nil, fmt.Errorf("explain --plot: fact %s is not scored: %s", Printable(x.ID), x.Verdict)
 	}
 	s := &Sketch{Title: fmt.Sprintf("fact %s (%s, tier %s)", Printable(x.ID), Printable(x.Segment), Printable(x.Tier)),
 		Clock: "wall", YLabel: "score", Now: x.DaysSinceAccess}
-	at := func(in *float64) *float64 {
-		if in == nil {
-			return nil
-		}
-		v := x.DaysSinceAccess + *in
-		return &v
-	}
 	switch x.Tier {
 	case "short":
-		s.Lines = []SketchLine{{"archive below", 0.15, at(x.ArchiveInDays)}, {"prune below", 0.05, at(x.PruneInDays)}}
+		s.Lines = []SketchLine{{Name: "archive below", Value: 0.15}, {Name: "prune below", Value: 0.05}}
 	case "long":
-		s.Lines = []SketchLine{{"archive below", 0.05, at(x.ArchiveInDays)}}
+		s.Lines = []SketchLine{{Name: "archive below", Value: 0.05}}
+	}
+	for i := range s.Lines {
+		var at sql.NullFloat64
+		err := db.SQL.QueryRowContext(ctx, `SELECT tideline_horizon(?, ?, ?, ?, ?)`,
+			x.Importance, x.DecayRate, x.AccessCount, s.Lines[i].Value, x.Tier).Scan(&at)
+		if err != nil {
+			return nil, fmt.Errorf("explain --plot: %w", err)
+		}
+		if at.Valid {
+			s.Lines[i].Crossing = &at.Float64
+		}
+		if x.Status == "confirmed" {
+			s.Lines[i].Name += " (confirmed: immune)"
+		}
 	}
 	return s, s.evaluate(ctx, db, "tideline_score(?1, ?2, x, ?3, ?5)", x.Importance, x.DecayRate, x.AccessCount, x.Tier)
 }

@@ -51,17 +51,20 @@ func explainEdge(c *cli.Context, a, b string) error {
 	if err != nil {
 		return err
 	}
-	if err := explainPlot(c, func() (*worker.Sketch, error) { return worker.EdgeSketch(c.Context, db, a, b) }); err != nil {
-		return err
+	plot := func() error {
+		return explainPlot(c, func() (*worker.Sketch, error) { return worker.EdgeSketch(c.Context, db, a, b) })
 	}
 	if c.Bool("json") {
-		return printJSON(c.App.Writer, x)
+		if err := printJSON(c.App.Writer, x); err != nil {
+			return err
+		}
+		return plot()
 	}
 	w := c.App.Writer
 	fmt.Fprintf(w, "edge %s — %s (%s, origin %s)\n", safe(x.From), safe(x.To), safe(x.RelationType), safe(x.Origin))
 	if x.Invalid {
 		fmt.Fprintf(w, "  verdict    %s\n", safe(x.Verdict))
-		return nil
+		return plot()
 	}
 	fmt.Fprintf(w, "  tiers      %s / %s\n", safe(x.TierFrom), safe(x.TierTo))
 	fmt.Fprintf(w, "  weight     %.4f, reinforced %g times (established: %v)\n", x.Weight, x.ReinforcementCount, x.Established)
@@ -71,7 +74,7 @@ func explainEdge(c *cli.Context, a, b string) error {
 	}
 	fmt.Fprintf(w, "  effective  %.4f (threshold %.4f)\n", x.EffectiveWeight, x.Threshold)
 	fmt.Fprintf(w, "  verdict    %s\n", safe(x.Verdict))
-	return nil
+	return plot()
 }
 
 func explainFact(c *cli.Context, now time.Time) error {
@@ -84,17 +87,20 @@ func explainFact(c *cli.Context, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	if err := explainPlot(c, func() (*worker.Sketch, error) { return worker.FactSketch(c.Context, db, x) }); err != nil {
-		return err
+	plot := func() error {
+		return explainPlot(c, func() (*worker.Sketch, error) { return worker.FactSketch(c.Context, db, x) })
 	}
 	if c.Bool("json") {
-		return printJSON(c.App.Writer, x)
+		if err := printJSON(c.App.Writer, x); err != nil {
+			return err
+		}
+		return plot()
 	}
 	w := c.App.Writer
 	fmt.Fprintf(w, "fact %s (%s, tier %s, %s)\n", safe(x.ID), safe(x.Segment), safe(x.Tier), safe(x.Status))
 	if x.Invalid {
 		fmt.Fprintf(w, "  verdict    %s\n", safe(x.Verdict))
-		return nil
+		return plot()
 	}
 	fmt.Fprintf(w, "  importance %.3f, decay rate %.3f, recalled %g times\n", x.Importance, x.DecayRate, x.AccessCount)
 	fmt.Fprintf(w, "  last use   %.1f days ago\n", x.DaysSinceAccess)
@@ -106,7 +112,7 @@ func explainFact(c *cli.Context, now time.Time) error {
 		fmt.Fprintf(w, "  pruned     in %.1f days without use\n", *x.PruneInDays)
 	}
 	fmt.Fprintf(w, "  verdict    %s\n", safe(x.Verdict))
-	return nil
+	return plot()
 }
 
 // explainPlot draws the row's sketch into --plot's file, when asked; the

@@ -177,6 +177,27 @@ func TestExplainPlot(t *testing.T) {
 		t.Errorf("fact sketch runs from %v to %v; want from 0 above the score now to past the prune crossing", fs.Points[0], end)
 	}
 
+	// Rows past a threshold are marked where they crossed it; rows that
+	// keep their weight are flat; immune facts say so.
+	past, err := worker.EdgeSketch(ctx, db, "alex", "project-beta") // excluded by its half-life policy
+	if err != nil || past.Lines[0].Crossing == nil || *past.Lines[0].Crossing >= past.Now {
+		t.Errorf("an excluded edge's sketch %+v (%v): want its crossing before now", past, err)
+	}
+	flat, err := worker.EdgeSketch(ctx, db, "ds-pandas", "ds-plots") // no last_active_hours
+	if err != nil || flat.Lines[0].Crossing != nil || flat.Points[0][1] != flat.Points[len(flat.Points)-1][1] {
+		t.Errorf("an edge with no anchor: %+v (%v), want a flat line and no crossing", flat, err)
+	}
+	if r := mw(t, "explain", "--edge", "ds-pandas", "ds-plots", "--plot", filepath.Join(dir, "flat.png"), "--db", path); r.code != exitOK {
+		t.Errorf("explain --plot on an edge with no anchor: %v", r)
+	}
+	rule, err := worker.ExplainFact(ctx, db, "f-rule", goldenWall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs, err := worker.FactSketch(ctx, db, rule); err != nil || len(rs.Lines) == 0 || !strings.Contains(rs.Lines[0].Name, "immune") {
+		t.Errorf("a confirmed fact's sketch: %+v (%v), want its lines marked immune", rs, err)
+	}
+
 	wantUsage(t, mw(t, "explain", "--edge", "db-index", "db-wal", "--plot", filepath.Join(dir, "x.gif"), "--db", path), "png or .svg")
 	wantExit(t, mw(t, "explain", "--edge", "db-index", "nowhere", "--plot", filepath.Join(dir, "x.png"), "--db", path), exitFailure)
 }
