@@ -72,13 +72,18 @@ func Run(ctx context.Context, pattern string, opt RunOptions) error {
 	}
 	log.Info("memworker running", "db", pattern, "schedule", opt.Schedule, "every", opt.Every.String(), "when_due", opt.WhenDue)
 	backoff := time.Duration(0)
+	notDue := map[string]string{} // the last "not due" logged per file
 	next := time.Now()
 	if sched != nil {
 		next = sched.Next(time.Now())
 	}
 	for {
 		if backoff == 0 {
-			log.Info("next round", "at", next.Format(time.RFC3339), "in", time.Until(next).Round(time.Second).String())
+			level := slog.LevelInfo
+			if sched == nil && opt.Every == 0 {
+				level = slog.LevelDebug // --when-due polls: its rounds are not news
+			}
+			log.Log(ctx, level, "next round", "at", next.Format(time.RFC3339), "in", time.Until(next).Round(time.Second).String())
 		}
 		select {
 		case <-ctx.Done():
@@ -86,7 +91,7 @@ func Run(ctx context.Context, pattern string, opt RunOptions) error {
 			return nil
 		case <-time.After(time.Until(next)):
 		}
-		failed := round(ctx, pattern, opt, log)
+		failed := round(ctx, pattern, opt, log, notDue)
 		if ctx.Err() != nil {
 			log.Info("memworker stopping", "reason", context.Cause(ctx))
 			return nil
@@ -110,14 +115,14 @@ func Run(ctx context.Context, pattern string, opt RunOptions) error {
 
 // round sweeps every matched file once (only the due ones for WhenDue) and
 // reports whether any failed.
-func round(ctx context.Context, pattern string, opt RunOptions, log *slog.Logger) (failed bool) {
+func round(ctx context.Context, pattern string, opt RunOptions, log *slog.Logger, notDue map[string]string) (failed bool) {
 	paths, err := ExpandPaths(pattern)
 	if err != nil {
 		log.Error("round", "err", err)
 		return true
 	}
 	if opt.WhenDue {
-		paths = duePaths(ctx, paths, log, &failed)
+		paths = duePaths(ctx, paths, log, &failed, notDue)
 	}
 	results, total := SweepFleet(ctx, paths, opt.Jobs, opt.Sweep)
 	for _, r := range results {
@@ -146,7 +151,7 @@ func round(ctx context.Context, pattern string, opt RunOptions, log *slog.Logger
 
 // duePaths keeps the files whose clock has moved curate_interval_hours
 // since their last sweep (or that were never swept).
-func duePaths(ctx context.Context, paths []string, log *slog.Logger, failed *bool) []string {
+func duePaths(ctx context.Context, paths []string, log *slog.Logger, failed *bool, notDue map[string]string) []string {
 	var due []string
 	for _, p := range paths {
 		db, err := OpenMemory(p, true)
@@ -164,11 +169,16 @@ func duePaths(ctx context.Context, paths []string, log *slog.Logger, failed *boo
 		}
 		if cfg.LastCurateAt == nil || cfg.ActiveHours-*cfg.LastCurateAt >= cfg.CurateIntervalHours {
 			due = append(due, p)
+			delete(notDue, p)
 			continue
 		}
-		// Say why nothing happens, in the clock's own terms.
-		log.Info("not due", "db", p, "why", fmt.Sprintf("%.4g of %.4g active hours since the last sweep",
-			cfg.ActiveHours-*cfg.LastCurateAt, cfg.CurateIntervalHours))
+		// Say why nothing happens, in the clock's own terms: once, and again
+		// only when the clock has moved, not at every poll.
+		why := fmt.Sprintf("%.4g of %.4g active hours since the last sweep", cfg.ActiveHours-*cfg.LastCurateAt, cfg.CurateIntervalHours)
+		if notDue[p] != why {
+			notDue[p] = why
+			log.Info("not due", "db", p, "why", why)
+		}
 	}
 	return due
 }

@@ -144,7 +144,7 @@ func TestRunWhenDue(t *testing.T) {
 	err := worker.Run(ctx, filepath.Join(dir, "*.db"), worker.RunOptions{
 		WhenDue: true,
 		Poll:    time.Millisecond,
-		Logger:  slog.New(slog.NewTextHandler(&logs, nil)),
+		Logger:  slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		AfterRound: func(results []worker.FleetResult) {
 			s := script[round]
 			var swept []string
@@ -174,11 +174,16 @@ func TestRunWhenDue(t *testing.T) {
 		t.Fatalf("%d rounds, want %d", round, len(script))
 	}
 	// The log says when the next round is and why a round did nothing.
-	for _, want := range []string{`msg="next round"`, `msg="not due"`, `why="39.5 of 40 active hours since the last sweep"`,
+	// A polling round logs "next round" at debug level only.
+	for _, want := range []string{`level=DEBUG msg="next round"`, `msg="not due"`, `why="39.5 of 40 active hours since the last sweep"`,
 		`why="39.75 of 40 active hours since the last sweep"`} {
 		if !strings.Contains(logs.String(), want) {
 			t.Errorf("the daemon's log lacks %s:\n%s", want, logs.String())
 		}
+	}
+	// "not due" is said once per clock value, not at every poll.
+	if n := strings.Count(logs.String(), `why="39.5 of 40 active hours`); n != 1 {
+		t.Errorf("the same reason logged %d times", n)
 	}
 	if got := scalar[string](t, dbA, `SELECT group_concat(clock_hours, ',') FROM (SELECT clock_hours FROM mem_sweeps ORDER BY id)`); got != "500.0,540.0" {
 		t.Errorf("a.db swept at %s, want 500 then 540", got)

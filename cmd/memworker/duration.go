@@ -15,7 +15,7 @@ import (
 type duration struct{ d time.Duration }
 
 func (v *duration) Set(s string) error {
-	if d, err := time.ParseDuration(s); err == nil {
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
 		v.d = d
 		return nil
 	}
@@ -25,7 +25,7 @@ func (v *duration) Set(s string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("%q is not a duration (want e.g. 100ms, 30m, 4h, 2d)", s)
+	return fmt.Errorf("%q is not a duration of 0 or more (want e.g. 100ms, 30m, 4h, 2d)", s)
 }
 
 func (v *duration) String() string { return v.d.String() }

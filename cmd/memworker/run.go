@@ -63,6 +63,9 @@ func runCommand() *cli.Command {
 			if every := durationOf(c, "every"); every > 0 && every < minEvery {
 				return usagef("run", "--every %v is under %v", every, minEvery)
 			}
+			if poll := durationOf(c, "poll"); poll < minEvery {
+				return usagef("run", "--poll %v is under %v", poll, minEvery)
+			}
 			ro := worker.RunOptions{
 				Schedule: c.String("schedule"), Every: durationOf(c, "every"), WhenDue: c.Bool("when-due"),
 				Poll: durationOf(c, "poll"), Jobs: c.Int("jobs"), Sweep: opt, Logger: slog.New(handler),

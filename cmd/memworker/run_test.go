@@ -180,7 +180,7 @@ func TestRunDaemonStopsOnSignal(t *testing.T) {
 func TestRunDaemonWhenDue(t *testing.T) {
 	path := demoDB(t)
 	clock, _ := strconv.ParseFloat(strings.TrimSpace(ok(t, "clock", "show", "--db", path).stdout), 64)
-	d := startDaemon(t, "run", "--when-due", "--poll", "20ms", "--db", path, "--log-format", "json")
+	d := startDaemon(t, "run", "--when-due", "--poll", "100ms", "--db", path, "--log-format", "json")
 	d.waitFor(t, "memworker running")
 	ok(t, "clock", "advance", "40", "--db", path)
 	swept := d.waitFor(t, "swept")

@@ -102,6 +102,8 @@ func TestDurationGrammar(t *testing.T) {
 		}
 	}
 	wantUsage(t, mw(t, "run", "--every", "2x", "--db", "x.db"), `"2x" is not a duration`)
+	wantUsage(t, mw(t, "run", "--every=-1h", "--db", "x.db"), `"-1h" is not a duration of 0 or more`)
+	wantUsage(t, mw(t, "run", "--when-due", "--poll", "1ms", "--db", "x.db"), "--poll 1ms is under 100ms")
 
 	path := demoDB(t)
 	for _, c := range []struct{ key, in, want string }{
