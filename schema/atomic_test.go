@@ -53,7 +53,7 @@ func TestClashRefusedNothingChanged(t *testing.T) {
 			"table named mem_events"},
 		// Created by the fifth step: the four before it are rolled back too.
 		{"view in a later step", `CREATE TABLE notes (x); CREATE VIEW mem_clock AS SELECT x FROM notes`, "view named mem_clock"},
-		{"index", `CREATE TABLE notes (x); CREATE INDEX mem_sweep_plans ON notes (x)`, "index named mem_sweep_plans"},
+		{"index", `CREATE TABLE notes (x); CREATE INDEX mem_sweep_plans ON notes (x)`, "an index named mem_sweep_plans"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			db, _ := openFile(t)
@@ -66,7 +66,7 @@ func TestClashRefusedNothingChanged(t *testing.T) {
 				t.Fatal("migrate up over a clashing object succeeded")
 			}
 			msg := err.Error()
-			for _, want := range []string{c.want, "memdecay did not make", "nothing was changed"} {
+			for _, want := range []string{c.want, "does not expect", "nothing was changed"} {
 				if !strings.Contains(msg, want) {
 					t.Errorf("error %q does not say %q", msg, want)
 				}
@@ -200,11 +200,22 @@ func TestForceClearsDirty(t *testing.T) {
 	if err := schema.Force(db, latest+1); err == nil || !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("force to an unknown version: %v", err)
 	}
+	// A guard is asked, inside the transaction, before the version changes.
+	if err := schema.Force(db, latest, func(context.Context, *sql.Conn) error { return errors.New("held") }); err == nil || err.Error() != "held" {
+		t.Errorf("force with a refusing guard: %v", err)
+	}
 	if err := schema.Force(db, latest); err != nil {
 		t.Fatal(err)
 	}
 	if err := schema.Check(db); err != nil {
 		t.Errorf("after force: %v", err)
+	}
+	// A clean file is refused: forcing it would make migrate run the wrong steps.
+	if err := schema.Force(db, 1); err == nil || !strings.Contains(err.Error(), "clean") {
+		t.Errorf("force on a clean file: %v", err)
+	}
+	if v, _, _ := schema.Version(db); v != latest {
+		t.Errorf("a refused force changed the version to %d", v)
 	}
 }
 

@@ -173,8 +173,9 @@ func Down(db *sql.DB, all bool, guards ...Guard) (uint, error) {
 
 // Force records version v as installed and clean without running any step:
 // the way out for a file another tool's migration left dirty, once its
-// mem_ objects have been made to match v.
-func Force(db *sql.DB, v uint) error {
+// mem_ objects have been made to match v. A clean file is refused: forcing
+// it to another version would make the next migrate run the wrong steps.
+func Force(db *sql.DB, v uint, guards ...Guard) error {
 	latest, err := Latest()
 	if err != nil {
 		return err
@@ -183,6 +184,19 @@ func Force(db *sql.DB, v uint) error {
 		return fmt.Errorf("schema: migrate force: version %d does not exist; this memworker knows 0 to %d", v, latest)
 	}
 	return inTx(context.Background(), db, func(ctx context.Context, conn *sql.Conn) error {
+		from, dirty, err := readVersion(ctx, conn)
+		if err != nil {
+			return err
+		}
+		if !dirty {
+			return fmt.Errorf("schema: migrate force: the file is at version %d and clean; force is only for a file "+
+				"another tool's migration left dirty (use migrate up or down to change versions)%s", from, nothingChanged)
+		}
+		for _, g := range guards {
+			if err := g(ctx, conn); err != nil {
+				return err
+			}
+		}
 		if err := ensureVersionTable(ctx, conn); err != nil {
 			return err
 		}
@@ -283,9 +297,13 @@ func stepError(s step, dir string, err error) error {
 		m = nameTakenBy.FindStringSubmatch(err.Error())
 	}
 	if m != nil {
-		return fmt.Errorf("schema: migration %d (%s) %s: the database already has a %s named %s, which memdecay did not make "+
-			"and needs the name of; rename or drop it, then run memworker migrate %s again%s",
-			s.version, s.name, dir, m[1], m[2], dir, nothingChanged)
+		article := "a"
+		if m[1] == "index" {
+			article = "an"
+		}
+		return fmt.Errorf("schema: migration %d (%s) %s: the database already has %s %s named %s, which this step "+
+			"does not expect and needs the name of; rename or drop it, then run memworker migrate %s again%s",
+			s.version, s.name, dir, article, m[1], m[2], dir, nothingChanged)
 	}
 	return fmt.Errorf("schema: migration %d (%s) %s failed: %w%s", s.version, s.name, dir, err, nothingChanged)
 }

@@ -75,7 +75,7 @@ func migrateCommand() *cli.Command {
 						return err
 					}
 					defer db.Close()
-					if err := schema.Force(db.SQL, uint(v)); err != nil {
+					if err := schema.Force(db.SQL, uint(v), worker.NoSweepRunning); err != nil {
 						return err
 					}
 					fmt.Fprintf(c.App.Writer, "schema recorded at version %d\n", v)

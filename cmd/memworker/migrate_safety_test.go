@@ -54,6 +54,11 @@ func TestMigrateForce(t *testing.T) {
 		t.Errorf("migrate force: %q", r.stdout)
 	}
 	ok(t, "sweep", "--db", path)
+	// Once clean, force is refused: it would make the next migrate run the wrong steps.
+	wantExit(t, mw(t, "migrate", "force", "1", "--db", path), exitFailure, "clean", "nothing was changed")
+	if r := ok(t, "migrate", "version", "--db", path); !strings.HasPrefix(r.stdout, fmt.Sprintf("version %d ", latest)) {
+		t.Errorf("a refused force changed the version: %q", r.stdout)
+	}
 }
 
 // kill -9 during migrate up, at any moment, leaves the file at a clean
