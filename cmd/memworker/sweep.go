@@ -21,7 +21,6 @@ import (
 func sweepFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "dry-run", Usage: "compute and report; change no byte of the file"},
-		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "under the summary, the detail: per phase, per policy, facts, invalid rows, decayed edges"},
 		&cli.BoolFlag{Name: "full", Usage: "evaluate every row, not only those changed or due (same result, slower)"},
 		&cli.StringFlag{Name: "now", Usage: "sweep at active hour `H` instead of mem_config active_hours"},
 		&cli.StringFlag{Name: "wall-now", Usage: "wall clock `T` (unix seconds, or ISO-8601 / SQLite datetime text: 2026-01-02T15:04:05Z, 2026-01-02 15:04:05 in UTC) for facts, policies and events"},
@@ -67,6 +66,7 @@ func sweepCommand() *cli.Command {
 		Description: "--db may be a glob (\"memories/*.db\"): the files are swept -j at a time, " +
 			"with one report per file and a total.",
 		Flags: append(sweepFlags(), jsonFlag(),
+			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "under the summary, the detail: per phase, per policy, facts, invalid rows, decayed edges"},
 			&cli.BoolFlag{Name: "wait", Usage: "when another sweep holds the file, wait for it to finish, then sweep (else exit 75)"}),
 		Action: func(c *cli.Context) error {
 			args, err := positional(c)
@@ -221,6 +221,10 @@ func stepLabel(step string) string {
 func parseWallTime(s string) (time.Time, error) {
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return time.Unix(n, 0).UTC(), nil
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) && math.Abs(f) < 1e15 {
+		whole := math.Floor(f)
+		return time.Unix(int64(whole), int64((f-whole)*1e9)).UTC(), nil
 	}
 	secs, err := sqlfuncs.ParseWallClock("sweep", "--wall-now", s)
 	if err != nil {

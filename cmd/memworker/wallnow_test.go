@@ -20,8 +20,10 @@ func TestWallNowForms(t *testing.T) {
 			t.Errorf("parseWallTime(%q) = %v, %v; want %v", s, got, err, want)
 		}
 	}
-	if got, err := parseWallTime("2026-01-02 15:04:05.25"); err != nil || math.Abs(got.Sub(want).Seconds()-0.25) > 1e-6 {
-		t.Errorf("fractional seconds: %v, %v", got, err)
+	for _, s := range []string{"2026-01-02 15:04:05.25", "1767366245.25"} {
+		if got, err := parseWallTime(s); err != nil || math.Abs(got.Sub(want).Seconds()-0.25) > 1e-6 {
+			t.Errorf("fractional seconds %q: %v, %v", s, got, err)
+		}
 	}
 	path := demoDB(t)
 	for _, bad := range []string{"yesterday", "2026-02-30 10:00:00", " 2026-01-02"} {
