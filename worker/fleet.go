@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -22,6 +23,20 @@ func ExpandPaths(pattern string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pattern %q: %w", pattern, err)
 	}
+	// A glob like dir/* also matches SQLite's companion files of each
+	// database (-wal, -shm, -journal): they are part of it, not databases.
+	all := map[string]bool{}
+	for _, m := range matches {
+		all[m] = true
+	}
+	matches = slices.DeleteFunc(matches, func(m string) bool {
+		for _, suffix := range []string{"-wal", "-shm", "-journal"} {
+			if base, ok := strings.CutSuffix(m, suffix); ok && all[base] {
+				return true
+			}
+		}
+		return false
+	})
 	if len(matches) == 0 {
 		return nil, fmt.Errorf("pattern %q matches no file", pattern)
 	}

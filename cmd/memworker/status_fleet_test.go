@@ -56,3 +56,25 @@ func TestStatusFleet(t *testing.T) {
 	}
 	wantExit(t, mw(t, "status", "--db", filepath.Join(dir, "*.none")), exitFailure, "matches no file")
 }
+
+// A glob such as dir/* matches SQLite's companion files too (-wal, -shm,
+// -journal): they belong to their database and are not swept or reported.
+func TestGlobSkipsCompanionFiles(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "m.db")
+	ok(t, "demo", "--db", db)
+	for _, suffix := range []string{"-wal", "-shm", "-journal"} {
+		if err := os.WriteFile(db+suffix, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// An orphan -wal (no database beside it) is still named as what it is.
+	orphan := filepath.Join(dir, "gone.db-wal")
+	if err := os.WriteFile(orphan, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := mw(t, "status", "--db", filepath.Join(dir, "*"))
+	if strings.Contains(r.stdout, db+"-") || !strings.Contains(r.stdout, db+"  schema ") || !strings.Contains(r.stdout, orphan+"  error:") {
+		t.Errorf("status over dir/*:\n%s", r.stdout)
+	}
+}
