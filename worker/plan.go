@@ -96,34 +96,14 @@ func (s *sweep) plan(ctx context.Context, full bool) (err error) {
 // fails the sweep before anything changes.
 func (s *sweep) loadPolicies(ctx context.Context) error {
 	q := s.db.querier()
-	rows, err := q.QueryContext(ctx, `SELECT relation_type, model, CAST(params AS TEXT), clock,
-		       CASE WHEN typeof(threshold) IN ('integer', 'real') THEN threshold END, typeof(threshold), action, orphans
-		FROM main.mem_edge_policies ORDER BY relation_type`)
+	policies, err := readPolicies(ctx, q)
 	if err != nil {
-		return fmt.Errorf("reading mem_edge_policies: %w", err)
-	}
-	var policies []Policy
-	for rows.Next() {
-		var p Policy
-		var kind string
-		if err := rows.Scan(&p.RelationType, &p.Model, &p.Params, &p.Clock, &p.Threshold, &kind, &p.Action, &p.Orphans); err != nil {
-			rows.Close()
-			return fmt.Errorf("reading mem_edge_policies: %w", err)
-		}
-		if kind != "null" && !p.Threshold.Valid {
-			rows.Close()
-			return fmt.Errorf("mem_edge_policies row %q: threshold is %s, not a number (nothing was swept)", p.RelationType, kind)
-		}
-		policies = append(policies, p)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
+		return fmt.Errorf("%w (nothing was swept)", err)
 	}
 	staged := make([]StagedPolicy, len(policies))
 	for i, p := range policies {
 		if staged[i], err = p.Resolve(s.cfg.EdgeDecayThreshold); err != nil {
-			return err
+			return fmt.Errorf("%w (nothing was swept)", err)
 		}
 		_, err = q.ExecContext(ctx, `INSERT INTO temp.sweep_policy
 			(relation_type, model, curve, clock, threshold, to_zero, action, orphans) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,

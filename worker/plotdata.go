@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+
+	"github.com/memdecay/memdecay/sqlfuncs"
 )
 
 // The data memworker plot draws, computed by the extension's own functions
@@ -52,23 +54,11 @@ type PlotData struct {
 // curvePoints is the number of points per decade of the log-scaled time axis.
 const curvePoints = 24
 
-// curvesSQL lists the curves in use: each tier's edge curve (both ends of
-// that tier, never reinforced) and each policy's, with the threshold and
-// crossing as mem_edges_effective decides them.
-const curvesSQL = `
-WITH cfg AS (SELECT decay_threshold FROM mem_clock),
-tiers(tier, rank) AS (VALUES ('permanent', 1), ('durable', 2), ('standard', 3), ('ephemeral', 4)),
-curves AS (
-    SELECT 0 AS kind, rank, 'tier ' || tier AS name, 'active_hours' AS clock,
-           json_object('model', 'exponential', 'lambda', lambda_edge(tier, tier)) AS curve, cfg.decay_threshold AS threshold, 0 AS to_zero
-    FROM tiers, cfg
-    UNION ALL
-    SELECT 1, 0, 'policy ' || p.relation_type, p.clock, policy_curve(p.model, p.params, p.clock),
-           coalesce(p.threshold, cfg.decay_threshold),
-           p.model IN ('linear', 'delayed_linear', 'multi_linear') AND coalesce(p.threshold, 0) = 0
-    FROM mem_edge_policies p, cfg)
-SELECT name, clock, curve, threshold, curve_horizon(curve, 1, CASE WHEN to_zero THEN 0 ELSE threshold END)
-FROM curves ORDER BY kind, rank, name`
+// tierCurvesSQL is each tier's edge curve: both ends of that tier, never
+// reinforced.
+const tierCurvesSQL = `
+WITH tiers(tier, rank) AS (VALUES ('permanent', 1), ('durable', 2), ('standard', 3), ('ephemeral', 4))
+SELECT 'tier ' || tier, json_object('model', 'exponential', 'lambda', lambda_edge(tier, tier)) FROM tiers ORDER BY rank`
 
 // pointsSQL evaluates one curve at log-spaced times from 10^lo to 10^hi.
 const pointsSQL = `
@@ -79,7 +69,7 @@ SELECT x, curve_weight(?1, 1, x) FROM (SELECT pow(10, ?2 + i * 1.0 / ?4) AS x FR
 // with OpenMemory.
 func Plot(ctx context.Context, db *DB) (PlotData, error) {
 	var d PlotData
-	if err := plotCurves(ctx, db.SQL, &d); err != nil {
+	if err := plotCurves(ctx, db, &d); err != nil {
 		return d, fmt.Errorf("plot: the curves: %w", err)
 	}
 	if err := plotTimeLeft(ctx, db.SQL, &d); err != nil {
@@ -91,25 +81,27 @@ func Plot(ctx context.Context, db *DB) (PlotData, error) {
 	return d, nil
 }
 
-func plotCurves(ctx context.Context, q *sql.DB, d *PlotData) error {
+// plotCurves evaluates the tier curves and each policy's curve as a sweep
+// stages it (worker.StagedPolicies), with its threshold and crossing.
+func plotCurves(ctx context.Context, db *DB, d *PlotData) error {
 	type spec struct {
 		Curve
 		json string
 	}
-	rows, err := q.QueryContext(ctx, curvesSQL)
+	cfg, err := LoadConfig(ctx, db.SQL)
+	if err != nil {
+		return err
+	}
+	rows, err := db.SQL.QueryContext(ctx, tierCurvesSQL)
 	if err != nil {
 		return err
 	}
 	var specs []spec
 	for rows.Next() {
-		var s spec
-		var crossing sql.NullFloat64
-		if err := rows.Scan(&s.Name, &s.Clock, &s.json, &s.Threshold, &crossing); err != nil {
+		s := spec{Curve: Curve{Clock: sqlfuncs.ClockActiveHours, Threshold: cfg.EdgeDecayThreshold}}
+		if err := rows.Scan(&s.Name, &s.json); err != nil {
 			rows.Close()
 			return err
-		}
-		if crossing.Valid {
-			s.Crossing = &crossing.Float64
 		}
 		specs = append(specs, s)
 	}
@@ -117,7 +109,23 @@ func plotCurves(ctx context.Context, q *sql.DB, d *PlotData) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
+	policies, staged, err := StagedPolicies(ctx, db)
+	if err != nil {
+		return err
+	}
+	for i, p := range policies {
+		specs = append(specs, spec{Curve: Curve{Name: "policy " + p.RelationType, Clock: p.Clock, Threshold: staged[i].Threshold},
+			json: staged[i].Curve})
+	}
+	q := db.SQL
 	for _, s := range specs {
+		var crossing sql.NullFloat64
+		if err := q.QueryRowContext(ctx, `SELECT curve_horizon(?, 1, ?)`, s.json, s.Threshold).Scan(&crossing); err != nil {
+			return err
+		}
+		if crossing.Valid {
+			s.Crossing = &crossing.Float64
+		}
 		lo, hi := timeSpan(s.Clock, s.Crossing)
 		n := int(math.Round((hi - lo) * curvePoints))
 		pts, err := q.QueryContext(ctx, pointsSQL, s.json, lo, n, curvePoints)

@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"math"
@@ -31,7 +32,7 @@ type StagedPolicy struct {
 // Resolve validates the row; the error names the relation type.
 func (p Policy) Resolve(defaultThreshold float64) (StagedPolicy, error) {
 	wrap := func(err error) error {
-		return fmt.Errorf("mem_edge_policies row %q: %w (nothing was swept)", p.RelationType, err)
+		return fmt.Errorf("mem_edge_policies row %q: %w", p.RelationType, err)
 	}
 	curve, err := sqlfuncs.PolicyCurve(p.Model, p.Params.String, p.Clock)
 	if err != nil {
@@ -52,4 +53,50 @@ func (p Policy) Resolve(defaultThreshold float64) (StagedPolicy, error) {
 		st.Threshold, st.ToZero = 0, true
 	}
 	return st, nil
+}
+
+// readPolicies reads mem_edge_policies in relation order. A threshold that
+// is neither NULL nor a number fails, naming the row.
+func readPolicies(ctx context.Context, q querier) ([]Policy, error) {
+	rows, err := q.QueryContext(ctx, `SELECT relation_type, model, CAST(params AS TEXT), clock,
+		       CASE WHEN typeof(threshold) IN ('integer', 'real') THEN threshold END, typeof(threshold), action, orphans
+		FROM main.mem_edge_policies ORDER BY relation_type`)
+	if err != nil {
+		return nil, fmt.Errorf("reading mem_edge_policies: %w", err)
+	}
+	defer rows.Close()
+	var policies []Policy
+	for rows.Next() {
+		var p Policy
+		var kind string
+		if err := rows.Scan(&p.RelationType, &p.Model, &p.Params, &p.Clock, &p.Threshold, &kind, &p.Action, &p.Orphans); err != nil {
+			return nil, fmt.Errorf("reading mem_edge_policies: %w", err)
+		}
+		if kind != "null" && !p.Threshold.Valid {
+			return nil, fmt.Errorf("mem_edge_policies row %q: threshold is %s, not a number", p.RelationType, kind)
+		}
+		policies = append(policies, p)
+	}
+	return policies, rows.Err()
+}
+
+// StagedPolicies reads every policy, in relation order, and resolves each
+// as a sweep does (its curve in the clock's unit, its threshold, 0 for a
+// curve that dies at 0): for what shows a policy's curve outside a sweep.
+func StagedPolicies(ctx context.Context, db *DB) ([]Policy, []StagedPolicy, error) {
+	cfg, err := LoadConfig(ctx, db.SQL)
+	if err != nil {
+		return nil, nil, err
+	}
+	policies, err := readPolicies(ctx, db.SQL)
+	if err != nil {
+		return nil, nil, err
+	}
+	staged := make([]StagedPolicy, len(policies))
+	for i, p := range policies {
+		if staged[i], err = p.Resolve(cfg.EdgeDecayThreshold); err != nil {
+			return nil, nil, err
+		}
+	}
+	return policies, staged, nil
 }

@@ -43,27 +43,36 @@ func EdgeSketch(ctx context.Context, db *DB, a, b string) (*Sketch, error) {
 	if a > b {
 		a, b = b, a
 	}
-	var clock, curve string
+	var clock, relation, origin, curve string
 	var elapsed sql.NullFloat64
-	var crossing sql.NullFloat64
 	var threshold, weight float64
-	var kept bool
+	var pinned bool
 	err := db.SQL.QueryRowContext(ctx, `
-		WITH r AS (
-		    SELECT v.clock, v.elapsed, v.weight, v.pinned, v.origin, p.relation_type IS NOT NULL AS has_policy,
-		           CASE WHEN p.relation_type IS NULL THEN json_object('model', 'exponential', 'lambda', v.lambda)
-		                ELSE policy_curve(p.model, p.params, p.clock) END AS curve,
-		           CASE WHEN coalesce(p.model IN ('linear', 'delayed_linear', 'multi_linear') AND coalesce(p.threshold, 0) = 0, 0)
-		                THEN 0 ELSE v.threshold END AS threshold
-		    FROM mem_edges_effective v LEFT JOIN mem_edge_policies p ON p.relation_type = v.relation_type
-		    WHERE v.from_id = ? AND v.to_id = ?)
-		SELECT clock, elapsed, threshold, weight, curve, curve_horizon(curve, weight, threshold),
-		       pinned OR elapsed IS NULL OR (origin = 'agent' AND NOT has_policy)
-		FROM r`, a, b).Scan(&clock, &elapsed, &threshold, &weight, &curve, &crossing, &kept)
+		SELECT clock, elapsed, weight, pinned, coalesce(origin, ''), coalesce(relation_type, ''), threshold,
+		       json_object('model', 'exponential', 'lambda', lambda)
+		FROM mem_edges_effective WHERE from_id = ? AND to_id = ?`, a, b).
+		Scan(&clock, &elapsed, &weight, &pinned, &origin, &relation, &threshold, &curve)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("explain --plot: %s — %s is no valid edge, so it has no curve", Printable(a), Printable(b))
 	}
 	if err != nil {
+		return nil, fmt.Errorf("explain --plot: %w", err)
+	}
+	// An edge with a policy follows the policy's curve and threshold, as
+	// the sweep stages them.
+	policies, staged, err := StagedPolicies(ctx, db)
+	if err != nil {
+		return nil, fmt.Errorf("explain --plot: %w", err)
+	}
+	hasPolicy := false
+	for i, p := range policies {
+		if p.RelationType == relation {
+			curve, threshold, hasPolicy = staged[i].Curve, staged[i].Threshold, true
+		}
+	}
+	kept := pinned || !elapsed.Valid || (origin == "agent" && !hasPolicy)
+	var crossing sql.NullFloat64
+	if err := db.SQL.QueryRowContext(ctx, `SELECT curve_horizon(?, ?, ?)`, curve, weight, threshold).Scan(&crossing); err != nil {
 		return nil, fmt.Errorf("explain --plot: %w", err)
 	}
 	s := &Sketch{Title: fmt.Sprintf("edge %s — %s", Printable(a), Printable(b)), Clock: clock,
