@@ -134,14 +134,24 @@ type DecayEvent struct {
 // block ids it is stored as, so a reader need not decode a string again.
 func (e DecayEvent) MarshalJSON() ([]byte, error) {
 	type plain DecayEvent
-	var ids []string
-	if e.Kind != "edge" || json.Unmarshal([]byte(e.Subject), &ids) != nil || len(ids) != 2 {
+	from, to, ok := e.EdgeEnds()
+	if !ok {
 		return json.Marshal(plain(e))
 	}
 	return json.Marshal(struct {
 		plain
 		Subject []string `json:"subject_id"`
-	}{plain(e), ids})
+	}{plain(e), []string{from, to}})
+}
+
+// EdgeEnds are the two block ids of an edge event's subject (stored as a
+// JSON array); ok is false for any other event.
+func (e DecayEvent) EdgeEnds() (from, to string, ok bool) {
+	var ids []string
+	if e.Kind != "edge" || json.Unmarshal([]byte(e.Subject), &ids) != nil || len(ids) != 2 {
+		return "", "", false
+	}
+	return ids[0], ids[1], true
 }
 
 // EdgeOutlook is an edge close to its decay horizon.

@@ -3,7 +3,6 @@ package worker
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"math"
 
@@ -189,32 +188,19 @@ func plotTimeLeft(ctx context.Context, q *sql.DB, d *PlotData) error {
 }
 
 func plotSweeps(ctx context.Context, q *sql.DB, d *PlotData) error {
-	rows, err := q.QueryContext(ctx, `SELECT id, started_at, coalesce(clock_hours, 0), result FROM mem_sweeps
-		WHERE status = 'done' AND NOT dry_run AND result IS NOT NULL ORDER BY id`)
+	rows, err := q.QueryContext(ctx, `SELECT id, started_at, coalesce(clock_hours, 0),
+		       coalesce(result ->> '$.archived', 0), coalesce(result ->> '$.edges_pruned', 0), coalesce(result ->> '$.edges_decayed', 0),
+		       coalesce(result ->> '$.facts.archived', 0) + coalesce(result ->> '$.facts.pruned', 0)
+		FROM mem_sweeps WHERE status = 'done' AND NOT dry_run AND result IS NOT NULL ORDER BY id`)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var s SweepRemovals
-		var result string
-		if err := rows.Scan(&s.ID, &s.StartedAt, &s.ClockHours, &result); err != nil {
+		if err := rows.Scan(&s.ID, &s.StartedAt, &s.ClockHours, &s.Archived, &s.EdgesPruned, &s.EdgesDecayed, &s.FactsRemoved); err != nil {
 			return err
 		}
-		var r struct {
-			Archived     int64 `json:"archived"`
-			EdgesPruned  int64 `json:"edges_pruned"`
-			EdgesDecayed int64 `json:"edges_decayed"`
-			Facts        struct {
-				Archived int64 `json:"archived"`
-				Pruned   int64 `json:"pruned"`
-			} `json:"facts"`
-		}
-		if err := json.Unmarshal([]byte(result), &r); err != nil {
-			return fmt.Errorf("sweep %d's recorded result is not the JSON memworker writes: %w", s.ID, err)
-		}
-		s.Archived, s.EdgesPruned, s.EdgesDecayed = r.Archived, r.EdgesPruned, r.EdgesDecayed
-		s.FactsRemoved = r.Facts.Archived + r.Facts.Pruned
 		d.Sweeps = append(d.Sweeps, s)
 	}
 	return rows.Err()

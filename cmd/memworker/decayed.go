@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -68,9 +67,8 @@ func listInvalid(c *cli.Context, db *worker.DB) error {
 
 // subjectText names an event's subject for a reader: an edge as "a — b".
 func subjectText(e worker.DecayEvent) string {
-	var ids []string
-	if e.Kind == "edge" && json.Unmarshal([]byte(e.Subject), &ids) == nil && len(ids) == 2 {
-		return safe(ids[0]) + " — " + safe(ids[1])
+	if from, to, ok := e.EdgeEnds(); ok {
+		return safe(from) + " — " + safe(to)
 	}
 	return safe(e.Subject)
 }

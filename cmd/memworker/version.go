@@ -1,9 +1,9 @@
 package main
 
 import (
-	"database/sql"
 	"fmt"
 
+	"github.com/mattn/go-sqlite3"
 	"github.com/urfave/cli/v2"
 
 	"github.com/memdecay/memdecay/schema"
@@ -24,15 +24,7 @@ func versionCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			db, err := sql.Open("sqlite3", ":memory:")
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			var sqlite string
-			if err := db.QueryRow(`SELECT sqlite_version()`).Scan(&sqlite); err != nil {
-				return err
-			}
+			sqlite, _, _ := sqlite3.Version()
 			fmt.Fprintf(c.App.Writer, "memworker %s (schema %d, SQLite %s)\n", sqlfuncs.Version, latest, sqlite)
 			return nil
 		},
