@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"database/sql"
 	"flag"
 	"fmt"
 	"os"
@@ -15,7 +14,6 @@ import (
 	"testing"
 
 	"github.com/memdecay/memdecay/ext/shim"
-	"github.com/memdecay/memdecay/schema"
 )
 
 // The pages in docs/ are tested as they are read. Every ```sql block of a
@@ -246,16 +244,8 @@ func (o docOutcome) String() string {
 // migrated file, and returns what each printed.
 func runDocPage(t *testing.T, p *docPage) []docOutcome {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "memory.db")
-	db, err := sql.Open("sqlite3", "file:"+path+"?mode=rwc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = schema.Up(db)
+	path, db := migratedFile(t)
 	db.Close()
-	if err != nil {
-		t.Fatalf("migrating %s: %v", path, err)
-	}
 
 	const marker, end = "@@docs-chunk ", "@@docs-end"
 	var script strings.Builder
@@ -282,6 +272,7 @@ func runDocPage(t *testing.T, p *docPage) []docOutcome {
 	for sc.Scan() {
 		l := sc.Text()
 		if n, ok := strings.CutPrefix(l, marker); ok {
+			var err error
 			if current, err = strconv.Atoi(n); err != nil {
 				t.Fatalf("shell output: %q", l)
 			}

@@ -15,15 +15,8 @@ import (
 // functions are not), and their tiers follow the tag rules: a tag that
 // holds a comma or spaces never passes for a rule tag.
 func TestViewsUnderUntrustedSchema(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "m.db")
-	db, err := sql.Open("sqlite3", "file:"+path+"?mode=rwc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := schema.Up(db); err != nil {
-		t.Fatal(err)
-	}
-	_, err = db.Exec(`
+	path, db := migratedFile(t)
+	_, err := db.Exec(`
 		INSERT INTO mem_blocks (id, category, last_reinforced_hours) VALUES
 			('core', 'knowledge', 1), ('goal', 'knowledge', 1), ('obs', 'observation', 1), ('odd', 'knowledge', 1),
 			('pad', 'knowledge', 1);
@@ -47,4 +40,20 @@ SELECT id, tier FROM mem_block_tiers ORDER BY id;
 	if r.exitCode != 0 || r.stdout != want {
 		t.Errorf("views under trusted_schema=OFF:\n%s\nstderr: %s\nwant:\n%s", r.stdout, strings.TrimSpace(r.stderr), want)
 	}
+}
+
+// migratedFile is a fresh file with the memory schema installed, and a
+// connection to it (with the functions linked in) for the test's rows.
+func migratedFile(t *testing.T) (string, *sql.DB) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "m.db")
+	db, err := sql.Open("sqlite3", "file:"+path+"?mode=rwc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := schema.Up(db); err != nil {
+		db.Close()
+		t.Fatalf("migrating %s: %v", path, err)
+	}
+	return path, db
 }

@@ -1,12 +1,8 @@
 package main
 
 import (
-	"database/sql"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/memdecay/memdecay/schema"
 )
 
 // The wall-clock functions join the tables the shell and Python run.
@@ -32,17 +28,10 @@ func init() {
 // columns as the same instants in unix seconds and leave out a row whose
 // time is no time, instead of failing for every reader.
 func TestWallClockViewsInShell(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "m.db")
-	db, err := sql.Open("sqlite3", "file:"+path+"?mode=rwc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := schema.Up(db); err != nil {
-		t.Fatal(err)
-	}
+	path, db := migratedFile(t)
 	// The wall clock is 2026-01-15 00:00:00 UTC; 1767571200 is ten days
 	// before it.
-	_, err = db.Exec(`
+	_, err := db.Exec(`
 		UPDATE mem_config SET value = 1768435200 WHERE key = 'wall_clock';
 		INSERT INTO mem_facts (id, segment, last_accessed_at, created_at) VALUES
 			('unix', 'context', 1767571200, 1), ('iso', 'context', '2026-01-05T02:00:00+02:00', 'whenever'),
