@@ -48,22 +48,21 @@ func plotCommand() *cli.Command {
 			if err := os.MkdirAll(c.String("out"), 0o755); err != nil {
 				return fmt.Errorf("plot: --out: %w", err)
 			}
-			for _, clock := range []string{"active_hours", "wall"} {
-				p, ok := curvesPlot(data.Curves, clock)
-				if !ok {
-					continue
-				}
-				if err := savePlot(c, p, "curves-"+clock+"."+format); err != nil {
-					return err
-				}
+			// One image per kind and clock in use: hours and days share no axis.
+			type image struct {
+				name string
+				draw func(clock string) (*plot.Plot, bool)
 			}
-			for _, clock := range []string{"active_hours", "wall"} {
-				p, ok := timeLeftPlot(data.TimeLeft, clock)
-				if !ok {
-					continue
-				}
-				if err := savePlot(c, p, "time-left-"+clock+"."+format); err != nil {
-					return err
+			for _, im := range []image{
+				{"curves", func(clock string) (*plot.Plot, bool) { return curvesPlot(data.Curves, clock) }},
+				{"time-left", func(clock string) (*plot.Plot, bool) { return timeLeftPlot(data.TimeLeft, clock) }},
+			} {
+				for _, clock := range []string{"active_hours", "wall"} {
+					if p, ok := im.draw(clock); ok {
+						if err := savePlot(c, p, im.name+"-"+clock+"."+format); err != nil {
+							return err
+						}
+					}
 				}
 			}
 			return savePlot(c, sweepsPlot(data.Sweeps), "removals."+format)
