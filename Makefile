@@ -13,7 +13,7 @@ SOURCES  := $(shell find . -name '*.go' -o -name '*.c' -o -name '*.h' -o -name '
 export CGO_ENABLED := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help build install generate demo test lint unit dist test-dist fuzz bench clean
+.PHONY: help build install generate demo demo-cluster test lint unit dist test-dist fuzz bench clean
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -39,6 +39,9 @@ generate: ## Rewrite ext/shim/registry.h from the function registry (ext/shim/re
 
 demo: build ## Run the main job on the embedded sample memory graph
 	$(WORKER) demo
+
+demo-cluster: build ## Run the demo against a 3-node rqlite cluster on loopback
+	$(GO) run ./worker/rqcluster/demo -memworker $(abspath $(WORKER)) -extension $(abspath $(SO))
 
 lint: ## gofmt, go vet and go mod tidy must be clean
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
