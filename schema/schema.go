@@ -310,26 +310,33 @@ func stepError(s step, dir string, err error) error {
 
 // ensureVersionTable creates the version table and its mem_ index.
 func ensureVersionTable(ctx context.Context, conn *sql.Conn) error {
-	if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS `+VersionTable+` (version uint64, dirty bool)`); err != nil {
-		return fmt.Errorf("schema: creating %s: %w", VersionTable, err)
-	}
-	return fixVersionIndex(ctx, conn)
+	return versionTable(ctx, conn, true)
 }
 
 // fixVersionIndex gives an existing version table its mem_ index, in place
 // of the version_unique golang-migrate's driver made on it.
 func fixVersionIndex(ctx context.Context, conn *sql.Conn) error {
+	return versionTable(ctx, conn, false)
+}
+
+// versionTable reads what there is first and then writes, so that it runs
+// where a transaction's reads cannot see its writes (rqlite).
+func versionTable(ctx context.Context, conn *sql.Conn, create bool) error {
 	var table, old int
 	err := conn.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE type = 'table'), count(*) FILTER (WHERE type = 'index')
 		FROM sqlite_master WHERE (type = 'table' AND name = ?1) OR (type = 'index' AND name = 'version_unique' AND tbl_name = ?1)`,
 		VersionTable).Scan(&table, &old)
-	if err != nil || table == 0 {
+	if err != nil || table == 0 && !create {
 		return err
 	}
-	stmts := []string{`CREATE UNIQUE INDEX IF NOT EXISTS ` + versionIndex + ` ON ` + VersionTable + ` (version)`}
-	if old > 0 {
-		stmts = append([]string{`DROP INDEX version_unique`}, stmts...)
+	var stmts []string
+	if create {
+		stmts = append(stmts, `CREATE TABLE IF NOT EXISTS `+VersionTable+` (version uint64, dirty bool)`)
 	}
+	if old > 0 {
+		stmts = append(stmts, `DROP INDEX version_unique`)
+	}
+	stmts = append(stmts, `CREATE UNIQUE INDEX IF NOT EXISTS `+versionIndex+` ON `+VersionTable+` (version)`)
 	for _, q := range stmts {
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("schema: indexing %s: %w", VersionTable, err)

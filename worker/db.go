@@ -31,8 +31,10 @@ const BusyTimeoutMS = 5000
 // DB is a memory database opened by the worker.
 type DB struct {
 	SQL      *sql.DB
-	Path     string
+	Path     string // the file, or the rqlite node's address
 	ReadOnly bool
+	Rqlite   bool   // an rqlite cluster (rqlite.go), not a file
+	url      string // the node's address, credentials included (rqlite)
 }
 
 // OpenOptions says how to open a database file.
@@ -53,6 +55,13 @@ type OpenOptions struct {
 // touching it) and opens it with a busy timeout. It leaves the journal mode
 // alone: UseWAL switches once the file is known to be a memory database.
 func Open(path string, opt OpenOptions) (*DB, error) {
+	if IsRqliteURL(path) {
+		db, err := OpenRqlite(context.Background(), path)
+		if err == nil {
+			db.ReadOnly = opt.ReadOnly
+		}
+		return db, err
+	}
 	created, err := checkFile(path, opt.Create)
 	if err != nil {
 		return nil, err
@@ -109,7 +118,7 @@ func OpenMemory(path string, readOnly bool) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if !readOnly {
+	if !readOnly && !db.Rqlite {
 		if err := db.UseWAL(); err != nil {
 			db.Close()
 			return nil, err
@@ -121,6 +130,9 @@ func OpenMemory(path string, readOnly bool) (*DB, error) {
 // UseWAL puts the file in WAL mode (persistent), so an app's readers and
 // one writer run beside the worker's short transactions.
 func (db *DB) UseWAL() error {
+	if db.Rqlite {
+		return nil // each node keeps its own file as rqlite sets it
+	}
 	var mode string
 	if err := db.SQL.QueryRow("PRAGMA journal_mode = WAL").Scan(&mode); err != nil {
 		return fmt.Errorf("%s: setting WAL mode: %w", db.Path, err)

@@ -113,18 +113,14 @@ func (s *sweep) clearQueues(ctx context.Context, midSweep bool) error {
 	// Otherwise a bounded batch at a time (queue rows go in runs of seq).
 	limit := int64(10 * s.opt.ChunkSize)
 	for {
-		var n int64
 		err := s.db.inTx(ctx, func() error {
-			var err error
-			n, err = s.db.exec(ctx, "clear_queues", sql.Named("limit", limit), sql.Named("keep", keep))
-			if err == nil {
-				var m int64
-				m, err = s.db.exec(ctx, "clear_plan", sql.Named("limit", limit))
-				n += m
+			if _, err := s.db.exec(ctx, "clear_queues", sql.Named("limit", limit), sql.Named("keep", keep)); err != nil {
+				return err
 			}
+			_, err := s.db.exec(ctx, "clear_plan", sql.Named("limit", limit))
 			return err
 		})
-		if err != nil || n == 0 {
+		if err != nil || s.db.changed() == 0 {
 			return err
 		}
 	}
@@ -138,15 +134,14 @@ func (s *sweep) expireEvents(ctx context.Context) error {
 	}
 	cutoff := s.retentionCutoff()
 	for {
-		var n int64
 		err := s.db.inTx(ctx, func() error {
-			var err error
-			n, err = s.db.exec(ctx, "expire_events", sql.Named("cutoff", cutoff), sql.Named("limit", int64(s.opt.ChunkSize)))
+			_, err := s.db.exec(ctx, "expire_events", sql.Named("cutoff", cutoff), sql.Named("limit", int64(s.opt.ChunkSize)))
 			return err
 		})
 		if err != nil {
 			return err
 		}
+		n := s.db.changed()
 		s.report.EventsExpired += n
 		if n < int64(s.opt.ChunkSize) {
 			break

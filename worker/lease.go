@@ -20,26 +20,91 @@ import (
 // acquireLease claims the database for this sweep, or fails with
 // ErrSweepRunning while another worker's lease is live. When the last
 // sweep at this clock was cut off after saving its plan, this sweep takes
-// its place and finishes that plan.
+// its place and finishes that plan. Everything it decides it reads first
+// and writes as conditional statements, so the claim holds on a replica,
+// where a transaction's reads cannot see its own writes: a sweep that
+// claimed the database between the reads and the writes wins, and this one
+// finds its claim missing.
 func (s *sweep) acquireLease(ctx context.Context) error {
+	var claim leaseClaim
 	err := s.db.inTx(ctx, func() error {
 		q := s.db.querier()
-		if err := refuseLiveSweep(ctx, q); err != nil {
+		dead, err := deadSweeps(ctx, q)
+		if err != nil {
 			return err
 		}
 		if err := s.loadClock(ctx); err != nil {
 			return err
 		}
-		if _, err := q.ExecContext(ctx, `UPDATE mem_sweeps SET status = 'interrupted', finished_at = ?
-			WHERE status = 'running'`, time.Now().Unix()); err != nil {
+		if err := s.findResumable(ctx, q, dead); err != nil {
 			return err
 		}
-		return s.claim(ctx, q)
+		if !s.resume {
+			if s.report.SweepID, err = nextSweepID(ctx, q); err != nil {
+				return err
+			}
+		}
+		if _, err := q.ExecContext(ctx, `UPDATE mem_sweeps SET status = 'interrupted', finished_at = ?
+			WHERE status = 'running' AND id IN (SELECT value FROM json_each(?))`, time.Now().Unix(), jsonIDs(dead)); err != nil {
+			return err
+		}
+		claim = leaseClaim{id: s.report.SweepID, owner: s.opt.Owner, until: time.Now().Add(LeaseDuration).Unix()}
+		if s.resume {
+			_, err = q.ExecContext(ctx, `UPDATE mem_sweeps SET status = 'running', finished_at = NULL, lease_until = ?, owner = ?
+				WHERE id = ? AND NOT EXISTS (SELECT 1 FROM mem_sweeps WHERE status = 'running')`, claim.until, claim.owner, claim.id)
+			return err
+		}
+		return s.recordNew(ctx, q, claim, true)
 	})
-	if err == nil {
-		s.db.onCommit(s.heartbeat)
+	if err != nil {
+		return err
 	}
-	return err
+	if err := claim.check(ctx, s.db.querier()); err != nil {
+		return err
+	}
+	s.db.onCommit(s.heartbeat)
+	return nil
+}
+
+// leaseClaim is the mem_sweeps row a sweep wrote to claim the database.
+type leaseClaim struct {
+	id, until int64
+	owner     string
+}
+
+// check fails with ErrSweepRunning when another sweep's claim won.
+func (c leaseClaim) check(ctx context.Context, q querier) error {
+	var n int64
+	err := q.QueryRowContext(ctx, `SELECT count(*) FROM mem_sweeps WHERE id = ? AND status = 'running' AND owner = ? AND lease_until = ?`,
+		c.id, c.owner, c.until).Scan(&n)
+	if err != nil || n == 1 {
+		return err
+	}
+	return refuseLiveSweep(ctx, q)
+}
+
+// deadSweeps lists the sweeps still marked running whose worker is gone
+// (lease expired, or a process on this host that died), or fails with
+// ErrSweepRunning while another worker's lease is live.
+func deadSweeps(ctx context.Context, q querier) ([]int64, error) {
+	if err := refuseLiveSweep(ctx, q); err != nil {
+		return nil, err
+	}
+	return queryAll(ctx, q, `SELECT id FROM mem_sweeps WHERE status = 'running'`, func(r *sql.Rows, id *int64) error { return r.Scan(id) })
+}
+
+// jsonIDs is ids as a JSON array, for json_each.
+func jsonIDs(ids []int64) string {
+	b, _ := json.Marshal(ids)
+	return string(b)
+}
+
+// nextSweepID is the id the next sweep row takes: chosen before the write,
+// so a replica's transaction need not read it back.
+func nextSweepID(ctx context.Context, q querier) (int64, error) {
+	var id int64
+	err := q.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) + 1 FROM mem_sweeps`).Scan(&id)
+	return id, err
 }
 
 // refuseLiveSweep fails with ErrSweepRunning while another worker's lease
@@ -71,39 +136,37 @@ func NoSweepRunning(ctx context.Context, conn *sql.Conn) error {
 	return refuseLiveSweep(ctx, conn)
 }
 
-// claim takes over the saved plan of a sweep cut off at this clock, or
-// records a new sweep.
-func (s *sweep) claim(ctx context.Context, q querier) error {
-	lease := time.Now().Add(LeaseDuration).Unix()
+// findResumable finds the saved plan of a sweep cut off at this clock (one
+// interrupted, failed, or among the dead), to take it over.
+func (s *sweep) findResumable(ctx context.Context, q querier, dead []int64) error {
 	var plan string
 	err := q.QueryRowContext(ctx, `SELECT id, plan FROM mem_sweeps
-		WHERE status IN ('interrupted', 'failed') AND plan IS NOT NULL AND clock_hours = ? AND NOT dry_run
+		WHERE (status IN ('interrupted', 'failed') OR id IN (SELECT value FROM json_each(?)))
+		  AND plan IS NOT NULL AND clock_hours = ? AND NOT dry_run
 		  AND id > coalesce((SELECT max(id) FROM mem_sweeps WHERE status = 'done'), 0)
-		ORDER BY id DESC LIMIT 1`, s.clock.Hours).Scan(&s.report.SweepID, &plan)
+		ORDER BY id DESC LIMIT 1`, jsonIDs(dead), s.clock.Hours).Scan(&s.report.SweepID, &plan)
 	switch {
-	case err == nil:
-		if err := json.Unmarshal([]byte(plan), &s.saved); err != nil {
-			return fmt.Errorf("reading the saved plan of sweep %d: %w", s.report.SweepID, err)
-		}
-		s.resume = true
-		_, err = q.ExecContext(ctx, `UPDATE mem_sweeps SET status = 'running', finished_at = NULL, lease_until = ?, owner = ?
-			WHERE id = ?`, lease, s.opt.Owner, s.report.SweepID)
-		return err
-	case !errors.Is(err, sql.ErrNoRows):
+	case errors.Is(err, sql.ErrNoRows):
+		return nil
+	case err != nil:
 		return err
 	}
-	return s.recordNew(ctx, q)
+	if err := json.Unmarshal([]byte(plan), &s.saved); err != nil {
+		return fmt.Errorf("reading the saved plan of sweep %d: %w", s.report.SweepID, err)
+	}
+	s.resume = true
+	return nil
 }
 
-// recordNew records a new sweep, holding the lease.
-func (s *sweep) recordNew(ctx context.Context, q querier) error {
-	lease := time.Now().Add(LeaseDuration).Unix()
-	res, err := q.ExecContext(ctx, `INSERT INTO mem_sweeps (started_at, clock_hours, dry_run, status, lease_until, owner)
-		VALUES (?, ?, 0, 'running', ?, ?)`, time.Now().Unix(), s.clock.Hours, lease, s.opt.Owner)
-	if err != nil {
-		return err
+// recordNew records a new sweep holding the lease, with the id the claim
+// chose; guarded, only while no other sweep is running.
+func (s *sweep) recordNew(ctx context.Context, q querier, c leaseClaim, guarded bool) error {
+	guard := ""
+	if guarded {
+		guard = ` WHERE NOT EXISTS (SELECT 1 FROM mem_sweeps WHERE status = 'running')`
 	}
-	s.report.SweepID, err = res.LastInsertId()
+	_, err := q.ExecContext(ctx, `INSERT INTO mem_sweeps (id, started_at, clock_hours, dry_run, status, lease_until, owner)
+		SELECT ?, ?, ?, 0, 'running', ?, ?`+guard, c.id, time.Now().Unix(), s.clock.Hours, c.until, c.owner)
 	return err
 }
 

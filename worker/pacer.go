@@ -59,7 +59,7 @@ func (st *fileStore) inTx(ctx context.Context, f func() error) (err error) {
 	if _, err := st.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
 		return err
 	}
-	p.inTransaction = true
+	p.inTransaction, st.execRows = true, 0
 	st.noteOthers(ctx)
 	defer func() {
 		p.inTransaction = false
@@ -70,6 +70,7 @@ func (st *fileStore) inTx(ctx context.Context, f func() error) (err error) {
 		if _, err = st.conn.ExecContext(context.WithoutCancel(ctx), "COMMIT"); err == nil {
 			committed := time.Now()
 			p.held, p.committed = committed.Sub(began), committed
+			st.lastChanged = st.execRows
 			st.checkpoint(context.WithoutCancel(ctx))
 			st.yieldLock(ctx, committed, p.held)
 		}
@@ -225,26 +226,37 @@ func (st *fileStore) chunkRows(size int) int64 {
 // no transaction keeps an app that starts writing mid-sweep waiting much
 // longer than SoloHold.
 type txRows struct {
-	st   *fileStore
+	p    txPacer
 	size int
 	pace float64 // rows per second the last transaction held the lock; 0 before the first
 }
 
-func (st *fileStore) txRows(size int) *txRows { return &txRows{st: st, size: size} }
+// txPacer is what txRows needs of a store.
+type txPacer interface {
+	chunkRows(size int) int64
+	othersWriting() bool
+	lastHeld() time.Duration // how long the last transaction held the write lock
+	soloHold() time.Duration
+}
+
+func (st *fileStore) txRows(size int) *txRows { return &txRows{p: st, size: size} }
+func (st *fileStore) lastHeld() time.Duration { return st.pacing.held }
+func (st *fileStore) soloHold() time.Duration { return st.opt.SoloHold }
+func (st *fileStore) snapshots() bool         { return true }
 
 // next is the rows of the transaction that now holds the lock.
 func (t *txRows) next() int64 {
-	bound := t.st.chunkRows(t.size)
-	if t.st.othersWriting() {
+	bound := t.p.chunkRows(t.size)
+	if t.p.othersWriting() {
 		return bound
 	}
-	fit := max(int64(t.size), int64(t.pace*t.st.opt.SoloHold.Seconds()))
+	fit := max(int64(t.size), int64(t.pace*t.p.soloHold().Seconds()))
 	return min(bound, fit)
 }
 
 // took records the pace of the transaction just committed with n rows.
 func (t *txRows) took(n int64) {
-	if held := t.st.pacing.held; held > 0 {
+	if held := t.p.lastHeld(); held > 0 {
 		t.pace = float64(n) / held.Seconds()
 	}
 }

@@ -30,8 +30,10 @@ const keepRowsMax = 10000
 
 // prepare resets the temp tables and stages the relation policies.
 func (s *sweep) prepare(ctx context.Context) error {
-	if _, err := s.db.exec(ctx, "plan_reset"); err != nil {
-		return fmt.Errorf("sweep: %w", err)
+	for _, name := range []string{"plan_drop", "plan_create"} {
+		if _, err := s.db.exec(ctx, name); err != nil {
+			return fmt.Errorf("sweep: %w", err)
+		}
 	}
 	return s.loadPolicies(ctx)
 }
@@ -110,11 +112,11 @@ func (s *sweep) refreshPart(ctx context.Context, p refreshPart, full bool) error
 			names = append([]string{"degrees_chunk"}, names...)
 		}
 	}
-	size := s.opt.ChunkSize
-	if full {
+	size, aside := s.opt.ChunkSize, full && s.db.snapshots()
+	if aside {
 		size = math.MaxInt32 // temp tables only, in the caller's snapshot
 	}
-	return s.chunks(ctx, p.ids, size, !full, func(lo, hi int64) error {
+	return s.chunks(ctx, p.ids, size, !aside, func(lo, hi int64) error {
 		for _, n := range names {
 			if _, err := s.db.exec(ctx, n, chunkArgs(lo, hi)...); err != nil {
 				return err

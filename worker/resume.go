@@ -37,18 +37,14 @@ var savedSteps = []struct{ table, where string }{
 // planColumns lists a plan table's columns, in order (rowid stands for the
 // seq of a table that has none).
 func (s *sweep) planColumns(ctx context.Context, table string) ([]string, error) {
-	rows, err := s.db.querier().QueryContext(ctx, "SELECT name FROM pragma_table_info(?, 'temp') ORDER BY cid", table)
+	rows, err := s.db.querier().QueryContext(ctx, "SELECT * FROM temp."+table+" LIMIT 0")
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var cols []string
-	for rows.Next() {
-		var c string
-		if err := rows.Scan(&c); err != nil {
-			return nil, err
-		}
-		cols = append(cols, c)
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
 	}
 	if len(cols) == 0 {
 		return nil, fmt.Errorf("no plan table temp.%s", table)
@@ -56,7 +52,7 @@ func (s *sweep) planColumns(ctx context.Context, table string) ([]string, error)
 	if cols[0] != "seq" {
 		cols = append([]string{"rowid"}, cols...)
 	}
-	return cols, rows.Err()
+	return cols, nil
 }
 
 // savePlan copies the plan into mem_sweep_plans in bounded transactions,
@@ -140,6 +136,11 @@ func (s *sweep) discardStalePlan(ctx context.Context) error {
 	stale := s.report.SweepID
 	err := s.db.inTx(ctx, func() error {
 		q := s.db.querier()
+		id, err := nextSweepID(ctx, q)
+		if err != nil {
+			return err
+		}
+		s.report.SweepID = id
 		if _, err := q.ExecContext(ctx, `UPDATE mem_sweeps SET status = 'interrupted', plan = NULL, finished_at = ? WHERE id = ?`,
 			time.Now().Unix(), stale); err != nil {
 			return err
@@ -147,7 +148,7 @@ func (s *sweep) discardStalePlan(ctx context.Context) error {
 		if _, err := q.ExecContext(ctx, `DELETE FROM mem_sweep_plans WHERE sweep_id = ?`, stale); err != nil {
 			return err
 		}
-		return s.recordNew(ctx, q)
+		return s.recordNew(ctx, q, leaseClaim{id: id, owner: s.opt.Owner, until: time.Now().Add(LeaseDuration).Unix()}, false)
 	})
 	if err != nil {
 		return fmt.Errorf("sweep: discarding the plan of sweep %d, made under other settings: %w", stale, err)

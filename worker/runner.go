@@ -34,6 +34,14 @@ type store interface {
 	// onCommit sets a write made in every write transaction (the lease's
 	// heartbeat).
 	onCommit(beat func(ctx context.Context, q querier) error)
+	// changed is the rows exec's statements changed in the last committed
+	// transaction (a replica knows them only once it has committed).
+	changed() int64
+	// snapshots: derived state can be computed aside at one read snapshot
+	// and compared (temp tables); otherwise it is refreshed in place.
+	snapshots() bool
+	bind(args func(extra ...any) []any)
+	close() error
 }
 
 // fileStore runs a sweep on one pinned connection to a SQLite file: its
@@ -45,6 +53,9 @@ type fileStore struct {
 	args   func(extra ...any) []any // the sweep's bound parameters
 	beat   func(ctx context.Context, q querier) error
 	pacing pacing
+	// Rows exec changed in the transaction under way, and in the last
+	// committed one.
+	execRows, lastChanged int64
 }
 
 // openFileStore pins a connection and sets it up for a sweep.
@@ -83,6 +94,8 @@ func (st *fileStore) close() error { return st.conn.Close() }
 
 func (st *fileStore) querier() querier { return st.conn }
 
+func (st *fileStore) changed() int64 { return st.lastChanged }
+
 // exec runs every statement of a named section of the phase files.
 func (st *fileStore) exec(ctx context.Context, name string, extra ...any) (int64, error) {
 	var total int64
@@ -99,6 +112,7 @@ func (st *fileStore) exec(ctx context.Context, name string, extra ...any) (int64
 		n, _ := res.RowsAffected()
 		total += n
 	}
+	st.execRows += total
 	return total, nil
 }
 

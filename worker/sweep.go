@@ -72,6 +72,9 @@ type SweepOptions struct {
 	// allInvalid: the report names every invalid row, not a sample
 	// (ListInvalid's dry run).
 	allInvalid bool
+	// replicated runs the sweep on a file as it runs on rqlite
+	// (replicaStore), for tests that compare the two.
+	replicated bool
 }
 
 // SweepSignals lets a test act at known points of a sweep (write as an
@@ -159,7 +162,16 @@ func Sweep(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) {
 	if !opt.DryRun && db.ReadOnly {
 		return nil, fmt.Errorf("sweep: %w", ErrReadOnly)
 	}
-	st, err := openFileStore(ctx, db, opt)
+	if db.Rqlite && opt.DryRun {
+		return dryRunCopy(ctx, db, opt)
+	}
+	var st store
+	var err error
+	if db.Rqlite || opt.replicated {
+		st, err = openReplicaStore(ctx, db, opt)
+	} else {
+		st, err = openFileStore(ctx, db, opt)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
@@ -212,7 +224,11 @@ func (s *sweep) run(ctx context.Context) error {
 		}
 	case s.opt.Full || s.storedFingerprint != s.fingerprint:
 		s.report.Full = true
-		if err := s.planAll(ctx); err != nil {
+		plan := s.planAll
+		if !s.db.snapshots() {
+			plan = s.planAllInPlace
+		}
+		if err := plan(ctx); err != nil {
 			return err
 		}
 	default:
@@ -287,6 +303,41 @@ func (s *sweep) planAll(ctx context.Context) error {
 	// Every queued row is now refreshed: the queues are emptied before the
 	// apply, so the events it writes reuse their pages (a file an app just
 	// filled holds a queue entry per row it wrote).
+	done = phase("clear queues")
+	if err := s.clearQueues(ctx, true); err != nil {
+		return fmt.Errorf("sweep: clearing queues: %w", err)
+	}
+	done()
+	return nil
+}
+
+// planAllInPlace plans a full sweep where there is no read snapshot to
+// compute derived state aside (a replica): every row's derived state is
+// refreshed in place, in bounded transactions, then planned. The stored
+// fingerprint goes first, so a sweep cut off meanwhile is full again.
+func (s *sweep) planAllInPlace(ctx context.Context) error {
+	done := phase("refresh and plan")
+	err := s.db.inTx(ctx, func() error {
+		_, err := s.db.querier().ExecContext(ctx, `DELETE FROM main.mem_config WHERE key = 'derived_fingerprint'`)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
+	if err := s.refresh(ctx, true); err != nil {
+		return fmt.Errorf("sweep: refreshing derived state: %w", err)
+	}
+	if err := s.plan(ctx, true); err != nil {
+		return err
+	}
+	done()
+	done = phase("plan order and due times")
+	for _, name := range []string{"plan_order", "refresh_edges_all", "forget_gone"} {
+		if _, err := s.db.exec(ctx, name); err != nil {
+			return fmt.Errorf("sweep: %w", err)
+		}
+	}
+	done()
 	done = phase("clear queues")
 	if err := s.clearQueues(ctx, true); err != nil {
 		return fmt.Errorf("sweep: clearing queues: %w", err)

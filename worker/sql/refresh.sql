@@ -8,8 +8,8 @@ INSERT OR IGNORE INTO refresh_ids (id) SELECT id FROM main.mem_blocks ORDER BY i
 
 -- name: degrees_all
 -- Every block's weighted degree in one pass over the edges, in key order.
-DELETE FROM degree;
-INSERT INTO degree (id, strength)
+DELETE FROM block_degree;
+INSERT INTO block_degree (id, strength)
 WITH s AS MATERIALIZED (
     SELECT e.from_id, e.to_id, EDGE_STRENGTH AS strength FROM valid_edges_scan e)
 SELECT id, sum(strength) FROM (SELECT from_id AS id, strength FROM s UNION ALL SELECT to_id, strength FROM s)
@@ -17,8 +17,8 @@ GROUP BY id;
 
 -- name: degrees_chunk
 -- The weighted degrees of one chunk of blocks, through the edge indexes.
-DELETE FROM degree;
-INSERT INTO degree (id, strength)
+DELETE FROM block_degree;
+INSERT INTO block_degree (id, strength)
 SELECT id, sum(strength) FROM (
     SELECT r.id, EDGE_STRENGTH AS strength
     FROM refresh_ids r CROSS JOIN main.mem_edges e ON e.from_id = r.id WHERE r.seq BETWEEN :lo AND :hi AND VALID_EDGE
@@ -42,7 +42,7 @@ WITH rows AS MATERIALIZED (
            decay_tier((SELECT json_group_array(CAST(t.tag AS TEXT)) FROM main.mem_block_tags t WHERE t.block_id = b.id),
                       CAST(b.category AS TEXT)) AS tier,
            EXISTS (SELECT 1 FROM main.mem_block_tags t WHERE t.block_id = b.id AND t.tag = 'self/constitutional') AS constitutional,
-           coalesce((SELECT strength FROM degree d WHERE d.id = b.id), 0) AS degree,
+           coalesce((SELECT strength FROM block_degree d WHERE d.id = b.id), 0) AS degree,
            CASE WHEN b.status != 'active' THEN NULL
                 WHEN b.last_reinforced_hours IS NOT NULL AND typeof(b.last_reinforced_hours) NOT IN ('integer', 'real')
                     THEN 'last_reinforced_hours is ' || typeof(b.last_reinforced_hours)
@@ -149,3 +149,11 @@ FROM (
         SELECT f.*, CASE WHEN f.status NOT IN ('active', 'confirmed') THEN NULL ELSE FACT_PROBLEM END AS problem, FACT_SINCE AS since
         FROM refresh_ids r CROSS JOIN main.mem_facts f ON f.id = r.id
         WHERE r.seq BETWEEN :lo AND :hi));
+
+-- name: forget_gone
+-- After a full refresh in place (a replica): the derived rows of rows that
+-- are gone go too.
+DELETE FROM main.mem_block_state WHERE id NOT IN (SELECT id FROM main.mem_blocks);
+DELETE FROM main.mem_fact_due WHERE id NOT IN (SELECT id FROM main.mem_facts);
+DELETE FROM main.mem_edge_due WHERE NOT EXISTS (
+    SELECT 1 FROM main.mem_edges e WHERE e.from_id = mem_edge_due.from_id AND e.to_id = mem_edge_due.to_id);

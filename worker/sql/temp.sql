@@ -7,14 +7,15 @@
 -- (sweep id); macros (VALID_EDGE, EDGE_LAMBDA, REMOVAL_PHASES, the event
 -- snapshots) are the rules and encoders of rules.go and events.go.
 
--- name: plan_reset
+-- name: plan_drop
+-- The working tables go (a sweep starts with plan_drop, then plan_create).
 DROP TABLE IF EXISTS temp.mem_block_state;
 DROP TABLE IF EXISTS temp.mem_edge_due;
 DROP TABLE IF EXISTS temp.mem_fact_due;
 DROP TABLE IF EXISTS temp.refresh_ids;
 DROP TABLE IF EXISTS temp.refresh_edges;
 DROP TABLE IF EXISTS temp.refresh_block_rows;
-DROP TABLE IF EXISTS temp.degree;
+DROP TABLE IF EXISTS temp.block_degree;
 DROP TABLE IF EXISTS temp.sync_rows;
 DROP TABLE IF EXISTS temp.sweep_invalid;
 DROP TABLE IF EXISTS temp.scope_edges;
@@ -38,6 +39,8 @@ DROP VIEW IF EXISTS temp.valid_edges_scan;
 DROP TABLE IF EXISTS temp.sweep_edges;
 DROP VIEW IF EXISTS temp.sweep_blocks;
 DROP VIEW IF EXISTS temp.sweep_facts;
+
+-- name: plan_create
 -- Edges whose numbers are numbers; the others are reported, never touched.
 CREATE TEMP VIEW valid_edges AS
 SELECT e.* FROM main.mem_edges e WHERE VALID_EDGE;
@@ -50,7 +53,7 @@ CREATE TEMP TABLE refresh_edges (seq INTEGER PRIMARY KEY, from_id TEXT, to_id TE
 -- Weighted degrees of the blocks being refreshed, sums of fixed-point
 -- strengths (EDGE_STRENGTH): exact, so a full recount, a chunk's and the
 -- sweep's own subtractions give the same bits in any order.
-CREATE TEMP TABLE degree (id TEXT PRIMARY KEY, strength REAL) WITHOUT ROWID;
+CREATE TEMP TABLE block_degree (id TEXT PRIMARY KEY, strength REAL) WITHOUT ROWID;
 -- Derived rows a full refresh changed, to copy into the main tables a
 -- chunk at a time (columns NULL: the row goes).
 CREATE TEMP TABLE sync_rows (seq INTEGER PRIMARY KEY, kind TEXT, id TEXT, to_id TEXT, present INTEGER,

@@ -1,0 +1,227 @@
+package worker
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+)
+
+// replicaStore runs a sweep whose every write is replicated: on rqlite,
+// where each statement is applied by every node in the same order, or on
+// a file in the same mode (tests compare the two). A replica has no
+// per-connection temp schema and no transaction across requests, so:
+//
+//   - the working tables the phase files write as temp.x are main tables
+//     named mem_work_x (replicatedSQL rewrites the statements; their SQL
+//     stays written once), dropped again when the sweep ends;
+//   - a write transaction is one request: its statements are collected and
+//     applied at COMMIT, atomically, on every node (rqlite.go);
+//   - there is no read snapshot: derived state is refreshed in place, in
+//     bounded transactions, rather than computed aside and compared;
+//   - the clocks are bound as literals, and nothing reads random() or the
+//     time, so every replica computes the same rows.
+type replicaStore struct {
+	conn   *sql.Conn
+	opt    SweepOptions
+	rqlite bool
+	args   func(extra ...any) []any
+	beat   func(ctx context.Context, q querier) error
+	// The transaction under way: which of its writes are exec's (their
+	// rows count in changed), and how long the last one held the cluster.
+	inTransaction bool
+	writes        []bool
+	execRows      int64
+	lastChanged   int64
+	held          time.Duration
+}
+
+func openReplicaStore(ctx context.Context, db *DB, opt SweepOptions) (*replicaStore, error) {
+	conn, err := db.SQL.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &replicaStore{conn: conn, opt: opt, rqlite: db.Rqlite, args: func(extra ...any) []any { return extra }}, nil
+}
+
+func (st *replicaStore) bind(args func(extra ...any) []any)                       { st.args = args }
+func (st *replicaStore) onCommit(beat func(ctx context.Context, q querier) error) { st.beat = beat }
+func (st *replicaStore) othersWriting() bool                                      { return false }
+func (st *replicaStore) snapshots() bool                                          { return false }
+func (st *replicaStore) changed() int64                                           { return st.lastChanged }
+func (st *replicaStore) querier() querier                                         { return replicaQuerier{st} }
+
+// close drops the working tables (a cut-off sweep's are dropped by the next
+// one) and releases the connection.
+func (st *replicaStore) close() error {
+	if _, err := st.exec(context.Background(), "plan_drop"); err != nil {
+		st.conn.Close()
+		return err
+	}
+	return st.conn.Close()
+}
+
+func (st *replicaStore) exec(ctx context.Context, name string, extra ...any) (int64, error) {
+	var total int64
+	for _, q := range stmts(name) {
+		res, err := st.write(ctx, true, replicatedSQL(q), st.args(extra...)...)
+		if err != nil {
+			return total, fmt.Errorf("%s: %w", name, err)
+		}
+		if n, err := res.RowsAffected(); err == nil {
+			total += n
+		}
+	}
+	return total, nil
+}
+
+// write runs one write, noting inside a transaction whether it is exec's.
+func (st *replicaStore) write(ctx context.Context, fromExec bool, query string, args ...any) (sql.Result, error) {
+	res, err := st.conn.ExecContext(ctx, query, args...)
+	if err == nil && st.inTransaction {
+		st.writes = append(st.writes, fromExec)
+		if n, err := res.RowsAffected(); err == nil && fromExec {
+			st.execRows += n
+		}
+	}
+	return res, err
+}
+
+func (st *replicaStore) count(ctx context.Context, query string, args ...any) (int64, error) {
+	var n int64
+	err := st.conn.QueryRowContext(ctx, replicatedSQL(query), args...).Scan(&n)
+	return n, err
+}
+
+// inTx runs f as one transaction: on rqlite, one request applied
+// atomically by every node.
+func (st *replicaStore) inTx(ctx context.Context, f func() error) (err error) {
+	if wait := st.opt.Pause; wait > 0 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+	began := time.Now()
+	if _, err := st.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return err
+	}
+	st.inTransaction, st.writes, st.execRows = true, nil, 0
+	defer func() { st.inTransaction = false }()
+	err = f()
+	if err == nil && st.beat != nil {
+		err = st.beat(ctx, st.querier())
+	}
+	if err != nil {
+		st.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+		return err
+	}
+	if _, err := st.conn.ExecContext(context.WithoutCancel(ctx), "COMMIT"); err != nil {
+		return err
+	}
+	st.held, st.lastChanged = time.Since(began), st.execRows
+	if st.rqlite {
+		// rqlite tells the rows each statement changed only once applied.
+		rows, err := lastTxRows(ctx, st.conn)
+		if err != nil {
+			return err
+		}
+		st.lastChanged = 0
+		for i, n := range rows {
+			if i < len(st.writes) && st.writes[i] {
+				st.lastChanged += n
+			}
+		}
+	}
+	return nil
+}
+
+// inRead runs f: a replica has no read snapshot across statements; each
+// statement reads the rows as the ones before it left them.
+func (st *replicaStore) inRead(ctx context.Context, end string, f func() error) error {
+	if end != "COMMIT" {
+		return errors.New("a replica cannot roll back a read: dry runs read a copy (see Sweep)")
+	}
+	return f()
+}
+
+// txRows: each transaction as many rows as the last one's pace fits in
+// SoloHold, from ChunkSize up to SoloChunkSize, so no request holds the
+// cluster's write lock much longer than that from another writer.
+func (st *replicaStore) txRows(size int) *txRows { return &txRows{p: st, size: size} }
+
+func (st *replicaStore) chunkRows(size int) int64 {
+	if st.opt.SoloChunkSize > st.opt.ChunkSize {
+		return int64(size) * int64(st.opt.SoloChunkSize) / int64(st.opt.ChunkSize)
+	}
+	return int64(size)
+}
+
+func (st *replicaStore) lastHeld() time.Duration { return st.held }
+func (st *replicaStore) soloHold() time.Duration { return st.opt.SoloHold }
+
+// replicaQuerier rewrites the working tables' names in every statement.
+type replicaQuerier struct{ st *replicaStore }
+
+func (q replicaQuerier) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return q.st.write(ctx, false, replicatedSQL(query), args...)
+}
+
+func (q replicaQuerier) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return q.st.conn.QueryContext(ctx, replicatedSQL(query), args...)
+}
+
+func (q replicaQuerier) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return q.st.conn.QueryRowContext(ctx, replicatedSQL(query), args...)
+}
+
+// workingPrefix names the working tables of a replicated sweep.
+const workingPrefix = "mem_work_"
+
+// shadowed are the derived tables a file's full sweep shadows with temp
+// tables of the same name; a replica refreshes them in place, so their
+// plain names always mean the main tables.
+var shadowed = map[string]bool{"mem_block_state": true, "mem_edge_due": true, "mem_fact_due": true}
+
+var (
+	createTemp    = regexp.MustCompile(`\bCREATE TEMP (TABLE|VIEW)\b`)
+	tempQualified = regexp.MustCompile(`\btemp\.(\w+)`)
+	tempCreated   = regexp.MustCompile(`\bCREATE TEMP (?:TABLE|VIEW) (?:IF NOT EXISTS )?(?:temp\.)?(\w+)`)
+)
+
+// workingNames matches the working tables' plain names in a statement (not
+// a column's: never after a dot), from the phase files' CREATE TEMP and
+// temp. names.
+var workingNames = func() *regexp.Regexp {
+	seen := map[string]bool{}
+	for _, list := range statements {
+		for _, q := range list {
+			for _, re := range []*regexp.Regexp{tempCreated, tempQualified} {
+				for _, m := range re.FindAllStringSubmatch(q, -1) {
+					if !shadowed[m[1]] {
+						seen[m[1]] = true
+					}
+				}
+			}
+		}
+	}
+	names := make([]string, 0, len(seen))
+	for n := range seen {
+		names = append(names, regexp.QuoteMeta(n))
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(names))) // longest first among shared prefixes
+	return regexp.MustCompile(`(^|[^.\w])(` + strings.Join(names, "|") + `)\b`)
+}()
+
+// replicatedSQL is a phase statement as a replica runs it: its working
+// tables are main tables named mem_work_x.
+func replicatedSQL(q string) string {
+	q = createTemp.ReplaceAllString(q, "CREATE $1")
+	q = tempQualified.ReplaceAllString(q, workingPrefix+"$1")
+	return workingNames.ReplaceAllString(q, "${1}"+workingPrefix+"$2")
+}
