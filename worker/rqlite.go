@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rqlite/gorqlite"
 )
@@ -143,7 +144,11 @@ func (c *rqConn) commit(ctx context.Context) error {
 	if len(stmts) == 0 {
 		return nil
 	}
-	results, err := c.conn.WriteParameterizedContext(ctx, stmts)
+	var results []gorqlite.WriteResult
+	err := c.retry(ctx, func() (err error) {
+		results, err = c.conn.WriteParameterizedContext(ctx, stmts)
+		return err
+	})
 	for _, r := range results {
 		c.committed = append(c.committed, r.RowsAffected)
 	}
@@ -185,7 +190,11 @@ func (c *rqConn) ExecContext(ctx context.Context, query string, args []driver.Na
 		c.pending = append(c.pending, stmt)
 		return pendingResult{}, nil
 	}
-	results, err := c.conn.WriteParameterizedContext(ctx, []gorqlite.ParameterizedStatement{stmt})
+	var results []gorqlite.WriteResult
+	err = c.retry(ctx, func() (err error) {
+		results, err = c.conn.WriteParameterizedContext(ctx, []gorqlite.ParameterizedStatement{stmt})
+		return err
+	})
 	if err != nil {
 		return nil, rqliteError(err, []gorqlite.ParameterizedStatement{stmt})
 	}
@@ -220,7 +229,11 @@ func (c *rqConn) QueryContext(ctx context.Context, query string, args []driver.N
 		if c.inTx {
 			return nil, errPendingResult
 		}
-		results, err := c.conn.RequestParameterizedContext(ctx, []gorqlite.ParameterizedStatement{stmt})
+		var results []gorqlite.RequestResult
+		err := c.retry(ctx, func() (err error) {
+			results, err = c.conn.RequestParameterizedContext(ctx, []gorqlite.ParameterizedStatement{stmt})
+			return err
+		})
 		if err != nil {
 			return nil, rqliteError(err, []gorqlite.ParameterizedStatement{stmt})
 		}
@@ -229,7 +242,11 @@ func (c *rqConn) QueryContext(ctx context.Context, query string, args []driver.N
 		}
 		return &rqRows{qr: *results[0].Query}, nil
 	}
-	results, err := c.conn.QueryParameterizedContext(ctx, []gorqlite.ParameterizedStatement{stmt})
+	var results []gorqlite.QueryResult
+	err = c.retry(ctx, func() (err error) {
+		results, err = c.conn.QueryParameterizedContext(ctx, []gorqlite.ParameterizedStatement{stmt})
+		return err
+	})
 	if err != nil {
 		return nil, rqliteError(err, []gorqlite.ParameterizedStatement{stmt})
 	}
@@ -417,4 +434,47 @@ func (r realJSON) MarshalJSON() ([]byte, error) {
 		b = append(b, ".0"...)
 	}
 	return b, nil
+}
+
+// failoverWait bounds how long a request waits for the cluster to elect a
+// new leader (a few seconds with rqlite's defaults).
+const failoverWait = 20 * time.Second
+
+// retry runs call again, with the cluster's leader looked up afresh, while
+// it fails only because no node could take it: every node it tried refused
+// the connection or had no leader, so nothing was applied and trying again
+// cannot apply it twice.
+func (c *rqConn) retry(ctx context.Context, call func() error) error {
+	deadline := time.Now().Add(failoverWait)
+	for {
+		err := call()
+		if err == nil || !notApplied(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(250 * time.Millisecond):
+		}
+		c.conn.Leader() // refreshes the peer list; an error shows on the next call
+	}
+}
+
+// notApplied reports whether every attempt of a request failed before any
+// node could apply it.
+func notApplied(err error) bool {
+	msg := err.Error()
+	lines := strings.Split(strings.TrimSpace(msg), "\n")
+	found := false
+	for _, l := range lines {
+		if !strings.Contains(l, "failed due to") {
+			continue
+		}
+		found = true
+		if !strings.Contains(l, "connection refused") && !strings.Contains(l, "leader not found") &&
+			!strings.Contains(l, "503 Service Unavailable") {
+			return false
+		}
+	}
+	return found || strings.Contains(msg, "connection refused")
 }
