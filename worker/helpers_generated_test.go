@@ -246,6 +246,37 @@ func openPair(t *testing.T) (*worker.DB, *worker.DB) {
 	return a, b
 }
 
+// twinHistory gives two copies of one random memory (seed) the same random
+// app writes, steps times, moving the clocks now and then; after each
+// step's writes it calls sweep with both copies, the step and the clocks.
+func twinHistory(t *testing.T, seed int64, steps int, sweep func(a, b *worker.DB, step int, clock float64, wall time.Time)) {
+	t.Helper()
+	rng := rand.New(rand.NewSource(seed))
+	a, b := openPair(t)
+	both := func(query string) {
+		t.Helper()
+		for _, db := range []*worker.DB{a, b} {
+			if _, err := db.SQL.Exec(query); err != nil {
+				t.Fatalf("seed %d: %s: %v", seed, query, err)
+			}
+		}
+	}
+	for _, q := range randomMemory(rng) {
+		both(q)
+	}
+	clock, wall := 100.0, time.Unix(1_800_000_000, 0)
+	for step := 0; step < steps; step++ {
+		for _, q := range randomWrites(rng, clock, wall.Unix()) {
+			both(q)
+		}
+		if rng.Intn(4) > 0 {
+			clock += float64(rng.Intn(120))
+			wall = wall.Add(time.Duration(rng.Intn(40*24)) * time.Hour)
+		}
+		sweep(a, b, step, clock, wall)
+	}
+}
+
 // incSweep sweeps at clock and wall, in full or incrementally, in chunks of 7.
 func incSweep(t *testing.T, db *worker.DB, clock float64, wall time.Time, full bool) *worker.Report {
 	t.Helper()

@@ -368,32 +368,39 @@ func dumpTables(t *testing.T, db *worker.DB) string {
 		if table == "mem_edges" {
 			order = "from_id, to_id" // no rowid
 		}
-		rows, err := db.SQL.Query(`SELECT * FROM ` + table + ` ORDER BY ` + order)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cols, _ := rows.Columns()
-		fmt.Fprintf(&b, "%s %v\n", table, cols)
-		for rows.Next() {
-			vals := make([]any, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				rows.Close()
-				t.Fatal(err)
-			}
-			for i, v := range vals {
-				if s, ok := v.([]byte); ok {
-					vals[i] = string(s)
-				}
-			}
-			fmt.Fprintf(&b, "  %v\n", vals)
-		}
-		rows.Close()
+		cols, body := dumpRows(t, db, `SELECT * FROM `+table+` ORDER BY `+order)
+		fmt.Fprintf(&b, "%s %v\n%s", table, cols, body)
 	}
 	return b.String()
+}
+
+// dumpRows renders every row of a query, one per line, with its columns.
+func dumpRows(t *testing.T, db *worker.DB, query string) (cols []string, body string) {
+	t.Helper()
+	rows, err := db.SQL.Query(query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, _ = rows.Columns()
+	var b strings.Builder
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range vals {
+			if s, ok := v.([]byte); ok {
+				vals[i] = string(s)
+			}
+		}
+		fmt.Fprintf(&b, "  %v\n", vals)
+	}
+	return cols, b.String()
 }
 
 // integrityOK fails the test unless PRAGMA integrity_check says ok.

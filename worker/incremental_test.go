@@ -27,28 +27,7 @@ func TestIncrementalMatchesFull(t *testing.T) {
 	}
 	for seed := int64(1); seed <= int64(seeds); seed++ {
 		t.Run(fmt.Sprintf("seed_%d", seed), func(t *testing.T) {
-			rng := rand.New(rand.NewSource(seed))
-			inc, full := openPair(t)
-			both := func(query string, args ...any) {
-				t.Helper()
-				for _, db := range []*worker.DB{inc, full} {
-					if _, err := db.SQL.Exec(query, args...); err != nil {
-						t.Fatalf("seed %d: %s: %v", seed, query, err)
-					}
-				}
-			}
-			for _, q := range randomMemory(rng) {
-				both(q)
-			}
-			clock, wall := 100.0, time.Unix(1_800_000_000, 0)
-			for step := 0; step < 8; step++ {
-				for _, q := range randomWrites(rng, clock, wall.Unix()) {
-					both(q)
-				}
-				if rng.Intn(4) > 0 {
-					clock += float64(rng.Intn(120))
-					wall = wall.Add(time.Duration(rng.Intn(40*24)) * time.Hour)
-				}
+			twinHistory(t, seed, 8, func(inc, full *worker.DB, step int, clock float64, wall time.Time) {
 				ri := incSweep(t, inc, clock, wall, false)
 				rf := incSweep(t, full, clock, wall, true)
 				if step > 0 && ri.Full {
@@ -62,7 +41,7 @@ func TestIncrementalMatchesFull(t *testing.T) {
 					ri.Facts != rf.Facts || ri.Reinforced != rf.Reinforced || ri.InvalidRows.Count != rf.InvalidRows.Count {
 					t.Fatalf("seed %d step %d: reports differ\nincremental %+v\nfull        %+v", seed, step, ri, rf)
 				}
-			}
+			})
 		})
 	}
 }

@@ -48,12 +48,8 @@ func (st *fileStore) inTx(ctx context.Context, f func() error) (err error) {
 	if p.broken != nil {
 		return p.broken
 	}
-	if wait := st.opt.Pause - time.Since(p.committed); !p.committed.IsZero() && wait > 0 {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(wait):
-		}
+	if err := pauseAfter(ctx, p.committed, st.opt.Pause); err != nil {
+		return err
 	}
 	began := time.Now()
 	if _, err := st.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
@@ -82,6 +78,21 @@ func (st *fileStore) inTx(ctx context.Context, f func() error) (err error) {
 		return st.beat(ctx, st.conn)
 	}
 	return nil
+}
+
+// pauseAfter waits until pause has passed since the last commit (none
+// before the first), so a writer waiting for the lock gets it.
+func pauseAfter(ctx context.Context, committed time.Time, pause time.Duration) error {
+	wait := pause - time.Since(committed)
+	if committed.IsZero() || wait <= 0 {
+		return nil
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(wait):
+		return nil
+	}
 }
 
 // inRead runs f in one deferred transaction: a consistent snapshot of the

@@ -140,6 +140,28 @@ func (s *sweep) planFull(ctx context.Context) error {
 	return s.plan(ctx, true)
 }
 
+// forgetFingerprint clears the stored fingerprint while derived state is
+// rewritten: a sweep cut off meanwhile makes the next one full.
+func (s *sweep) forgetFingerprint(ctx context.Context) error {
+	return s.db.inTx(ctx, func() error {
+		_, err := s.db.querier().ExecContext(ctx, `DELETE FROM main.mem_config WHERE key = 'derived_fingerprint'`)
+		return err
+	})
+}
+
+// planInPlace computes every row's derived state where there is no read
+// snapshot to compute it aside (a replica): in place, in bounded
+// transactions, then plans every row.
+func (s *sweep) planInPlace(ctx context.Context) error {
+	if err := s.forgetFingerprint(ctx); err != nil {
+		return err
+	}
+	if err := s.refresh(ctx, true); err != nil {
+		return fmt.Errorf("sweep: refreshing derived state: %w", err)
+	}
+	return s.plan(ctx, true)
+}
+
 // syncDerived copies the derived rows a full refresh changed into the main
 // tables in bounded transactions. Until the sweep finishes, the stored
 // fingerprint is cleared, so a sweep cut off here makes the next one full.
@@ -147,14 +169,10 @@ func (s *sweep) syncDerived(ctx context.Context) error {
 	if _, err := s.db.exec(ctx, "sync_collect"); err != nil {
 		return err
 	}
-	err := s.db.inTx(ctx, func() error {
-		_, err := s.db.querier().ExecContext(ctx, `DELETE FROM main.mem_config WHERE key = 'derived_fingerprint'`)
-		return err
-	})
-	if err != nil {
+	if err := s.forgetFingerprint(ctx); err != nil {
 		return err
 	}
-	err = s.chunks(ctx, "sync_rows", syncChunkFactor*s.opt.ChunkSize, true, func(lo, hi int64) error {
+	err := s.chunks(ctx, "sync_rows", syncChunkFactor*s.opt.ChunkSize, true, func(lo, hi int64) error {
 		_, err := s.db.exec(ctx, "sync_apply", chunkArgs(lo, hi)...)
 		return err
 	})

@@ -176,7 +176,11 @@ func RestoreBlock(ctx context.Context, db *DB, id string, wall time.Time) (*Rest
 			if err != nil {
 				return err
 			}
-			if n, _ := res.RowsAffected(); n == 0 {
+			n, err := res.RowsAffected()
+			if err != nil {
+				return err // rqlite: known only at COMMIT, too late to decide on
+			}
+			if n == 0 {
 				r.EdgesSkipped = append(r.EdgesSkipped, e.from+" — "+e.to)
 				continue
 			}

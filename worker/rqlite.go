@@ -144,11 +144,7 @@ func (c *rqConn) commit(ctx context.Context) error {
 	if len(stmts) == 0 {
 		return nil
 	}
-	var results []gorqlite.WriteResult
-	err := c.retry(ctx, func() (err error) {
-		results, err = c.conn.WriteParameterizedContext(ctx, stmts)
-		return err
-	})
+	results, err := retried(ctx, c, func() ([]gorqlite.WriteResult, error) { return c.conn.WriteParameterizedContext(ctx, stmts) })
 	for _, r := range results {
 		c.committed = append(c.committed, r.RowsAffected)
 	}
@@ -190,10 +186,8 @@ func (c *rqConn) ExecContext(ctx context.Context, query string, args []driver.Na
 		c.pending = append(c.pending, stmt)
 		return pendingResult{}, nil
 	}
-	var results []gorqlite.WriteResult
-	err = c.retry(ctx, func() (err error) {
-		results, err = c.conn.WriteParameterizedContext(ctx, []gorqlite.ParameterizedStatement{stmt})
-		return err
+	results, err := retried(ctx, c, func() ([]gorqlite.WriteResult, error) {
+		return c.conn.WriteParameterizedContext(ctx, []gorqlite.ParameterizedStatement{stmt})
 	})
 	if err != nil {
 		return nil, rqliteError(err, []gorqlite.ParameterizedStatement{stmt})
@@ -229,10 +223,8 @@ func (c *rqConn) QueryContext(ctx context.Context, query string, args []driver.N
 		if c.inTx {
 			return nil, errPendingResult
 		}
-		var results []gorqlite.RequestResult
-		err := c.retry(ctx, func() (err error) {
-			results, err = c.conn.RequestParameterizedContext(ctx, []gorqlite.ParameterizedStatement{stmt})
-			return err
+		results, err := retried(ctx, c, func() ([]gorqlite.RequestResult, error) {
+			return c.conn.RequestParameterizedContext(ctx, []gorqlite.ParameterizedStatement{stmt})
 		})
 		if err != nil {
 			return nil, rqliteError(err, []gorqlite.ParameterizedStatement{stmt})
@@ -242,10 +234,8 @@ func (c *rqConn) QueryContext(ctx context.Context, query string, args []driver.N
 		}
 		return &rqRows{qr: *results[0].Query}, nil
 	}
-	var results []gorqlite.QueryResult
-	err = c.retry(ctx, func() (err error) {
-		results, err = c.conn.QueryParameterizedContext(ctx, []gorqlite.ParameterizedStatement{stmt})
-		return err
+	results, err := retried(ctx, c, func() ([]gorqlite.QueryResult, error) {
+		return c.conn.QueryParameterizedContext(ctx, []gorqlite.ParameterizedStatement{stmt})
 	})
 	if err != nil {
 		return nil, rqliteError(err, []gorqlite.ParameterizedStatement{stmt})
@@ -440,20 +430,20 @@ func (r realJSON) MarshalJSON() ([]byte, error) {
 // new leader (a few seconds with rqlite's defaults).
 const failoverWait = 20 * time.Second
 
-// retry runs call again, with the cluster's leader looked up afresh, while
-// it fails only because no node could take it: every node it tried refused
-// the connection or had no leader, so nothing was applied and trying again
-// cannot apply it twice.
-func (c *rqConn) retry(ctx context.Context, call func() error) error {
+// retried runs call again, with the cluster's leader looked up afresh,
+// while it fails only because no node could take it: every node it tried
+// refused the connection or had no leader, so nothing was applied and
+// trying again cannot apply it twice.
+func retried[T any](ctx context.Context, c *rqConn, call func() (T, error)) (T, error) {
 	deadline := time.Now().Add(failoverWait)
 	for {
-		err := call()
+		v, err := call()
 		if err == nil || !notApplied(err) || time.Now().After(deadline) {
-			return err
+			return v, err
 		}
 		select {
 		case <-ctx.Done():
-			return err
+			return v, err
 		case <-time.After(250 * time.Millisecond):
 		}
 		c.conn.Leader() // refreshes the peer list; an error shows on the next call

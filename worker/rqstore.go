@@ -38,6 +38,7 @@ type replicaStore struct {
 	execRows      int64
 	lastChanged   int64
 	held          time.Duration
+	committed     time.Time
 }
 
 func openReplicaStore(ctx context.Context, db *DB, opt SweepOptions) (*replicaStore, error) {
@@ -100,12 +101,8 @@ func (st *replicaStore) count(ctx context.Context, query string, args ...any) (i
 // inTx runs f as one transaction: on rqlite, one request applied
 // atomically by every node.
 func (st *replicaStore) inTx(ctx context.Context, f func() error) (err error) {
-	if wait := st.opt.Pause; wait > 0 {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(wait):
-		}
+	if err := pauseAfter(ctx, st.committed, st.opt.Pause); err != nil {
+		return err
 	}
 	began := time.Now()
 	if _, err := st.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
@@ -124,7 +121,8 @@ func (st *replicaStore) inTx(ctx context.Context, f func() error) (err error) {
 	if _, err := st.conn.ExecContext(context.WithoutCancel(ctx), "COMMIT"); err != nil {
 		return err
 	}
-	st.held, st.lastChanged = time.Since(began), st.execRows
+	st.committed = time.Now()
+	st.held, st.lastChanged = st.committed.Sub(began), st.execRows
 	if st.rqlite {
 		// rqlite tells the rows each statement changed only once applied.
 		rows, err := lastTxRows(ctx, st.conn)

@@ -224,11 +224,7 @@ func (s *sweep) run(ctx context.Context) error {
 		}
 	case s.opt.Full || s.storedFingerprint != s.fingerprint:
 		s.report.Full = true
-		plan := s.planAll
-		if !s.db.snapshots() {
-			plan = s.planAllInPlace
-		}
-		if err := plan(ctx); err != nil {
+		if err := s.planAll(ctx); err != nil {
 			return err
 		}
 	default:
@@ -277,67 +273,45 @@ func (s *sweep) dryRun(ctx context.Context) error {
 	})
 }
 
-// planAll plans a full sweep: every row's derived state is computed into
-// temp tables at the plan's snapshot, then the rows that changed are copied
-// over.
+// planAll plans a full sweep. On a file every row's derived state is
+// computed into temp tables at the plan's snapshot, then the rows that
+// changed are copied over; on a replica, which holds no snapshot across
+// requests, it is refreshed in place (planInPlace).
 func (s *sweep) planAll(ctx context.Context) error {
+	aside := s.db.snapshots()
 	done := phase("refresh and plan")
-	if err := s.db.inRead(ctx, "COMMIT", func() error { return s.planFull(ctx) }); err != nil {
+	plan := func() error { return s.db.inRead(ctx, "COMMIT", func() error { return s.planFull(ctx) }) }
+	if !aside {
+		plan = func() error { return s.planInPlace(ctx) }
+	}
+	if err := plan(); err != nil {
 		return err
 	}
 	done()
 	// From temp tables only: the app's writes meanwhile are already being
-	// copied into the file.
+	// copied into the file. In place, the derived rows of rows that are
+	// gone go too (a file's sync drops them).
 	done = phase("plan order and due times")
-	for _, name := range []string{"plan_order", "refresh_edges_all"} {
+	names := []string{"plan_order", "refresh_edges_all"}
+	if !aside {
+		names = append(names, "forget_gone")
+	}
+	for _, name := range names {
 		if _, err := s.db.exec(ctx, name); err != nil {
 			return fmt.Errorf("sweep: %w", err)
 		}
 	}
 	done()
-	done = phase("sync derived state")
-	if err := s.syncDerived(ctx); err != nil {
-		return fmt.Errorf("sweep: storing derived state: %w", err)
+	if aside {
+		done = phase("sync derived state")
+		if err := s.syncDerived(ctx); err != nil {
+			return fmt.Errorf("sweep: storing derived state: %w", err)
+		}
+		done()
 	}
-	done()
 	// Every queued row is now refreshed: the queues are emptied before the
 	// apply, so the events it writes reuse their pages (a file an app just
 	// filled holds a queue entry per row it wrote).
-	done = phase("clear queues")
-	if err := s.clearQueues(ctx, true); err != nil {
-		return fmt.Errorf("sweep: clearing queues: %w", err)
-	}
-	done()
-	return nil
-}
-
-// planAllInPlace plans a full sweep where there is no read snapshot to
-// compute derived state aside (a replica): every row's derived state is
-// refreshed in place, in bounded transactions, then planned. The stored
-// fingerprint goes first, so a sweep cut off meanwhile is full again.
-func (s *sweep) planAllInPlace(ctx context.Context) error {
-	done := phase("refresh and plan")
-	err := s.db.inTx(ctx, func() error {
-		_, err := s.db.querier().ExecContext(ctx, `DELETE FROM main.mem_config WHERE key = 'derived_fingerprint'`)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("sweep: %w", err)
-	}
-	if err := s.refresh(ctx, true); err != nil {
-		return fmt.Errorf("sweep: refreshing derived state: %w", err)
-	}
-	if err := s.plan(ctx, true); err != nil {
-		return err
-	}
-	done()
-	done = phase("plan order and due times")
-	for _, name := range []string{"plan_order", "refresh_edges_all", "forget_gone"} {
-		if _, err := s.db.exec(ctx, name); err != nil {
-			return fmt.Errorf("sweep: %w", err)
-		}
-	}
-	done()
 	done = phase("clear queues")
 	if err := s.clearQueues(ctx, true); err != nil {
 		return fmt.Errorf("sweep: clearing queues: %w", err)
