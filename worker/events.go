@@ -55,9 +55,10 @@ SELECT json_extract(detail, '$.fact.id'), json_extract(detail, '$.fact.segment')
        json_extract(detail, '$.fact.created_at')
 FROM mem_events WHERE id = :event`
 
-// restoreEvent records a restore, pointing at the event it undid.
+// restoreEvent records a restore, pointing at the event it undid; a
+// restore appends the WHERE under which the row it records comes back.
 const restoreEvent = `INSERT INTO mem_events (at, clock_hours, subject_kind, subject_id, action, reason, detail)
-VALUES (:wall, :now, :kind, :subject, 'restore', 'manual', json_object('from_event', :event))`
+SELECT :wall, :now, :kind, :subject, 'restore', 'manual', json_object('from_event', :event)`
 
 // An event's reason is a word ('temporal', 'static', 'decayed',
 // 'orphaned', 'block_archived', 'faded', 'manual'), or for a relation

@@ -63,60 +63,79 @@ func Recall(ctx context.Context, db *DB, id string, auto bool, now time.Time) (*
 
 // changeFact updates one fact and writes its event in one transaction.
 // change maps the importance to (new importance, reset the clock, clamped).
+// It reads the fact first and writes only while the fact is as it read it
+// (on rqlite the writes go after the reads as one request): when another
+// writer changed it in between, nothing is written and it starts again.
 func changeFact(ctx context.Context, db *DB, id, kind string, now time.Time, change func(float64) (float64, bool, bool)) (*FactChange, error) {
-	tx, err := db.SQL.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	var importance float64
-	var count int64
-	var status string
-	err = tx.QueryRowContext(ctx, `SELECT importance, access_count, status FROM mem_facts WHERE id = ?`, id).Scan(&importance, &count, &status)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("fact %s: %q: %w", kind, id, ErrNoFact)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("fact %s: %q: %w (is its importance a number?)", kind, id, err)
-	}
-	if status == "archived" {
-		return nil, fmt.Errorf("fact %s: %q is archived; restore it first (memworker restore --fact %s)", kind, id, id)
-	}
-	after, reset, clamped := change(importance)
-	c := &FactChange{ID: id, ImportanceBefore: importance, ImportanceAfter: after, AccessCountAfter: count,
-		ClockReset: reset, Recorded: true, ImportanceClamped: clamped, DirectionOrKind: kind, WallTimeUnixSecond: now.Unix()}
-	set := `importance = ?`
-	args := []any{after, id}
-	if reset {
-		set = `importance = ?, access_count = access_count + 1, last_accessed_at = ?`
-		args = []any{after, now.Unix(), id}
-		c.AccessCountAfter++
+	what := "fact " + kind
+	var c *FactChange
+	for attempt := 1; ; attempt++ {
+		applied, err := readThenWrite(ctx, db, what, func(q querier) ([]step, error) {
+			var importance float64
+			var count int64
+			var status string
+			var asRead [2]any // importance and access_count as stored, for the writes' condition
+			err := q.QueryRowContext(ctx, `SELECT importance, access_count, status, importance, access_count FROM mem_facts WHERE id = ?`, id).
+				Scan(&importance, &count, &status, &asRead[0], &asRead[1])
+			if errors.Is(err, sql.ErrNoRows) {
+				return nil, fmt.Errorf("fact %s: %q: %w", kind, id, ErrNoFact)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("fact %s: %q: %w (is its importance a number?)", kind, id, err)
+			}
+			if status == "archived" {
+				return nil, fmt.Errorf("fact %s: %q is archived; restore it first (memworker restore --fact %s)", kind, id, id)
+			}
+			after, reset, clamped := change(importance)
+			c = &FactChange{ID: id, ImportanceBefore: importance, ImportanceAfter: after, AccessCountAfter: count,
+				ClockReset: reset, Recorded: true, ImportanceClamped: clamped, DirectionOrKind: kind, WallTimeUnixSecond: now.Unix()}
+			set := `importance = :after`
+			if reset {
+				set = `importance = :after, access_count = access_count + 1, last_accessed_at = :now`
+				c.AccessCountAfter++
+			}
+			action := "feedback"
+			if kind == "recall" {
+				action = "recall"
+			}
+			args := []any{sql.Named("id", id), sql.Named("importance", asRead[0]), sql.Named("count", asRead[1]), sql.Named("status", status),
+				sql.Named("after", after), sql.Named("now", now.Unix()), sql.Named("action", action), sql.Named("kind", kind),
+				sql.Named("before", importance), sql.Named("count_after", c.AccessCountAfter), sql.Named("reset", reset)}
+			const unchanged = `EXISTS (SELECT 1 FROM mem_facts f WHERE f.id = :id
+				AND f.importance IS :importance AND f.access_count IS :count AND f.status IS :status)`
+			return []step{
+				{`INSERT INTO mem_events (at, subject_kind, subject_id, action, reason, detail)
+					SELECT :now, 'fact', :id, :action, :kind, json_object('importance_before', :before, 'importance_after', :after,
+						'access_count', :count_after, 'clock_reset', :reset) WHERE ` + unchanged, args},
+				{`UPDATE mem_facts SET ` + set + ` WHERE id = :id AND ` + unchanged, args},
+			}, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if applied[1] == 1 {
+			break
+		}
+		if attempt == factAttempts {
+			return nil, fmt.Errorf("fact %s: %q: changed by another writer %d times while being updated; try again", kind, id, attempt)
+		}
 	}
 	// The row as it now stands: its access time in unix seconds, and what
 	// keeps sweeps off it (a down vote leaves a bad access time as it was;
 	// an up vote or a recall writes a good one).
 	var problem sql.NullString
-	if _, err := tx.ExecContext(ctx, `UPDATE mem_facts SET `+set+` WHERE id = ?`, args...); err != nil {
-		return nil, fmt.Errorf("fact %s: %w", kind, err)
-	}
-	err = tx.QueryRowContext(ctx, macros.Replace(`SELECT `+factAccessedAt+`, FACT_PROBLEM FROM mem_facts f WHERE f.id = ?`), id).
+	err := db.SQL.QueryRowContext(ctx, macros.Replace(`SELECT `+factAccessedAt+`, FACT_PROBLEM FROM mem_facts f WHERE f.id = ?`), id).
 		Scan(&c.LastAccessedAt, &problem)
-	if err != nil {
+	if err != nil && !errors.Is(err, sql.ErrNoRows) { // gone: removed since by someone else
 		return nil, fmt.Errorf("fact %s: %w", kind, err)
 	}
 	c.Problem = problem.String
-	action := "feedback"
-	if kind == "recall" {
-		action = "recall"
-	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO mem_events (at, subject_kind, subject_id, action, reason, detail)
-		VALUES (?, 'fact', ?, ?, ?, json_object('importance_before', ?, 'importance_after', ?, 'access_count', ?, 'clock_reset', ?))`,
-		now.Unix(), id, action, kind, importance, after, c.AccessCountAfter, reset)
-	if err != nil {
-		return nil, fmt.Errorf("fact %s: logging: %w", kind, err)
-	}
-	return c, tx.Commit()
+	return c, nil
 }
+
+// factAttempts bounds how often changeFact starts again after another
+// writer changed the fact between its read and its write.
+const factAttempts = 5
 
 // factAccessedAt is a fact f's last_accessed_at in unix seconds, NULL when
 // it is NULL or no time.

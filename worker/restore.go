@@ -27,33 +27,39 @@ type Restored struct {
 // the event keeps the original snapshot. An edge whose weight alone is
 // below the static prune goes again unless the app raises it or pins it:
 // the restore says so.
+//
+// A restore reads everything it decides on first, then writes in one
+// transaction of statements that each repeat the condition they rely on,
+// and learns after COMMIT which of them applied (readThenWrite): the same
+// code runs on a file and on rqlite, whose transaction is one request
+// whose reads cannot see its own writes. Each event is written before the
+// row it records, under the same condition, so both or neither happen.
 
-// restoreTx runs f in a write transaction with the clock readings bound.
-func restoreTx(ctx context.Context, db *DB, wall time.Time, f func(tx *sql.Tx, args func(...any) []any, cfg Config) error) error {
+// restoreTx reads what a restore needs (plan) and runs the writes it
+// returns, with the clock readings bound as :now and :wall.
+func restoreTx(ctx context.Context, db *DB, wall time.Time, what string,
+	plan func(q querier, args func(...any) []any, cfg Config) ([]step, error)) ([]int64, error) {
 	cfg, err := LoadConfig(ctx, db.SQL)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	tx, err := db.SQL.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
 	// The clock is active_hours, or the last sweep's clock when sweeps ran
 	// ahead of it with --now.
 	clock, err := pickClock(cfg, nil, &wall)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	now := clock.restoreAnchor(cfg)
 	args := func(extra ...any) []any {
 		return append([]any{sql.Named("now", now), sql.Named("wall", clock.Wall.Unix())}, extra...)
 	}
-	if err := f(tx, args, cfg); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return readThenWrite(ctx, db, what, func(q querier) ([]step, error) { return plan(q, args, cfg) })
 }
+
+// edgeCanReturn holds while the edge :from — :to is missing and each of
+// its ends is an active block or the block :block restored with it.
+const edgeCanReturn = `NOT EXISTS (SELECT 1 FROM mem_edges x WHERE x.from_id = :from AND x.to_id = :to)
+	AND (SELECT count(*) FROM mem_blocks k WHERE k.id IN (:from, :to) AND (k.status != 'archived' OR k.id = :block)) = 2`
 
 // RestoreEdge brings back the edge between a and b from its last removal.
 func RestoreEdge(ctx context.Context, db *DB, a, b string, wall time.Time) (*Restored, error) {
@@ -61,180 +67,291 @@ func RestoreEdge(ctx context.Context, db *DB, a, b string, wall time.Time) (*Res
 		a, b = b, a
 	}
 	r := &Restored{Kind: "edge", ID: fmt.Sprintf("%s %s", a, b), EdgesSkipped: []string{}}
-	err := restoreTx(ctx, db, wall, func(tx *sql.Tx, args func(...any) []any, cfg Config) error {
-		pruneThreshold := cfg.EdgePruneThreshold
-		err := tx.QueryRowContext(ctx, `SELECT id FROM mem_events WHERE subject_kind = 'edge' AND subject_id = json_array(?, ?)
+	var pruneThreshold float64
+	what := fmt.Sprintf("restore: edge %s — %s", a, b)
+	applied, err := restoreTx(ctx, db, wall, what, func(q querier, args func(...any) []any, cfg Config) ([]step, error) {
+		pruneThreshold = cfg.EdgePruneThreshold
+		err := q.QueryRowContext(ctx, `SELECT id FROM mem_events WHERE subject_kind = 'edge' AND subject_id = json_array(?, ?)
 			AND action IN ('decay', 'prune', 'delete') ORDER BY id DESC LIMIT 1`, a, b).Scan(&r.FromEvent)
 		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("restore: edge %s — %s: %w (no removal in mem_events)", a, b, ErrNothingToRestore)
+			return nil, fmt.Errorf("%s: %w (no removal in mem_events)", what, ErrNothingToRestore)
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
-		var exists, inactive int
-		if err := tx.QueryRowContext(ctx, `SELECT
-			(SELECT count(*) FROM mem_edges WHERE from_id = ? AND to_id = ?),
-			(SELECT count(*) FROM (SELECT ? AS id UNION SELECT ?) x WHERE NOT EXISTS
-				(SELECT 1 FROM mem_blocks k WHERE k.id = x.id AND k.status != 'archived'))`, a, b, a, b).Scan(&exists, &inactive); err != nil {
-			return err
+		if err := edgeRestorable(ctx, q, a, b); err != nil {
+			return nil, err
 		}
-		switch {
-		case exists > 0:
-			return fmt.Errorf("restore: edge %s — %s exists already: %w", a, b, ErrNothingToRestore)
-		case inactive > 0:
-			return fmt.Errorf("restore: edge %s — %s: an end is archived or missing; restore the block first (memworker restore --block ID)", a, b)
-		}
-		if _, err := tx.ExecContext(ctx, edgeFromSnapshot, args(sql.Named("event", r.FromEvent))...); err != nil {
-			return fmt.Errorf("restore: edge %s — %s: %w", a, b, err)
-		}
-		r.Edges = 1
-		var weak bool
-		if err := tx.QueryRowContext(ctx, macros.Replace(`SELECT STATIC_PRUNE AND NOT pinned
-			FROM mem_edges WHERE from_id = :a AND to_id = :b`), sql.Named("prune_threshold", pruneThreshold), sql.Named("a", a), sql.Named("b", b)).Scan(&weak); err != nil {
-			return err
-		}
-		if weak {
-			r.Warning = fmt.Sprintf("its weight is below edge_prune_threshold %v and it was never reinforced: "+
-				"the next sweep prunes it again unless the app raises its weight, reinforces or pins it", pruneThreshold)
-		}
-		subject, err := jsonPair(ctx, tx, a, b)
+		subject, err := jsonPair(ctx, q, a, b)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		_, err = tx.ExecContext(ctx, restoreEvent, args(sql.Named("kind", "edge"), sql.Named("subject", subject), sql.Named("event", r.FromEvent))...)
-		return err
+		back := args(sql.Named("from", a), sql.Named("to", b), sql.Named("block", nil), sql.Named("event", r.FromEvent),
+			sql.Named("kind", "edge"), sql.Named("subject", subject))
+		return []step{
+			{restoreEvent + ` WHERE ` + edgeCanReturn, back},
+			{edgeFromSnapshot + ` WHERE ` + edgeCanReturn, back},
+		}, nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	if applied[1] == 0 {
+		// The edge came back, or an end was archived, after the reads.
+		if err := edgeRestorable(ctx, db.SQL, a, b); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s: the memory changed while restoring; nothing was restored (try again)", what)
+	}
+	r.Edges = 1
+	var weak bool
+	err = db.SQL.QueryRowContext(ctx, macros.Replace(`SELECT STATIC_PRUNE AND NOT pinned
+		FROM mem_edges WHERE from_id = :a AND to_id = :b`), sql.Named("prune_threshold", pruneThreshold), sql.Named("a", a), sql.Named("b", b)).Scan(&weak)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) { // gone again: removed since by someone else
+		return nil, err
+	}
+	if weak {
+		r.Warning = fmt.Sprintf("its weight is below edge_prune_threshold %v and it was never reinforced: "+
+			"the next sweep prunes it again unless the app raises its weight, reinforces or pins it", pruneThreshold)
+	}
 	return r, nil
+}
+
+// edgeRestorable fails when the edge a — b exists or an end is not an
+// active block.
+func edgeRestorable(ctx context.Context, q querier, a, b string) error {
+	var exists, inactive int
+	if err := q.QueryRowContext(ctx, `SELECT
+		(SELECT count(*) FROM mem_edges WHERE from_id = ? AND to_id = ?),
+		(SELECT count(*) FROM (SELECT ? AS id UNION SELECT ?) x WHERE NOT EXISTS
+			(SELECT 1 FROM mem_blocks k WHERE k.id = x.id AND k.status != 'archived'))`, a, b, a, b).Scan(&exists, &inactive); err != nil {
+		return err
+	}
+	switch {
+	case exists > 0:
+		return fmt.Errorf("restore: edge %s — %s exists already: %w", a, b, ErrNothingToRestore)
+	case inactive > 0:
+		return fmt.Errorf("restore: edge %s — %s: an end is archived or missing; restore the block first (memworker restore --block ID)", a, b)
+	}
+	return nil
 }
 
 // jsonPair is an edge's subject_id in mem_events, built by SQLite's own
 // json_array so it matches the sweep's byte for byte.
-func jsonPair(ctx context.Context, tx *sql.Tx, a, b string) (string, error) {
+func jsonPair(ctx context.Context, q querier, a, b string) (string, error) {
 	var s string
-	err := tx.QueryRowContext(ctx, `SELECT json_array(?, ?)`, a, b).Scan(&s)
+	err := q.QueryRowContext(ctx, `SELECT json_array(?, ?)`, a, b).Scan(&s)
 	return s, err
 }
+
+// blockArchived holds while the block :block is archived: every write of a
+// block's restore repeats it, and the block's own update comes last.
+const blockArchived = `EXISTS (SELECT 1 FROM mem_blocks k WHERE k.id = :block AND k.status = 'archived')`
 
 // RestoreBlock brings back an archived block with its tags and the edges
 // removed with it (those whose other end is active).
 func RestoreBlock(ctx context.Context, db *DB, id string, wall time.Time) (*Restored, error) {
 	r := &Restored{Kind: "block", ID: id, EdgesSkipped: []string{}}
-	err := restoreTx(ctx, db, wall, func(tx *sql.Tx, args func(...any) []any, _ Config) error {
-		var status string
-		var sweepID sql.NullInt64
-		err := tx.QueryRowContext(ctx, `SELECT b.status, e.id, e.sweep_id FROM mem_blocks b
-			JOIN mem_events e ON e.subject_kind = 'block' AND e.subject_id = b.id AND e.action = 'archive'
-			WHERE b.id = ? ORDER BY e.id DESC LIMIT 1`, id).Scan(&status, &r.FromEvent, &sweepID)
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("restore: block %q: %w (no archive event)", id, ErrNothingToRestore)
-		}
+	type edgeEvent struct {
+		event             int64
+		from, to, subject string
+	}
+	var edges []edgeEvent
+	what := fmt.Sprintf("restore: block %q", id)
+	applied, err := restoreTx(ctx, db, wall, what, func(q querier, args func(...any) []any, _ Config) ([]step, error) {
+		sweepID, err := archivedBlock(ctx, q, id, &r.FromEvent)
 		if err != nil {
-			return err
-		}
-		if status != "archived" {
-			return fmt.Errorf("restore: block %q is %s: %w", id, status, ErrNothingToRestore)
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE mem_blocks SET status = 'active', archive_reason = NULL, last_reinforced_hours = :now
-			WHERE id = :id`, args(sql.Named("id", id))...); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, blockTagsFromSnapshot, sql.Named("id", id), sql.Named("event", r.FromEvent)); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, restoreEvent, args(sql.Named("kind", "block"), sql.Named("subject", id), sql.Named("event", r.FromEvent))...); err != nil {
-			return err
+			return nil, err
 		}
 		// The edges removed with the block in the same sweep.
-		rows, err := tx.QueryContext(ctx, `SELECT e.id, json_extract(e.detail, '$.edge.from_id'), json_extract(e.detail, '$.edge.to_id')
+		rows, err := q.QueryContext(ctx, `SELECT e.id, json_extract(e.detail, '$.edge.from_id'), json_extract(e.detail, '$.edge.to_id')
 			FROM mem_events e WHERE e.sweep_id IS ? AND e.subject_kind = 'edge' AND e.reason = 'block_archived'
 			AND ? IN (json_extract(e.detail, '$.edge.from_id'), json_extract(e.detail, '$.edge.to_id')) ORDER BY e.id`, sweepID, id)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		type edgeEvent struct {
-			event    int64
-			from, to string
-		}
-		var edges []edgeEvent
 		for rows.Next() {
 			var e edgeEvent
 			if err := rows.Scan(&e.event, &e.from, &e.to); err != nil {
 				rows.Close()
-				return err
+				return nil, err
 			}
 			edges = append(edges, e)
 		}
 		rows.Close()
-		for _, e := range edges {
-			res, err := tx.ExecContext(ctx, edgeFromSnapshot+`
-				WHERE NOT EXISTS (SELECT 1 FROM mem_edges WHERE from_id = :from AND to_id = :to)
-				AND (SELECT count(*) FROM mem_blocks WHERE id IN (:from, :to) AND status != 'archived') = 2`,
-				args(sql.Named("event", e.event), sql.Named("from", e.from), sql.Named("to", e.to))...)
-			if err != nil {
-				return err
-			}
-			n, err := res.RowsAffected()
-			if err != nil {
-				return err // rqlite: known only at COMMIT, too late to decide on
-			}
-			if n == 0 {
-				r.EdgesSkipped = append(r.EdgesSkipped, e.from+" — "+e.to)
-				continue
-			}
-			r.Edges++
-			subject, err := jsonPair(ctx, tx, e.from, e.to)
-			if err != nil {
-				return err
-			}
-			if _, err := tx.ExecContext(ctx, restoreEvent, args(sql.Named("kind", "edge"), sql.Named("subject", subject),
-				sql.Named("event", e.event))...); err != nil {
-				return err
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		for i := range edges {
+			if edges[i].subject, err = jsonPair(ctx, q, edges[i].from, edges[i].to); err != nil {
+				return nil, err
 			}
 		}
-		return nil
+		block := args(sql.Named("block", id), sql.Named("id", id), sql.Named("event", r.FromEvent),
+			sql.Named("kind", "block"), sql.Named("subject", id))
+		steps := []step{
+			{restoreEvent + ` WHERE ` + blockArchived, block},
+			{blockTagsFromSnapshot + ` AND ` + blockArchived, block},
+		}
+		for _, e := range edges {
+			edge := args(sql.Named("block", id), sql.Named("from", e.from), sql.Named("to", e.to), sql.Named("event", e.event),
+				sql.Named("kind", "edge"), sql.Named("subject", e.subject))
+			when := ` WHERE ` + blockArchived + ` AND ` + edgeCanReturn
+			steps = append(steps, step{restoreEvent + when, edge}, step{edgeFromSnapshot + when, edge})
+		}
+		return append(steps, step{`UPDATE mem_blocks SET status = 'active', archive_reason = NULL, last_reinforced_hours = :now
+			WHERE id = :id AND status = 'archived'`, block}), nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	if applied[len(applied)-1] == 0 {
+		// Restored or removed by someone else after the reads.
+		if _, err := archivedBlock(ctx, db.SQL, id, new(int64)); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s: the memory changed while restoring; nothing was restored (try again)", what)
+	}
+	for i, e := range edges {
+		if applied[2+2*i+1] == 0 {
+			r.EdgesSkipped = append(r.EdgesSkipped, e.from+" — "+e.to)
+			continue
+		}
+		r.Edges++
+	}
 	return r, nil
+}
+
+// archivedBlock finds the archive event of the archived block id (into
+// event) and the sweep that archived it, or fails when there is nothing
+// to restore.
+func archivedBlock(ctx context.Context, q querier, id string, event *int64) (sql.NullInt64, error) {
+	var status string
+	var sweepID sql.NullInt64
+	err := q.QueryRowContext(ctx, `SELECT b.status, e.id, e.sweep_id FROM mem_blocks b
+		JOIN mem_events e ON e.subject_kind = 'block' AND e.subject_id = b.id AND e.action = 'archive'
+		WHERE b.id = ? ORDER BY e.id DESC LIMIT 1`, id).Scan(&status, event, &sweepID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return sweepID, fmt.Errorf("restore: block %q: %w (no archive event)", id, ErrNothingToRestore)
+	}
+	if err != nil {
+		return sweepID, err
+	}
+	if status != "archived" {
+		return sweepID, fmt.Errorf("restore: block %q is %s: %w", id, status, ErrNothingToRestore)
+	}
+	return sweepID, nil
 }
 
 // RestoreFact brings back an archived or pruned fact as active.
 func RestoreFact(ctx context.Context, db *DB, id string, wall time.Time) (*Restored, error) {
 	r := &Restored{Kind: "fact", ID: id, EdgesSkipped: []string{}}
-	err := restoreTx(ctx, db, wall, func(tx *sql.Tx, args func(...any) []any, _ Config) error {
-		var action string
-		err := tx.QueryRowContext(ctx, `SELECT id, action FROM mem_events WHERE subject_kind = 'fact' AND subject_id = ?
-			AND action IN ('archive', 'prune') ORDER BY id DESC LIMIT 1`, id).Scan(&r.FromEvent, &action)
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("restore: fact %q: %w (no archive or prune event)", id, ErrNothingToRestore)
-		}
+	what := fmt.Sprintf("restore: fact %q", id)
+	applied, err := restoreTx(ctx, db, wall, what, func(q querier, args func(...any) []any, _ Config) ([]step, error) {
+		pruned, err := restorableFact(ctx, q, id, &r.FromEvent)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		var status sql.NullString
-		err = tx.QueryRowContext(ctx, `SELECT status FROM mem_facts WHERE id = ?`, id).Scan(&status)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			_, err = tx.ExecContext(ctx, factFromSnapshot, args(sql.Named("event", r.FromEvent))...)
-		case err != nil:
-		case status.String == "archived":
-			_, err = tx.ExecContext(ctx, `UPDATE mem_facts SET status = 'active', last_accessed_at = :wall WHERE id = :id`,
-				args(sql.Named("id", id))...)
-		default:
-			return fmt.Errorf("restore: fact %q is %s: %w", id, status.String, ErrNothingToRestore)
+		fact := args(sql.Named("id", id), sql.Named("event", r.FromEvent), sql.Named("kind", "fact"), sql.Named("subject", id))
+		if pruned {
+			const missing = `NOT EXISTS (SELECT 1 FROM mem_facts f WHERE f.id = :id)`
+			return []step{{restoreEvent + ` WHERE ` + missing, fact}, {factFromSnapshot + ` AND ` + missing, fact}}, nil
 		}
-		if err != nil {
-			return fmt.Errorf("restore: fact %q: %w", id, err)
-		}
-		_, err = tx.ExecContext(ctx, restoreEvent, args(sql.Named("kind", "fact"), sql.Named("subject", id), sql.Named("event", r.FromEvent))...)
-		return err
+		const archived = `EXISTS (SELECT 1 FROM mem_facts f WHERE f.id = :id AND f.status = 'archived')`
+		return []step{{restoreEvent + ` WHERE ` + archived, fact},
+			{`UPDATE mem_facts SET status = 'active', last_accessed_at = :wall WHERE id = :id AND status = 'archived'`, fact}}, nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	if applied[1] == 0 {
+		if _, err := restorableFact(ctx, db.SQL, id, new(int64)); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s: the memory changed while restoring; nothing was restored (try again)", what)
+	}
 	return r, nil
+}
+
+// restorableFact finds the last archive or prune event of fact id (into
+// event) and reports whether the fact was pruned (its row is gone), or
+// fails when there is nothing to restore.
+func restorableFact(ctx context.Context, q querier, id string, event *int64) (pruned bool, err error) {
+	var action string
+	err = q.QueryRowContext(ctx, `SELECT id, action FROM mem_events WHERE subject_kind = 'fact' AND subject_id = ?
+		AND action IN ('archive', 'prune') ORDER BY id DESC LIMIT 1`, id).Scan(event, &action)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, fmt.Errorf("restore: fact %q: %w (no archive or prune event)", id, ErrNothingToRestore)
+	}
+	if err != nil {
+		return false, err
+	}
+	var status sql.NullString
+	err = q.QueryRowContext(ctx, `SELECT status FROM mem_facts WHERE id = ?`, id).Scan(&status)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return true, nil
+	case err != nil:
+		return false, fmt.Errorf("restore: fact %q: %w", id, err)
+	case status.String != "archived":
+		return false, fmt.Errorf("restore: fact %q is %s: %w", id, status.String, ErrNothingToRestore)
+	}
+	return false, nil
+}
+
+// step is one write of a transaction that readThenWrite runs.
+type step struct {
+	query string
+	args  []any
+}
+
+// beforeWrites, when set, runs between a readThenWrite's reads and its
+// writes: tests change the memory there, as another writer could on rqlite.
+var beforeWrites func()
+
+// readThenWrite runs read inside a transaction, then the writes it returns,
+// and commits; it returns the rows each write changed. read must not write:
+// on rqlite the writes go as one request at COMMIT, applied atomically but
+// unseen by any read before, and their rows are known only then.
+func readThenWrite(ctx context.Context, db *DB, what string, read func(q querier) ([]step, error)) ([]int64, error) {
+	conn, err := db.SQL.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	steps, err := read(tx)
+	if err != nil {
+		return nil, err
+	}
+	if beforeWrites != nil {
+		beforeWrites()
+	}
+	rows := make([]int64, len(steps))
+	for i, s := range steps {
+		res, err := tx.ExecContext(ctx, s.query, s.args...)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		if n, err := res.RowsAffected(); err == nil { // on rqlite: after COMMIT
+			rows[i] = n
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if !db.Rqlite {
+		return rows, nil
+	}
+	if rows, err = lastTxRows(ctx, conn); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if len(rows) != len(steps) {
+		return nil, fmt.Errorf("%s: rqlite answered %d results for %d statements", what, len(rows), len(steps))
+	}
+	return rows, nil
 }
