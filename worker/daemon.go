@@ -51,10 +51,10 @@ func (o *RunOptions) Validate() error {
 	return nil
 }
 
-// Run sweeps the files matched by pattern on the schedule until ctx ends,
-// then returns nil: a sweep in flight stops after its current chunk, which
-// commits or rolls back whole. Failed rounds are logged and retried after a
-// growing backoff.
+// Run sweeps the databases pattern names (ExpandPaths: a file, a glob of
+// files, or rqlite URLs) on the schedule until ctx ends, then returns nil:
+// a sweep in flight stops after its current chunk, which commits or rolls
+// back whole. Failed rounds are logged and retried after a growing backoff.
 func Run(ctx context.Context, pattern string, opt RunOptions) error {
 	if err := opt.Validate(); err != nil {
 		return err
@@ -70,7 +70,7 @@ func Run(ctx context.Context, pattern string, opt RunOptions) error {
 	if opt.Schedule != "" {
 		sched, _ = cron.ParseStandard(opt.Schedule)
 	}
-	log.Info("memworker running", "db", pattern, "schedule", opt.Schedule, "every", opt.Every.String(), "when_due", opt.WhenDue)
+	log.Info("memworker running", "db", DisplayName(pattern), "schedule", opt.Schedule, "every", opt.Every.String(), "when_due", opt.WhenDue)
 	backoff := time.Duration(0)
 	notDue := map[string]string{} // the last "not due" logged per file
 	next := time.Now()
@@ -113,7 +113,7 @@ func Run(ctx context.Context, pattern string, opt RunOptions) error {
 	}
 }
 
-// round sweeps every matched file once (only the due ones for WhenDue) and
+// round sweeps every database once (only the due ones for WhenDue) and
 // reports whether any failed.
 func round(ctx context.Context, pattern string, opt RunOptions, log *slog.Logger, notDue map[string]string) (failed bool) {
 	paths, err := ExpandPaths(pattern)
@@ -156,14 +156,14 @@ func duePaths(ctx context.Context, paths []string, log *slog.Logger, failed *boo
 	for _, p := range paths {
 		db, err := OpenMemory(p, true)
 		if err != nil {
-			log.Error("checking due", "db", p, "err", err)
+			log.Error("checking due", "db", DisplayName(p), "err", err)
 			*failed = true
 			continue
 		}
 		cfg, err := LoadConfig(ctx, db.SQL)
 		db.Close()
 		if err != nil {
-			log.Error("checking due", "db", p, "err", err)
+			log.Error("checking due", "db", DisplayName(p), "err", err)
 			*failed = true
 			continue
 		}
@@ -177,7 +177,7 @@ func duePaths(ctx context.Context, paths []string, log *slog.Logger, failed *boo
 		why := fmt.Sprintf("%.4g of %.4g active hours since the last sweep", cfg.ActiveHours-*cfg.LastCurateAt, cfg.CurateIntervalHours)
 		if notDue[p] != why {
 			notDue[p] = why
-			log.Info("not due", "db", p, "why", why)
+			log.Info("not due", "db", DisplayName(p), "why", why)
 		}
 	}
 	return due

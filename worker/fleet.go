@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -12,10 +13,15 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// ExpandPaths turns a database argument into files: a plain path as is, a glob
-// pattern (*, ?, [) into its matches, sorted. A pattern matching nothing is
+// ExpandPaths turns a database argument into databases: a plain path as
+// is, a glob pattern (*, ?, [) into its matches, sorted, and rqlite URLs
+// (one, or several separated by commas: each names a cluster) as given,
+// never globbed (? and [ belong to a URL). A pattern matching nothing is
 // an error.
 func ExpandPaths(pattern string) ([]string, error) {
+	if IsRqliteURL(pattern) {
+		return splitURLs(pattern)
+	}
 	if !strings.ContainsAny(pattern, "*?[") {
 		return []string{pattern}, nil
 	}
@@ -44,6 +50,59 @@ func ExpandPaths(pattern string) ([]string, error) {
 	return matches, nil
 }
 
+// IsFleet reports whether a database argument may name several
+// databases: a glob of files, or several rqlite URLs.
+func IsFleet(db string) bool {
+	if IsRqliteURL(db) {
+		urls, err := splitURLs(db)
+		return err == nil && len(urls) > 1
+	}
+	return strings.ContainsAny(db, "*?[")
+}
+
+// splitURLs splits a list of rqlite URLs (urlList), each a node's address
+// when there are several; one is left for OpenRqlite to judge.
+func splitURLs(list string) ([]string, error) {
+	urls := urlList(list)
+	if len(urls) == 1 {
+		return urls, nil
+	}
+	for _, u := range urls {
+		if parsed, err := url.Parse(u); err != nil || parsed.Host == "" {
+			return nil, fmt.Errorf("--db %s: want rqlite URLs separated by commas (http://HOST:PORT,http://HOST:PORT); files and URLs do not mix",
+				DisplayName(list))
+		}
+	}
+	return urls, nil
+}
+
+// urlList splits a list of URLs at the commas that start another URL (a
+// comma inside one, in a password say, stays with it), trimming blanks.
+func urlList(list string) []string {
+	var urls []string
+	for _, part := range strings.Split(list, ",") {
+		if u := strings.TrimSpace(part); IsRqliteURL(u) || len(urls) == 0 {
+			urls = append(urls, u)
+		} else {
+			urls[len(urls)-1] += "," + part
+		}
+	}
+	return urls
+}
+
+// DisplayName is a database argument as messages and logs show it: URLs
+// with their passwords hidden.
+func DisplayName(db string) string {
+	if !IsRqliteURL(db) {
+		return db
+	}
+	urls := urlList(db)
+	for i, u := range urls {
+		urls[i] = redactURL(u)
+	}
+	return strings.Join(urls, ",")
+}
+
 // FleetResult is one file's sweep.
 type FleetResult struct {
 	Path   string  `json:"path"`
@@ -68,15 +127,16 @@ type FleetTotal struct {
 	InvalidRows              int64 `json:"invalid_rows"`
 }
 
-// SweepFleet sweeps every file, at most jobs at a time, and returns one
-// result per file in the order given, with the total.
+// SweepFleet sweeps every database (a file or an rqlite cluster), at most
+// jobs at a time, and returns one result per database in the order given,
+// with the total.
 func SweepFleet(ctx context.Context, paths []string, jobs int, opt SweepOptions) ([]FleetResult, FleetTotal) {
 	results := make([]FleetResult, len(paths))
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(1, jobs))
 	for i, p := range paths {
 		g.Go(func() error {
-			results[i] = FleetResult{Path: p}
+			results[i] = FleetResult{Path: DisplayName(p)}
 			r, err := SweepFile(ctx, p, opt)
 			if err != nil {
 				results[i].Error = err.Error()
@@ -119,7 +179,7 @@ func SweepFile(ctx context.Context, path string, opt SweepOptions) (*Report, err
 	defer db.Close()
 	r, err := Sweep(ctx, db, opt)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", DisplayName(path), err)
 	}
 	return r, nil
 }

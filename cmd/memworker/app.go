@@ -180,11 +180,16 @@ func givenDB(c *cli.Context) string {
 	return ""
 }
 
-// openMemory opens the migrated database named by --db.
+// openMemory opens the migrated database named by --db, which must name
+// one: only sweep, run and status take several rqlite URLs.
 func openMemory(c *cli.Context, readOnly bool) (*worker.DB, error) {
 	p, err := dbPath(c)
 	if err != nil {
 		return nil, err
+	}
+	if worker.IsRqliteURL(p) && worker.IsFleet(p) {
+		return nil, usagef(commandPath(c), "--db %s names several rqlite clusters; %s takes one (sweep, run and status take several)",
+			worker.DisplayName(p), commandPath(c))
 	}
 	return worker.OpenMemory(p, readOnly)
 }

@@ -19,7 +19,8 @@ func runCommand() *cli.Command {
 		Name:  "run",
 		Usage: "the daemon: sweep on a schedule until SIGINT or SIGTERM",
 		Description: "Exactly one of --schedule (cron, local time), --every or --when-due " +
-			"(when active_hours − last_curate_at ≥ curate_interval_hours, polled). --db may be a glob.",
+			"(when active_hours − last_curate_at ≥ curate_interval_hours, polled). --db may be a glob, " +
+			"or several rqlite URLs separated by commas.",
 		Flags: append(sweepFlags(),
 			&cli.StringFlag{Name: "schedule", Usage: "cron `EXPR`, e.g. \"30 4 * * 0\" (Sundays 04:30)"},
 			durationFlag("every", 0, "sweep now and then every `DURATION`: 30m, 4h, 2d"),

@@ -15,7 +15,7 @@ func statusCommand() *cli.Command {
 		Usage: "counts, the clock, hours since the last sweep",
 		Flags: []cli.Flag{jsonFlag()},
 		Action: func(c *cli.Context) error {
-			if p := givenDB(c); strings.ContainsAny(p, "*?[") {
+			if p := givenDB(c); worker.IsFleet(p) {
 				return fleetStatus(c, p)
 			}
 			db, err := openMemory(c, true)
@@ -67,8 +67,9 @@ func counts(m map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-// fleetStatus prints one line per file a glob matches (--json: an array),
-// and fails when any file could not be read, after reporting the others.
+// fleetStatus prints one line per file a glob matches, or per rqlite URL
+// (--json: an array), and fails when any could not be read, after
+// reporting the others.
 func fleetStatus(c *cli.Context, pattern string) error {
 	paths, err := worker.ExpandPaths(pattern)
 	if err != nil {
@@ -82,7 +83,7 @@ func fleetStatus(c *cli.Context, pattern string) error {
 	var all []entry
 	failed := 0
 	for _, p := range paths {
-		e := entry{Path: p}
+		e := entry{Path: worker.DisplayName(p)}
 		db, err := worker.OpenMemory(p, true)
 		if err == nil {
 			e.Status, err = worker.GetStatus(c.Context, db)
@@ -104,7 +105,11 @@ func fleetStatus(c *cli.Context, pattern string) error {
 		}
 	}
 	if failed > 0 {
-		return fmt.Errorf("status: %d of %d files could not be read", failed, len(paths))
+		what := "files"
+		if worker.IsRqliteURL(pattern) {
+			what = "clusters"
+		}
+		return fmt.Errorf("status: %d of %d %s could not be read", failed, len(paths), what)
 	}
 	return nil
 }
