@@ -76,12 +76,18 @@ func demoCluster(t *testing.T, n int) (*rqcluster.Cluster, string) {
 	return c, u
 }
 
-// TestRqliteCLIRestoreFactExplain: restore, fact and explain through a
-// node's URL say what they say on a file, and every node holds their
-// writes; refusals (an edge back already, an archived end, nothing to
-// restore, an archived fact) change nothing.
+// TestRqliteCLIRestoreFactExplain: decayed, restore, fact and explain
+// through a node's URL say what they say on a file, and every node holds
+// their writes; refusals (an edge back already, an archived end, nothing
+// to restore, an archived fact) change nothing.
 func TestRqliteCLIRestoreFactExplain(t *testing.T) {
 	c, u := demoCluster(t, 3)
+	if r := ok(t, "--db", u, "decayed"); !strings.Contains(r.stdout, "decay edge db-wal — py-gil (temporal)") {
+		t.Errorf("decayed does not list db-wal — py-gil:\n%s", r.stdout)
+	}
+	if r := ok(t, "--db", u, "migrate", "up"); !strings.HasPrefix(r.stdout, "schema at version ") {
+		t.Errorf("migrate up on a migrated cluster: %s", r.stdout)
+	}
 	r := ok(t, "--db", u, "restore", "--edge", "py-gil", "db-wal")
 	if !strings.HasPrefix(r.stdout, "restored edge db-wal py-gil (from event #") {
 		t.Errorf("restore --edge: %s", r.stdout)
