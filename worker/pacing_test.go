@@ -51,13 +51,13 @@ func TestSweepCheckpointsForAWritingApp(t *testing.T) {
 }
 
 // TestSoloChunks: alone on the file, a sweep applies SoloChunkSize rows per
-// transaction (and syncs its derived state four times that); once an app
+// transaction (and stores due times four times that); once an app
 // has committed between its chunks, every step takes ChunkSize.
 func TestSoloChunks(t *testing.T) {
 	orig := bigMemory(t, 43, 200, 2500)
 	clock, wall := bigClock+150, bigWall.Add(30*24*time.Hour)
 	// steps sweeps a fresh copy and returns the rows each transaction of
-	// the edge removals and of the sync took, the app writing before each
+	// the edge removals and of the due times took, the app writing before each
 	// one when app is set; hold is the sweep's SoloHold.
 	steps := func(app bool, hold time.Duration) map[string][]int64 {
 		path := copyMemory(t, orig)
@@ -68,7 +68,7 @@ func TestSoloChunks(t *testing.T) {
 		}
 		dones := map[string][]int64{}
 		chunk := func(step string, done, total int64) {
-			if step != "plan_edges" && step != "sync_rows" {
+			if step != "plan_edges" && step != "sweep_edges" {
 				return
 			}
 			dones[step] = append(dones[step], done)
@@ -100,22 +100,22 @@ func TestSoloChunks(t *testing.T) {
 		}
 	}
 	// Alone, each step's first transaction takes its rows at ChunkSize
-	// (the sync's are syncChunkFactor times as many), then, within an
+	// (the due times' are syncChunkFactor times as many), then, within an
 	// hour's hold, all that SoloChunkSize allows.
 	alone := steps(false, time.Hour)
 	check("alone, first edges", alone["plan_edges"][:1], 20, 1)
 	check("alone, edges", alone["plan_edges"][1:], 200, 3)
-	check("alone, first sync", alone["sync_rows"][:1], 80, 1)
-	check("alone, sync", alone["sync_rows"][1:], 800, 1)
+	check("alone, first due times", alone["sweep_edges"][:1], 80, 1)
+	check("alone, due times", alone["sweep_edges"][1:], 800, 1)
 	// No transaction fits in a nanosecond's hold: they stay at ChunkSize.
 	held := steps(false, time.Nanosecond)
 	check("alone, held, edges", held["plan_edges"], 20, 3)
-	check("alone, held, sync", held["sync_rows"], 80, 3)
+	check("alone, held, due times", held["sweep_edges"], 80, 3)
 	// The app writes before each transaction: each one, the first
 	// included, sees that once it holds the lock.
 	beside := steps(true, time.Hour)
 	check("beside an app, edges", beside["plan_edges"], 20, 3)
-	check("beside an app, sync", beside["sync_rows"], 20, 3)
+	check("beside an app, due times", beside["sweep_edges"], 20, 3)
 }
 
 // walProgress reads, without taking part, how many frames the WAL holds and

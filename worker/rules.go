@@ -133,7 +133,8 @@ FROM (
     LEFT JOIN mem_block_state tb ON tb.id = e.to_id) e`
 
 // edgeDueRows is when each edge of a CTE named due_source (an edge's
-// columns and lambda, its decay rate when its numbers are numbers) next
+// columns, its problem (EDGE_PROBLEM) and lambda, its decay rate when its
+// numbers are numbers) next
 // needs a decision, as mem_edge_due rows in key order (appends to the
 // table they fill): the horizon of its relation policy's curve on that
 // policy's clock, else 0 for a static prune, else the default curve's
@@ -142,8 +143,8 @@ FROM (
 // excluded until re-observed, or invalid, which its problem names).
 // refresh_edges and refresh_edges_all differ only in their due_source.
 var edgeDueRows = `SELECT from_id, to_id,
-       CASE WHEN horizon IS NULL OR clock = 'wall' THEN NULL WHEN horizon = 0 THEN -1e308 ELSE anchor + horizon END,
-       CASE WHEN horizon IS NULL OR clock != 'wall' THEN NULL WHEN horizon = 0 THEN -1e308 ELSE anchor + horizon * 86400 END,
+       CASE WHEN horizon IS NULL OR clock = 'wall' THEN NULL WHEN horizon = 0 THEN -1e308 ELSE anchor + horizon END AS due_hours,
+       CASE WHEN horizon IS NULL OR clock != 'wall' THEN NULL WHEN horizon = 0 THEN -1e308 ELSE anchor + horizon * 86400 END AS due_wall,
        problem
 FROM (
     SELECT from_id, to_id, problem, clock,
@@ -161,7 +162,7 @@ FROM (
         SELECT e.from_id, e.to_id, e.weight, e.reinforcement_count, e.origin, e.pinned, e.excluded,
                e.last_active_hours, e.last_observed_at, e.lambda,
                p.relation_type AS policy, coalesce(p.clock, 'active_hours') AS clock, p.curve, p.to_zero, p.threshold, p.action,
-               ` + edgeProblem + ` AS problem
+               e.problem
         FROM due_source e
         LEFT JOIN sweep_policy p ON p.relation_type = e.relation_type))
 ORDER BY from_id, to_id`

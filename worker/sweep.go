@@ -292,14 +292,8 @@ func (s *sweep) planAll(ctx context.Context) error {
 	// copied into the file. In place, the derived rows of rows that are
 	// gone go too (a file's sync drops them).
 	done = phase("plan order and due times")
-	names := []string{"plan_order", "refresh_edges_all"}
-	if !aside {
-		names = append(names, "forget_gone")
-	}
-	for _, name := range names {
-		if _, err := s.db.exec(ctx, name); err != nil {
-			return fmt.Errorf("sweep: %w", err)
-		}
+	if err := s.storeEdgeDue(ctx); err != nil {
+		return fmt.Errorf("sweep: storing due times: %w", err)
 	}
 	done()
 	if aside {
@@ -318,6 +312,35 @@ func (s *sweep) planAll(ctx context.Context) error {
 	}
 	done()
 	return nil
+}
+
+// storeEdgeDue orders the plan, then writes every usable edge's due time
+// from the plan's evaluation straight into the main table, in key order,
+// in bounded transactions; in place, the derived rows of rows that are
+// gone go too (a file's sync drops them).
+func (s *sweep) storeEdgeDue(ctx context.Context) error {
+	if _, err := s.db.exec(ctx, "plan_order"); err != nil {
+		return err
+	}
+	err := s.chunks(ctx, "sweep_edges", syncChunkFactor*s.opt.ChunkSize, true, func(lo, hi int64) error {
+		_, err := s.db.exec(ctx, "refresh_edges_all", chunkArgs(lo, hi)...)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	names := []string{"refresh_edges_tail"}
+	if !s.db.snapshots() {
+		names = append(names, "forget_gone")
+	}
+	return s.db.inTx(ctx, func() error {
+		for _, name := range names {
+			if _, err := s.db.exec(ctx, name); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // planChanged plans an incremental sweep: the rows queued as changed and
@@ -376,7 +399,7 @@ func (s *sweep) apply(ctx context.Context) error {
 // ChunkSize, each in its own write transaction when withTx is set (sized by
 // the pacer once it holds the lock).
 func (s *sweep) chunks(ctx context.Context, table string, size int, withTx bool, f func(lo, hi int64) error) error {
-	maxSeq, err := s.db.count(ctx, "SELECT coalesce(max(seq), 0) FROM temp."+table)
+	maxSeq, err := s.db.count(ctx, "SELECT coalesce(max(rowid), 0) FROM temp."+table)
 	if err != nil {
 		return err
 	}

@@ -199,6 +199,7 @@ func progressBar(w io.Writer) func(step string, done, total int64) {
 var stepOrder = []struct{ step, label string }{
 	{"refresh_ids", "refreshing blocks and facts"},
 	{"refresh_edges", "refreshing edges"},
+	{"sweep_edges", "storing due times"},
 	{"sync_rows", "storing derived state"},
 	{"plan_blocks", "archiving blocks"},
 	{"plan_edges", "removing edges"},

@@ -55,8 +55,8 @@ func TestStepLabels(t *testing.T) {
 	if len(seen) < 4 {
 		t.Errorf("a full sweep reported only the steps %v", seen)
 	}
-	if !seen["sync_rows"] {
-		t.Errorf("a full sweep reported no sync_rows step: %v", seen)
+	if !seen["sweep_edges"] {
+		t.Errorf("a full sweep reported no sweep_edges step (storing due times): %v", seen)
 	}
 	for step := range seen {
 		label := stepLabel(step)

@@ -11,8 +11,9 @@ CREATE TEMP VIEW sweep_facts AS SELECT id FROM main.mem_facts WHERE status IN ('
 -- Evaluate the rows whose due time has come, and those queued as changed.
 -- :slack covers rounding between a stored due time and the exact check.
 CREATE TEMP TABLE scope_edges (from_id TEXT, to_id TEXT, PRIMARY KEY (from_id, to_id)) WITHOUT ROWID;
-INSERT OR IGNORE INTO scope_edges SELECT from_id, to_id FROM mem_edge_due WHERE due_hours <= :now + :slack;
-INSERT OR IGNORE INTO scope_edges SELECT from_id, to_id FROM mem_edge_due WHERE due_wall <= :wall + :slack;
+-- One pass over the due times, in key order (they have no index of their own).
+INSERT OR IGNORE INTO scope_edges SELECT from_id, to_id FROM mem_edge_due
+WHERE due_hours <= :now + :slack OR due_wall <= :wall + :slack;
 INSERT OR IGNORE INTO scope_edges SELECT from_id, to_id FROM refresh_edges;
 CREATE TEMP TABLE scope_blocks (id TEXT PRIMARY KEY) WITHOUT ROWID;
 INSERT OR IGNORE INTO scope_blocks SELECT id FROM mem_block_state WHERE archive_at <= :now + :slack;

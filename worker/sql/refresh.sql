@@ -89,11 +89,11 @@ SELECT from_id, to_id FROM main.mem_dirty_edges WHERE seq > :edge_from AND seq <
 
 -- name: refresh_edges
 -- One chunk of queued edges, read through the primary key: when each next
--- needs a decision (EDGE_DUE_ROWS); due_source is each edge's columns and
--- lambda, its decay rate when its numbers are numbers.
+-- needs a decision (EDGE_DUE_ROWS); due_source is each edge's columns, its
+-- problem, and lambda, its decay rate when its numbers are numbers.
 INSERT OR REPLACE INTO mem_edge_due (from_id, to_id, due_hours, due_wall, problem)
 WITH due_source AS (
-    SELECT e.*, CASE WHEN VALID_EDGE THEN EDGE_LAMBDA END AS lambda
+    SELECT e.*, EDGE_PROBLEM AS problem, CASE WHEN VALID_EDGE THEN EDGE_LAMBDA END AS lambda
     FROM refresh_edges r CROSS JOIN main.mem_edges e
          ON e.from_id = r.from_id AND e.to_id = r.to_id AND r.seq BETWEEN :lo AND :hi
     LEFT JOIN mem_block_state ta ON ta.id = e.from_id
@@ -105,19 +105,38 @@ DELETE FROM mem_edge_due WHERE (from_id, to_id) IN (
       AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.from_id = r.from_id AND e.to_id = r.to_id));
 
 -- name: refresh_edges_all
--- The due times of every usable edge, as evaluate_edges_all computed them
--- for the plan (each edge read once, its ends' tiers looked up once, from
--- temp tables only, so it runs after the plan's read snapshot has ended).
--- Edges the plan prunes or decays get none: their removal settles them,
--- and an app's write that saves one queues it for the next refresh.
-INSERT OR REPLACE INTO mem_edge_due (from_id, to_id, due_hours, due_wall, problem)
+-- One chunk (rows :lo to :hi of sweep_edges, in key order) of the due times
+-- of every usable edge, as evaluate_edges_all computed them for the plan
+-- (each edge read once, its ends' tiers looked up once), written straight
+-- into the main table where they differ, in key order: no shadow, no copy.
+-- First, the due rows in the chunk's key range whose edge is gone go, and
+-- so do those of edges the plan prunes or decays (their removal settles
+-- them; an app's write that saves one queues it for the next refresh).
+DELETE FROM main.mem_edge_due
+WHERE (from_id, to_id) > (SELECT from_id, to_id FROM sweep_edges WHERE rowid = :lo - 1 UNION ALL SELECT '', '' LIMIT 1)
+  AND (from_id, to_id) <= (SELECT from_id, to_id FROM sweep_edges WHERE rowid = min(:hi, (SELECT max(rowid) FROM sweep_edges)))
+  AND (NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.from_id = mem_edge_due.from_id AND e.to_id = mem_edge_due.to_id)
+       OR EXISTS (SELECT 1 FROM plan_edges p WHERE p.from_id = mem_edge_due.from_id AND p.to_id = mem_edge_due.to_id
+                                             AND p.phase IN REMOVAL_PHASES));
+INSERT OR REPLACE INTO main.mem_edge_due (from_id, to_id, due_hours, due_wall, problem)
 WITH due_source AS (
     SELECT from_id, to_id, weight, reinforcement_count, relation_type, origin, last_active_hours, last_observed_at,
-           pinned, excluded, lambda
+           pinned, excluded, lambda, NULL AS problem -- every edge evaluated is valid
     FROM sweep_edges s
-    WHERE NOT EXISTS (SELECT 1 FROM plan_edges p WHERE p.from_id = s.from_id AND p.to_id = s.to_id
+    WHERE s.rowid BETWEEN :lo AND :hi
+      AND NOT EXISTS (SELECT 1 FROM plan_edges p WHERE p.from_id = s.from_id AND p.to_id = s.to_id
                                                   AND p.phase IN REMOVAL_PHASES))
-EDGE_DUE_ROWS;
+SELECT n.from_id, n.to_id, n.due_hours, n.due_wall, n.problem
+FROM (EDGE_DUE_ROWS) n LEFT JOIN main.mem_edge_due m ON m.from_id = n.from_id AND m.to_id = n.to_id
+WHERE m.from_id IS NULL OR m.due_hours IS NOT n.due_hours OR m.due_wall IS NOT n.due_wall OR m.problem IS NOT n.problem;
+
+-- name: refresh_edges_tail
+-- After the chunks of refresh_edges_all: the due rows past the last usable
+-- edge's key whose edge is gone go too (all of them when no edge is usable).
+DELETE FROM main.mem_edge_due
+WHERE (from_id, to_id) > (SELECT from_id, to_id FROM sweep_edges WHERE rowid = (SELECT max(rowid) FROM sweep_edges)
+                          UNION ALL SELECT '', '' LIMIT 1)
+  AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.from_id = mem_edge_due.from_id AND e.to_id = mem_edge_due.to_id);
 
 -- name: refresh_edges_invalid
 -- Every edge whose numbers are not numbers, read in table order: its
@@ -155,5 +174,4 @@ FROM (
 -- are gone go too.
 DELETE FROM main.mem_block_state WHERE id NOT IN (SELECT id FROM main.mem_blocks);
 DELETE FROM main.mem_fact_due WHERE id NOT IN (SELECT id FROM main.mem_facts);
-DELETE FROM main.mem_edge_due WHERE NOT EXISTS (
-    SELECT 1 FROM main.mem_edges e WHERE e.from_id = mem_edge_due.from_id AND e.to_id = mem_edge_due.to_id);
+

@@ -4,8 +4,8 @@
 -- name: sync_collect
 -- A full refresh computes the derived state into temp tables; the rows
 -- that differ from the main tables' are then copied over a chunk at a
--- time. Edges this sweep is about to prune or decay have no due time
--- there (see refresh_edges_all), so theirs go.
+-- time. Of the edges, the shadow holds only the invalid ones: the usable
+-- edges' due times go straight into the main table (refresh_edges_all).
 DELETE FROM sync_rows;
 INSERT INTO sync_rows (kind, id, present, tier, lambda, constitutional, degree, archive_at, problem)
 SELECT 'block', t.id, 1, t.tier, t.lambda, t.constitutional, t.degree, t.archive_at, t.problem
@@ -21,10 +21,6 @@ SELECT 'edge', t.from_id, t.to_id, 1, t.due_hours, t.due_wall, t.problem
 FROM temp.mem_edge_due t LEFT JOIN main.mem_edge_due m ON m.from_id = t.from_id AND m.to_id = t.to_id
 WHERE m.from_id IS NULL OR m.due_hours IS NOT t.due_hours OR m.due_wall IS NOT t.due_wall OR m.problem IS NOT t.problem
 ORDER BY t.from_id, t.to_id;
-INSERT INTO sync_rows (kind, id, to_id, present)
-SELECT 'edge', m.from_id, m.to_id, 0 FROM main.mem_edge_due m
-WHERE NOT EXISTS (SELECT 1 FROM temp.mem_edge_due t WHERE t.from_id = m.from_id AND t.to_id = m.to_id)
-ORDER BY m.from_id, m.to_id;
 INSERT INTO sync_rows (kind, id, present, due_wall, problem)
 SELECT 'fact', t.id, 1, t.due_wall, t.problem
 FROM temp.mem_fact_due t LEFT JOIN main.mem_fact_due m ON m.id = t.id
