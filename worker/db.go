@@ -116,7 +116,7 @@ func OpenMemory(path string, readOnly bool) (*DB, error) {
 	}
 	if err := schema.Check(db.SQL); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", DisplayName(path), err)
 	}
 	if !readOnly && !db.Rqlite {
 		if err := db.UseWAL(); err != nil {

@@ -291,6 +291,16 @@ func incSweep(t *testing.T, db *worker.DB, clock float64, wall time.Time, full b
 // logged, in a stable order.
 func memoryState(t *testing.T, db *worker.DB) string {
 	t.Helper()
+	state, err := readMemoryState(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return state
+}
+
+// readMemoryState is memoryState's reading, for callers that wait for a
+// copy to become readable (a node restarting).
+func readMemoryState(db *worker.DB) (string, error) {
 	var b strings.Builder
 	for _, q := range []string{
 		`SELECT 'edge', from_id, to_id, quote(weight), reinforcement_count, excluded FROM mem_edges ORDER BY 2, 3`,
@@ -301,18 +311,23 @@ func memoryState(t *testing.T, db *worker.DB) string {
 	} {
 		rows, err := db.SQL.Query(q)
 		if err != nil {
-			t.Fatal(err)
+			return "", err
 		}
 		for rows.Next() {
 			var c [6]any
 			if err := rows.Scan(&c[0], &c[1], &c[2], &c[3], &c[4], &c[5]); err != nil {
-				t.Fatal(err)
+				rows.Close()
+				return "", err
 			}
 			fmt.Fprintf(&b, "%v\n", c)
 		}
+		err = rows.Err()
 		rows.Close()
+		if err != nil {
+			return "", err
+		}
 	}
-	return b.String()
+	return b.String(), nil
 }
 
 // diffLines lists the lines of a missing from b.

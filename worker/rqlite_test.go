@@ -75,22 +75,36 @@ func openNode(t *testing.T, n *rqcluster.Node) *worker.DB {
 	return db
 }
 
-// expectEveryNode waits until every running node holds want.
+// expectEveryNode waits until every running node holds want. A node that
+// cannot answer yet (restarting, replaying its log) is asked again.
 func expectEveryNode(t *testing.T, c *rqcluster.Cluster, want string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for _, n := range c.Running() {
 		for {
-			got := memoryState(t, nodeDB(t, n))
-			if got == want {
+			got, err := nodeState(n)
+			if err == nil && got == want {
 				break
 			}
 			if time.Now().After(deadline) {
+				if err != nil {
+					t.Fatalf("node %s: %v", n.ID, err)
+				}
 				t.Fatalf("node %s differs from the local sweep\nlocal only:\n%s\nnode only:\n%s", n.ID, diffLines(want, got), diffLines(got, want))
 			}
 			time.Sleep(200 * time.Millisecond)
 		}
 	}
+}
+
+// nodeState reads node n's own copy (readMemoryState).
+func nodeState(n *rqcluster.Node) (string, error) {
+	db, err := worker.OpenRqlite(context.Background(), n.URL+"?level=none&disableClusterDiscovery=true")
+	if err != nil {
+		return "", err
+	}
+	defer db.Close()
+	return readMemoryState(db)
 }
 
 func TestRqliteSweepMatchesLocalCopy(t *testing.T) {

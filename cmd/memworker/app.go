@@ -187,11 +187,20 @@ func openMemory(c *cli.Context, readOnly bool) (*worker.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	if worker.IsRqliteURL(p) && worker.IsFleet(p) {
-		return nil, usagef(commandPath(c), "--db %s names several rqlite clusters; %s takes one (sweep, run and status take several)",
-			worker.DisplayName(p), commandPath(c))
+	if err := refuseSeveral(c, p); err != nil {
+		return nil, err
 	}
 	return worker.OpenMemory(p, readOnly)
+}
+
+// refuseSeveral is the usage error of a command that takes one database
+// given several rqlite URLs.
+func refuseSeveral(c *cli.Context, p string) error {
+	if worker.IsRqliteURL(p) && worker.IsFleet(p) {
+		return usagef(commandPath(c), "--db %s names several rqlite clusters; %s takes one (sweep, run and status take several)",
+			worker.DisplayName(p), commandPath(c))
+	}
+	return nil
 }
 
 func printJSON(w io.Writer, v any) error {

@@ -24,6 +24,9 @@ func demoCommand() *cli.Command {
 				}
 				path = filepath.Join(dir, "memory.db")
 			}
+			if err := refuseSeveral(c, path); err != nil {
+				return err
+			}
 			db, err := worker.Open(path, worker.OpenOptions{Create: true})
 			if err != nil {
 				return err

@@ -18,6 +18,9 @@ func migrateCommand() *cli.Command {
 		if err != nil {
 			return nil, err
 		}
+		if err := refuseSeveral(c, p); err != nil {
+			return nil, err
+		}
 		return worker.Open(p, worker.OpenOptions{Create: c.Command.Name == "up", ReadOnly: c.Command.Name == "version"})
 	}
 	return withFlags(&cli.Command{

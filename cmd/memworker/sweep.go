@@ -28,7 +28,7 @@ func sweepFlags() []cli.Flag {
 		&cli.IntFlag{Name: "solo-chunk", Value: worker.DefaultSoloChunkSize, Usage: "rows per transaction while no other connection writes to the file (when above --chunk)"},
 		durationFlag("solo-hold", worker.DefaultSoloHold, "while no other connection writes, a transaction grows towards --solo-chunk rows only as far as fits in this long (`DURATION`)"),
 		durationFlag("pause", worker.DefaultPause, "least time (`DURATION`) the lock stays free between two transactions, so app writers get it (100ms bounds an app's wait to about one transaction)"),
-		&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 1, Usage: "databases swept at once when --db is a glob"},
+		&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 1, Usage: "databases swept at once when --db is a glob or several rqlite URLs"},
 	}
 }
 
@@ -64,7 +64,8 @@ func sweepCommand() *cli.Command {
 		Name:  "sweep",
 		Usage: "archive faded blocks, prune and decay edges, run policies and the fact lifecycle, report",
 		Description: "--db may be a glob (\"memories/*.db\"): the files are swept -j at a time, " +
-			"with one report per file and a total.",
+			"with one report per file and a total; or several rqlite URLs separated by commas " +
+			"(\"http://a:4001,http://b:4001\"), one cluster each, never globbed.",
 		Flags: append(sweepFlags(), jsonFlag(),
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "under the summary, the detail: per phase, per policy, facts, invalid rows, decayed edges"},
 			&cli.BoolFlag{Name: "wait", Usage: "when another sweep holds the file, wait for it to finish, then sweep (else exit 75)"}),
