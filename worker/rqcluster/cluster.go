@@ -602,7 +602,8 @@ func (n *Node) spawn(args []string) (int64, error) {
 
 // waitReady waits until the node's /readyz answers 200: it knows a leader,
 // the leader answers, and its store and database are open. With caughtUp, the
-// node must also have applied the log up to the leader's commit index.
+// node must also have applied to its database every write the leader had
+// applied (waitApplied).
 func (n *Node) waitReady(ctx context.Context, caughtUp bool) error {
 	path := "/readyz?timeout=2s"
 	if caughtUp {
@@ -621,10 +622,48 @@ func (n *Node) waitReady(ctx context.Context, caughtUp bool) error {
 		}
 		return false, fmt.Sprintf("GET %s: %d %q", path, code, body), nil
 	})
+	if err == nil && caughtUp {
+		err = n.waitApplied(ctx)
+	}
 	if err != nil {
 		return fmt.Errorf("node %s: %w\nlast lines of %s:\n%s", n.ID, err, n.LogPath, n.LogTail(30))
 	}
 	return nil
+}
+
+// fsmStatus holds the index of the last log entry a node applied to its
+// database, from its /status.
+type fsmStatus struct {
+	Store struct {
+		FSMIndex uint64 `json:"fsm_index"`
+	} `json:"store"`
+}
+
+// waitApplied waits until the node has applied to its database the log up
+// to the last entry the leader has applied. /readyz?sync only waits for the
+// node's commit index, which a restarted node learns from the leader's
+// first message, before it has replayed its log: until then it answers
+// queries from an older state (no tables at all, early on).
+func (n *Node) waitApplied(ctx context.Context) error {
+	leader, err := n.c.Leader(ctx)
+	if err != nil {
+		return err
+	}
+	var ls fsmStatus
+	if err := leader.getJSON(ctx, "/status", &ls); err != nil {
+		return fmt.Errorf("leader %s: %w", leader.ID, err)
+	}
+	target := ls.Store.FSMIndex
+	return poll(ctx, fmt.Sprintf("node %s to apply the log up to index %d", n.ID, target), func() (bool, string, error) {
+		if !n.Running() {
+			return false, "", fmt.Errorf("rqlited exited (%s)", n.state())
+		}
+		var st fsmStatus
+		if err := n.getJSON(ctx, "/status", &st); err != nil {
+			return false, err.Error(), nil
+		}
+		return st.Store.FSMIndex >= target, fmt.Sprintf("applied up to %d", st.Store.FSMIndex), nil
+	})
 }
 
 // Kill sends SIGKILL to the node's process group and waits for the process
@@ -678,8 +717,8 @@ func (n *Node) waitExit(done chan struct{}, d time.Duration) error {
 
 // Restart starts the node again after Kill or Stop, with the same data
 // directory, ports and extension. It rejoins the cluster from its own Raft
-// state (no -join) and returns once the node is ready and has applied the
-// log up to the leader's commit index.
+// state (no -join) and returns once the node is ready and has applied to
+// its database every write the leader had applied.
 func (n *Node) Restart(ctx context.Context) error {
 	if n.Running() {
 		return fmt.Errorf("node %s is still running", n.ID)
