@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -67,8 +68,10 @@ func (s *sweep) savePlan(ctx context.Context) error {
 		if st.where != "" {
 			where += " AND " + st.where
 		}
+		// The step is bound, not written into the SQL: a replica renames
+		// the working tables a statement names, and would rename it too.
 		query := fmt.Sprintf(`INSERT INTO main.mem_sweep_plans (sweep_id, step, seq, row)
-			SELECT :sweep, '%s', rowid, json_array(%s) FROM temp.%s WHERE %s`, st.table, strings.Join(cols, ", "), st.table, where)
+			SELECT :sweep, :step, rowid, json_array(%s) FROM temp.%s WHERE %s`, strings.Join(cols, ", "), st.table, where)
 		maxRow, err := s.db.count(ctx, "SELECT coalesce(max(rowid), 0) FROM temp."+st.table)
 		if err != nil {
 			return err
@@ -77,7 +80,7 @@ func (s *sweep) savePlan(ctx context.Context) error {
 		for lo, step := int64(1), int64(0); lo <= maxRow; lo += step {
 			err := s.db.inTx(ctx, func() error {
 				step = rows.next()
-				_, err := s.db.querier().ExecContext(ctx, query, s.args(chunkArgs(lo, lo+step-1)...)...)
+				_, err := s.db.querier().ExecContext(ctx, query, s.args(append(chunkArgs(lo, lo+step-1), sql.Named("step", st.table))...)...)
 				return err
 			})
 			if err != nil {

@@ -293,6 +293,16 @@ func rqliteError(err error, stmts []gorqlite.ParameterizedStatement) error {
 		return nil
 	}
 	msg := err.Error()
+	// gorqlite counts the statement errors on a line of its own; the
+	// messages themselves are what a reader needs, on one line.
+	var se gorqlite.StatementErrors
+	if errors.As(err, &se) && len(se) > 0 {
+		msgs := make([]string, len(se))
+		for i, e := range se {
+			msgs[i] = e.Error()
+		}
+		msg = strings.Join(msgs, "; ")
+	}
 	if len(stmts) == 1 {
 		return fmt.Errorf("rqlite: %s", msg)
 	}

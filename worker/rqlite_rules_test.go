@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+
+	"github.com/rqlite/gorqlite"
 )
 
 // The rules of the rqlite driver and the replica store, each with cases on
@@ -72,5 +74,29 @@ func TestReplicatedSQLNamesWorkingTablesOnly(t *testing.T) {
 		if got := replicatedSQL(in); got != want {
 			t.Errorf("replicatedSQL(%q)\n got %q\nwant %q", in, got, want)
 		}
+	}
+}
+
+// TestRqliteErrorNamesTheStatementError: a failed statement's own message
+// reaches the user, on one line, not only gorqlite's count of them.
+func TestRqliteErrorNamesTheStatementError(t *testing.T) {
+	one := []gorqlite.ParameterizedStatement{{Query: "SELECT 1"}}
+	two := append(one, gorqlite.ParameterizedStatement{Query: "SELECT 2"})
+	for _, c := range []struct {
+		err   error
+		stmts []gorqlite.ParameterizedStatement
+		want  string
+	}{
+		{gorqlite.StatementErrors{errors.New("no such table: mem_edges")}, one, "rqlite: no such table: mem_edges"},
+		{gorqlite.StatementErrors{errors.New("a"), errors.New("b")}, two,
+			"rqlite: in a request of 2 statements: a; b (the request was rolled back)"},
+		{errors.New("connection refused"), one, "rqlite: connection refused"},
+	} {
+		if got := rqliteError(c.err, c.stmts).Error(); got != c.want {
+			t.Errorf("rqliteError(%v) = %q, want %q", c.err, got, c.want)
+		}
+	}
+	if rqliteError(nil, one) != nil {
+		t.Error("rqliteError(nil) is not nil")
 	}
 }
