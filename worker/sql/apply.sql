@@ -1,6 +1,9 @@
 -- The apply: the plan carried out in short transactions, one chunk of seq
 -- numbers at a time, re-checking that each row is unchanged since it was
 -- planned; every change with its event, in the same transaction.
+-- An event's detail leaves out the fields that are null (json_patch onto
+-- '{}' drops them): detail ->> '$.edge.note' reads a missing field as NULL,
+-- as it reads a null one, and a sweep's events take less room.
 
 -- name: apply_blocks
 -- One chunk of archivals: the blocks still as planned, their events (with
@@ -12,14 +15,14 @@ SELECT p.seq FROM plan_blocks p CROSS JOIN main.mem_blocks b ON b.id = p.id
 WHERE p.seq BETWEEN :lo AND :hi AND b.status = 'active' AND b.last_reinforced_hours IS p.last_reinforced_hours;
 INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
 SELECT :sweep, :wall, :now, 'block', b.id, 'archive', 'decayed',
-       json_object('block', BLOCK_SNAPSHOT, 'tags', BLOCK_TAGS, 'tier', p.tier, 'recency', p.recency)
+       json_patch('{}', json_object('block', BLOCK_SNAPSHOT, 'tags', BLOCK_TAGS, 'tier', p.tier, 'recency', p.recency))
 FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq JOIN main.mem_blocks b ON b.id = p.id;
 DELETE FROM apply_block_ids;
 INSERT INTO apply_block_ids (id) SELECT p.id FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq;
 INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
 SELECT :sweep, :wall, :now, 'edge', json_array(e.from_id, e.to_id), 'delete', 'block_archived',
-       json_object('edge', EDGE_SNAPSHOT,
-                   'archived_block', CASE WHEN e.from_id IN (SELECT id FROM apply_block_ids) THEN e.from_id ELSE e.to_id END)
+       json_patch('{}', json_object('edge', EDGE_SNAPSHOT,
+                   'archived_block', CASE WHEN e.from_id IN (SELECT id FROM apply_block_ids) THEN e.from_id ELSE e.to_id END))
 FROM valid_edges e
 WHERE e.from_id IN (SELECT id FROM apply_block_ids) OR e.to_id IN (SELECT id FROM apply_block_ids);
 DELETE FROM apply_edge_keys;
@@ -48,8 +51,8 @@ INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id
 SELECT :sweep, :wall, :now, 'edge', json_array(e.from_id, e.to_id),
        CASE p.phase WHEN 'static' THEN 'prune' ELSE 'decay' END,
        CASE p.phase WHEN 'policy' THEN 'policy:' || p.relation_type ELSE p.phase END,
-       json_object('edge', EDGE_SNAPSHOT, 'effective_weight', p.effective, 'lambda', p.lambda,
-                   CASE p.phase WHEN 'policy' THEN 'elapsed' ELSE 'elapsed_hours' END, p.elapsed)
+       json_patch('{}', json_object('edge', EDGE_SNAPSHOT, 'effective_weight', p.effective, 'lambda', p.lambda,
+                   CASE p.phase WHEN 'policy' THEN 'elapsed' ELSE 'elapsed_hours' END, p.elapsed))
 FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq
 CROSS JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id;
 DELETE FROM apply_edge_keys;
@@ -86,7 +89,7 @@ WHERE b.status = 'active'
   AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.from_id = b.id)
   AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.to_id = b.id);
 INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
-SELECT :sweep, :wall, :now, 'block', b.id, 'archive', 'orphaned', json_object('block', BLOCK_SNAPSHOT, 'tags', BLOCK_TAGS)
+SELECT :sweep, :wall, :now, 'block', b.id, 'archive', 'orphaned', json_patch('{}', json_object('block', BLOCK_SNAPSHOT, 'tags', BLOCK_TAGS))
 FROM apply_block_ids o JOIN main.mem_blocks b ON b.id = o.id;
 DELETE FROM main.mem_block_tags WHERE block_id IN (SELECT id FROM apply_block_ids);
 UPDATE main.mem_blocks SET status = 'archived', archive_reason = 'orphaned' WHERE id IN (SELECT id FROM apply_block_ids);
@@ -102,7 +105,7 @@ INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id
 SELECT :sweep, :wall, :now, 'edge', json_array(e.from_id, e.to_id),
        CASE WHEN p.excluded_to THEN 'exclude' ELSE 'readmit' END,
        CASE WHEN p.excluded_to THEN 'below_minimum' ELSE 'reobserved' END || ':' || p.relation_type,
-       json_object('edge', EDGE_SNAPSHOT, 'effective_weight', p.effective, 'threshold', p.threshold, 'elapsed', p.elapsed)
+       json_patch('{}', json_object('edge', EDGE_SNAPSHOT, 'effective_weight', p.effective, 'threshold', p.threshold, 'elapsed', p.elapsed))
 FROM apply_rows a CROSS JOIN plan_flags p ON p.seq = a.seq
 JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id;
 -- Their due time changes with the flag: queue them for the next refresh.
@@ -122,8 +125,8 @@ WHERE p.seq BETWEEN :lo AND :hi AND p.action IN ('archive', 'prune') AND f.statu
   AND f.importance IS p.importance AND f.access_count IS p.access_count AND f.last_accessed_at IS p.last_accessed_at;
 INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
 SELECT :sweep, :wall, :now, 'fact', f.id, p.action, 'faded',
-       json_object('fact', FACT_SNAPSHOT,
-                   'score', p.score, 'days_since_access', p.days)
+       json_patch('{}', json_object('fact', FACT_SNAPSHOT,
+                   'score', p.score, 'days_since_access', p.days))
 FROM apply_rows a CROSS JOIN plan_facts p ON p.seq = a.seq JOIN main.mem_facts f ON f.id = p.id;
 DELETE FROM main.mem_facts WHERE id IN (SELECT p.id FROM apply_rows a CROSS JOIN plan_facts p ON p.seq = a.seq WHERE p.action = 'prune');
 UPDATE main.mem_facts SET status = 'archived'
