@@ -158,7 +158,8 @@ WITH lost AS MATERIALIZED (
         UNION ALL
         SELECT e.to_id, EDGE_STRENGTH FROM plan_edges e)
     GROUP BY id),
-candidates AS (
+-- Read twice (its maxima, then the ranking): computed once.
+candidates AS MATERIALIZED (
     SELECT b.id, coalesce(b.confidence, 0.5) AS confidence,
            max(0, s.degree - coalesce(l.strength, 0)) AS degree,
            b.reinforcement_count + s.constitutional AS reinforcement_count,
