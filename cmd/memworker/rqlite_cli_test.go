@@ -36,33 +36,19 @@ func startNodes(t *testing.T, n int) *rqcluster.Cluster {
 // nodeRows is one node's own answer to a query of one column.
 func nodeRows(t *testing.T, n *rqcluster.Node, query string) []string {
 	t.Helper()
-	rows, err := n.Query(context.Background(), query)
+	rows, err := n.Column(context.Background(), query)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := []string{}
-	for _, r := range rows {
-		out = append(out, fmt.Sprint(r[0]))
-	}
-	return out
+	return rows
 }
 
 // eachNode waits until every running node's own copy answers query (one
 // column) with want: a follower applies the log a moment after the leader.
 func eachNode(t *testing.T, c *rqcluster.Cluster, query string, want ...string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for _, n := range c.Running() {
-		for {
-			got := nodeRows(t, n, query)
-			if slices.Equal(got, want) {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("node %s answers %s\n got %q\nwant %q", n.ID, query, got, want)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+	if err := c.EveryNodeAnswers(context.Background(), query, want, 30*time.Second); err != nil {
+		t.Fatal(err)
 	}
 }
 
