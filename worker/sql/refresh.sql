@@ -170,8 +170,7 @@ FROM (
         WHERE r.seq BETWEEN :lo AND :hi));
 
 -- name: forget_gone
--- After a full refresh in place (a replica): the derived rows of rows that
--- are gone go too.
+-- After a full refresh in place (a replica): the derived rows of blocks and
+-- facts that are gone go too (an edge's go with refresh_edges_tail).
 DELETE FROM main.mem_block_state WHERE id NOT IN (SELECT id FROM main.mem_blocks);
 DELETE FROM main.mem_fact_due WHERE id NOT IN (SELECT id FROM main.mem_facts);
-
