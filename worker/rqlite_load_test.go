@@ -419,7 +419,8 @@ func (l *load) write(w int) int64 {
 func (l *load) unavailable(n *rqcluster.Node, err error) bool {
 	msg := err.Error()
 	for _, s := range []string{"connection refused", "connection reset", "EOF", "503", "leader not found",
-		"not leader", "context deadline exceeded", "store not open", "broken pipe", "no such table: r"} {
+		"not leader", "context deadline exceeded", "store not open", "broken pipe", "server closed idle connection",
+		"no such table: r"} {
 		if strings.Contains(msg, s) {
 			l.refused.Add(1)
 			return true
