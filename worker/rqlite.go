@@ -58,6 +58,10 @@ func OpenRqlite(ctx context.Context, rawURL string) (*DB, error) {
 			u.User = url.UserPassword(user, os.Getenv("MEMWORKER_RQLITE_PASSWORD"))
 		}
 	}
+	if q := u.Query(); q.Get("timeout") == "" {
+		q.Set("timeout", strconv.Itoa(int(rqliteTimeout/time.Second)))
+		u.RawQuery = q.Encode()
+	}
 	name := redactURL(rawURL)
 	db, err := sql.Open(rqliteDriverName, u.String())
 	if err != nil {
@@ -75,6 +79,14 @@ func OpenRqlite(ctx context.Context, rawURL string) (*DB, error) {
 	}
 	return &DB{SQL: db, Path: name, Rqlite: true, url: u.String()}, nil
 }
+
+// rqliteTimeout is how long a request waits for its answer when --db sets
+// no timeout= (gorqlite's own default is 10 s). A request that times out
+// is sent again to the next node, which forwards it to the leader: a write
+// still running there would be applied twice. A first sweep of 1M edges
+// has single requests of more than 10 s on a 2-core machine
+// (bench/RESULTS.md), so the bound is far above any request's time.
+const rqliteTimeout = 10 * time.Minute
 
 // redactURL hides a password in messages.
 func redactURL(raw string) string {

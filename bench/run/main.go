@@ -55,6 +55,7 @@ type Options struct {
 	Scenarios           string
 	PeerTriggers        bool
 	Keep                bool
+	RqliteTrace         bool
 }
 
 func main() {
@@ -69,12 +70,18 @@ func main() {
 	flag.StringVar(&o.Python, "python", "/usr/bin/python3", "Python for the app loop")
 	flag.StringVar(&o.Shell, "sqlite3", "sqlite3", "sqlite3 shell for the plain-SQL peer")
 	flag.BoolVar(&o.Writer, "writer", true, "also run the writer-beside-a-sweep scenarios (continuous writes, and bursts)")
-	flag.StringVar(&o.Scenarios, "scenarios", "first,noop,steady", "which of first, noop, steady to run (noop and steady need first)")
+	flag.StringVar(&o.Scenarios, "scenarios", "first,noop,steady",
+		"which of first, noop, steady, rqlite-first, rqlite-steady to run (noop and steady need first, rqlite-steady rqlite-first), or none")
 	flag.BoolVar(&o.PeerTriggers, "peer-triggers", false, "keep memworker's mem_edges triggers in the app loop's, plain SQL's and bounded SQL's copies")
 	flag.BoolVar(&o.Keep, "keep", false, "keep the scratch copies")
+	flag.BoolVar(&o.RqliteTrace, "rqlite-trace", false, "after each rqlite scenario, one more cluster sweep through a recording proxy: requests, phases, node counters")
 	flag.Parse()
 	if flag.NArg() > 0 || o.Runs < 1 {
-		fmt.Fprintln(os.Stderr, "usage: go run ./bench/run [-blocks N] [-edges N] [-seed S] [-runs N] [-out FILE]")
+		fmt.Fprintln(os.Stderr, "usage: go run ./bench/run [-blocks N] [-edges N] [-seed S] [-runs N] [-scenarios LIST] [-out FILE]")
+		os.Exit(2)
+	}
+	if _, err := parseScenarios(o.Scenarios); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(2)
 	}
 	if err := run(context.Background(), o); err != nil {
@@ -152,23 +159,36 @@ func run(ctx context.Context, o Options) error {
 
 // all runs every scenario in order, stopping at the first failure.
 func (b *bench) all(ctx context.Context, res *Results) error {
-	want := map[string]bool{}
-	for _, k := range strings.Split(b.o.Scenarios, ",") {
-		want[strings.TrimSpace(k)] = true
-	}
-	if (want["noop"] || want["steady"]) && !want["first"] {
-		return errors.New("-scenarios: noop and steady start from the first sweep's result; include first")
+	want, err := parseScenarios(b.o.Scenarios)
+	if err != nil {
+		return err
 	}
 	for _, sc := range b.scenarios() {
 		if !want[sc.key] {
 			continue
 		}
-		logf("scenario: %s", sc.name)
+		if sc.rqlite && b.rqlite == nil {
+			if b.rqlite, err = setupRqlite(ctx, b.o); err != nil {
+				return err
+			}
+			res.Rqlited = b.rqlite.version
+		}
+		logf("scenario: %s", sc.key)
 		r, err := b.scenario(ctx, sc)
 		if err != nil {
-			return fmt.Errorf("%s: %w", sc.name, err)
+			return fmt.Errorf("%s: %w", sc.key, err)
 		}
-		res.Scenarios = append(res.Scenarios, *r)
+		if sc.rqlite && b.o.RqliteTrace {
+			logf("  a traced cluster sweep (-rqlite-trace)")
+			if r.Trace, err = b.rqlite.traced(ctx, sc.from(b.rqlite.peers[1]), b.work, sc.writes); err != nil {
+				return fmt.Errorf("%s, traced: %w", sc.key, err)
+			}
+		}
+		if sc.rqlite {
+			res.Rqlite = append(res.Rqlite, *r)
+		} else {
+			res.Scenarios = append(res.Scenarios, *r)
+		}
 	}
 	if !b.o.Writer {
 		return nil

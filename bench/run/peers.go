@@ -21,11 +21,15 @@ type Peer struct {
 	// prepare readies a copy for this peer before a timed run.
 	prepare func(ctx context.Context, db string) error
 	cmd     func(ctx context.Context, db string) (*exec.Cmd, error)
+	// runWith, when set, runs the peer instead of cmd, given the copy and
+	// the scenario's writes, and leaves its result in the copy (rqlite.go).
+	runWith func(ctx context.Context, db string, writes []string) (Outcome, error)
 }
 
 // Outcome is what one run of a peer did.
 type Outcome struct {
 	Seconds    float64
+	CPUSeconds float64 // the process's user and system time
 	MaxRSSKiB  int64
 	MaxWAL     int64 // largest size of the -wal file seen while it ran
 	FileBefore int64 // the database's size on disk (dbSize) before it ran
@@ -36,6 +40,16 @@ type Outcome struct {
 	Archived   int64 // memworker only: blocks archived (must be 0 here)
 	WithBlocks int64 // memworker only: edges removed with archived blocks
 	InnerMS    int64 // memworker only: its own duration_ms
+	// On a cluster: the surviving edges' digest every node agreed on, the
+	// leader's id and its files after the sweep, and each node's peak RSS
+	// and CPU time during the sweep and data directory (bytes) before and
+	// after it, in id order.
+	Digest                   string
+	Leader                   string
+	LeaderFiles              nodeFiles
+	NodeRSSKiB               []int64
+	NodeCPU                  []float64 // each node's user and system time during the sweep, s
+	NodeDataBefore, NodeData []int64
 }
 
 func setupPeers(ctx context.Context, o Options) ([]Peer, error) {
@@ -108,7 +122,7 @@ func (p Peer) Run(ctx context.Context, db string) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, fmt.Errorf("%s: %w\n%s%s", p.Name, err, stdout.Bytes(), stderr.Bytes())
 	}
-	o := Outcome{Seconds: m.Seconds, MaxRSSKiB: m.PeakRSSKiB, MaxWAL: m.MaxWAL, FileBefore: m.FileBefore, FileAfter: m.FileAfter}
+	o := Outcome{Seconds: m.Seconds, CPUSeconds: m.CPUSeconds, MaxRSSKiB: m.PeakRSSKiB, MaxWAL: m.MaxWAL, FileBefore: m.FileBefore, FileAfter: m.FileAfter}
 	if err := p.parse(stdout.Bytes(), &o); err != nil {
 		return o, fmt.Errorf("%s: reading its output: %w\n%s", p.Name, err, stdout.Bytes())
 	}
@@ -138,6 +152,12 @@ func (p Peer) parse(out []byte, o *Outcome) error {
 		o.Pruned, o.Decayed, o.After = got["edges_pruned"], got["edges_decayed"], got["total_edges_after"]
 		return nil
 	}
+	return parseWorker(out, o)
+}
+
+// parseWorker reads the counts of the JSON report the app loop and
+// memworker print.
+func parseWorker(out []byte, o *Outcome) error {
 	var r map[string]any
 	if err := json.Unmarshal(out, &r); err != nil {
 		return err

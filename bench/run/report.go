@@ -37,6 +37,8 @@ type Results struct {
 	EdgeTriggers int
 	Started      time.Time
 	Scenarios    []ScenarioResult
+	Rqlite       []ScenarioResult // memworker on a file and on a cluster
+	Rqlited      string           // rqlited -version
 	Writer       *WriterResult
 	Bursts       *WriterResult // the writer in bursts
 	Failure      string        // why the run stopped early, if it did
@@ -174,6 +176,9 @@ func (res *Results) Markdown() string {
 	if !o.Writer {
 		extra += " -writer=false"
 	}
+	if o.RqliteTrace {
+		extra += " -rqlite-trace"
+	}
 	if o.Worker != "build/memworker" {
 		extra += " -worker " + o.Worker
 	}
@@ -189,6 +194,7 @@ func (res *Results) Markdown() string {
 	fmt.Fprintf(&b, "- Graph: %s blocks, %s edges (seed %d), clock %g active hours, %.0f MB file, %s\n",
 		thousands(int64(o.Blocks)), thousands(int64(o.Edges)), o.Seed, res.Clock, float64(res.BaseBytes)/(1<<20), gen)
 	switch {
+	case len(res.Scenarios) == 0:
 	case res.EdgeTriggers > 0 && !o.PeerTriggers:
 		fmt.Fprintf(&b, "- The app loop's, plain SQL's and bounded SQL's copies have memworker's %d mem_edges triggers dropped before each run "+
 			"(an app without memworker would not have them; `-peer-triggers` keeps them)\n", res.EdgeTriggers)
@@ -199,6 +205,9 @@ func (res *Results) Markdown() string {
 
 	if len(res.Scenarios) > 0 {
 		res.tables(&b)
+	}
+	if len(res.Rqlite) > 0 {
+		res.rqliteTables(&b)
 	}
 	if w := res.Writer; w != nil {
 		fmt.Fprintf(&b, "\nWriter beside a sweep: while `memworker sweep` ran its first sweep on a fresh copy (%s edges, %s s, peak RSS %s MB, -wal up to %s MB), "+

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"net/url"
 	"os"
@@ -37,8 +38,10 @@ var steadyWrites = []string{
 type bench struct {
 	o     Options
 	peers []Peer
-	base  string
-	work  string
+	// rqlite runs the rqlite scenarios (rqlite.go), set up on demand.
+	rqlite *rqliteRunner
+	base   string
+	work   string
 	// state holds each peer's database after its first sweep, the
 	// starting point of the later scenarios.
 	state map[string]string
@@ -49,19 +52,56 @@ type scenario struct {
 	name string
 	// from gives the file a peer's run starts from.
 	from func(p Peer) string
-	// prepare changes the copy before the timed run (not timed).
-	prepare func(ctx context.Context, db string) error
+	// writes are the app's writes before the timed run (not timed): in
+	// one transaction on a file copy, in one request through a cluster.
+	writes []string
 	// keep: the last run's result becomes the peer's state.
 	keep bool
+	// rqlite: the scenario runs memworker on a file and on an rqlite
+	// cluster (rqlite.go) rather than the file benchmark's peers.
+	rqlite bool
+}
+
+// scenarioKeys are the -scenarios keys, in the order they run, each with
+// the key whose result it starts from.
+var scenarioKeys = []struct{ key, needs string }{
+	{"first", ""}, {"noop", "first"}, {"steady", "first"},
+	{"rqlite-first", ""}, {"rqlite-steady", "rqlite-first"},
+}
+
+// parseScenarios reads -scenarios: keys separated by commas ("none" for
+// none), each known and with the scenario it starts from.
+func parseScenarios(list string) (map[string]bool, error) {
+	want := map[string]bool{}
+	for _, k := range strings.Split(list, ",") {
+		if k = strings.TrimSpace(k); k != "" && k != "none" {
+			want[k] = true
+		}
+	}
+	known := map[string]bool{}
+	for _, s := range scenarioKeys {
+		known[s.key] = true
+		if want[s.key] && s.needs != "" && !want[s.needs] {
+			return nil, fmt.Errorf("-scenarios: %s starts from %s's result; include %s", s.key, s.needs, s.needs)
+		}
+	}
+	for k := range want {
+		if !known[k] {
+			return nil, fmt.Errorf("-scenarios: no scenario %q (want first, noop, steady, rqlite-first, rqlite-steady or none)", k)
+		}
+	}
+	return want, nil
 }
 
 func (b *bench) scenarios() []scenario {
 	fromState := func(p Peer) string { return b.state[p.Key] }
+	steady := fmt.Sprintf("steady state (+%d h, %d %% reinforced)", AdvanceHours, 100/ReinforceModulo)
 	return []scenario{
 		{key: "first", name: "first sweep", from: func(Peer) string { return b.base }, keep: true},
 		{key: "noop", name: "no-op sweep (same clock)", from: fromState},
-		{key: "steady", name: fmt.Sprintf("steady state (+%d h, %d %% reinforced)", AdvanceHours, 100/ReinforceModulo), from: fromState,
-			prepare: func(ctx context.Context, db string) error { return execAll(ctx, db, steadyWrites) }},
+		{key: "steady", name: steady, from: fromState, writes: steadyWrites},
+		{key: "rqlite-first", name: "first sweep", from: func(Peer) string { return b.base }, keep: true, rqlite: true},
+		{key: "rqlite-steady", name: steady, from: fromState, writes: steadyWrites, rqlite: true},
 	}
 }
 
@@ -71,24 +111,29 @@ type ScenarioResult struct {
 	EdgesBefore int64
 	Runs        map[string][]Outcome // by peer key
 	Digest      string
+	Trace       *rqliteTrace // an rqlite scenario's traced sweep (-rqlite-trace)
 }
 
 // scenario runs every peer Runs times, each run on a fresh copy, then
 // checks that all peers left the same edges.
 func (b *bench) scenario(ctx context.Context, sc scenario) (*ScenarioResult, error) {
 	r := &ScenarioResult{Name: sc.name, Runs: map[string][]Outcome{}}
+	peers := b.peers
+	if sc.rqlite {
+		peers = b.rqlite.peers
+	}
 	last := map[string]string{}
 	for run := range b.o.Runs {
 		// Rotate the order, so no peer always runs right after another's
 		// copy was written.
-		for i := range b.peers {
-			p := b.peers[(i+run)%len(b.peers)]
+		for i := range peers {
+			p := peers[(i+run)%len(peers)]
 			db := filepath.Join(b.work, fmt.Sprintf("%s.run%d.db", p.Key, run))
 			if err := copyDB(sc.from(p), db); err != nil {
 				return nil, err
 			}
-			if sc.prepare != nil {
-				if err := sc.prepare(ctx, db); err != nil {
+			if len(sc.writes) > 0 && p.runWith == nil {
+				if err := execAll(ctx, db, sc.writes); err != nil {
 					return nil, fmt.Errorf("preparing %s's copy: %w", p.Name, err)
 				}
 			}
@@ -104,7 +149,13 @@ func (b *bench) scenario(ctx context.Context, sc scenario) (*ScenarioResult, err
 				}
 				r.EdgesBefore = n
 			}
-			out, err := p.Run(ctx, db)
+			var out Outcome
+			var err error
+			if p.runWith != nil {
+				out, err = p.runWith(ctx, db, sc.writes)
+			} else {
+				out, err = p.Run(ctx, db)
+			}
 			if err != nil {
 				return r, err
 			}
@@ -115,6 +166,9 @@ func (b *bench) scenario(ctx context.Context, sc scenario) (*ScenarioResult, err
 			logf("  %-17s run %d: %7.2fs  rss %5.0f MB  wal %5.0f MB  file %.1f -> %.1f MB  pruned %d, decayed %d, %d left",
 				p.Name, run+1, out.Seconds, float64(out.MaxRSSKiB)/1024, float64(out.MaxWAL)/(1<<20),
 				float64(out.FileBefore)/(1<<20), float64(out.FileAfter)/(1<<20), out.Pruned, out.Decayed, out.After)
+			if prev := r.Runs[p.Key]; out.Digest != "" && len(prev) > 0 && prev[0].Digest != out.Digest {
+				return r, fmt.Errorf("THE RUNS DISAGREE: %s left sha256 %s in run 1 and %s in run %d", p.Name, prev[0].Digest, out.Digest, run+1)
+			}
 			r.Runs[p.Key] = append(r.Runs[p.Key], out)
 			if prev := last[p.Key]; prev != "" {
 				removeDB(prev)
@@ -124,7 +178,7 @@ func (b *bench) scenario(ctx context.Context, sc scenario) (*ScenarioResult, err
 	}
 	// Every peer's last run must leave the same edges, row for row.
 	digests := map[string]string{}
-	for _, p := range b.peers {
+	for _, p := range peers {
 		d, n, err := edgeDigest(ctx, last[p.Key])
 		if err != nil {
 			return r, fmt.Errorf("digest of %s's copy: %w", p.Name, err)
@@ -132,17 +186,17 @@ func (b *bench) scenario(ctx context.Context, sc scenario) (*ScenarioResult, err
 		digests[p.Key] = fmt.Sprintf("%d edges, sha256 %s", n, d)
 		r.Digest = "sha256 " + d
 	}
-	for _, p := range b.peers[1:] {
-		if digests[p.Key] != digests[b.peers[0].Key] {
+	for _, p := range peers[1:] {
+		if digests[p.Key] != digests[peers[0].Key] {
 			var lines []string
-			for _, q := range b.peers {
+			for _, q := range peers {
 				lines = append(lines, fmt.Sprintf("  %-17s %s", q.Name, digests[q.Key]))
 			}
 			return r, fmt.Errorf("THE PEERS DISAGREE: surviving edges differ\n%s", strings.Join(lines, "\n"))
 		}
 	}
-	logf("  all peers agree: %s", digests[b.peers[0].Key])
-	for _, p := range b.peers {
+	logf("  all peers agree: %s", digests[peers[0].Key])
+	for _, p := range peers {
 		if sc.keep {
 			if b.state == nil {
 				b.state = map[string]string{}
@@ -221,43 +275,108 @@ func edgeDigest(ctx context.Context, path string) (string, int64, error) {
 		return "", 0, err
 	}
 	defer rows.Close()
-	h := sha256.New()
-	var n int64
-	buf := make([]byte, 0, 128)
+	var h edgeHasher
 	for rows.Next() {
-		var from, to, origin string
-		var weight float64
-		var count, pinned int64
-		var anchor sql.NullFloat64
-		if err := rows.Scan(&from, &to, &weight, &count, &origin, &anchor, &pinned); err != nil {
+		var e edgeRow
+		if err := rows.Scan(&e.from, &e.to, &e.weight, &e.count, &e.origin, &e.anchor, &e.pinned); err != nil {
 			return "", 0, err
 		}
-		buf = buf[:0]
-		buf = append(buf, from...)
-		buf = append(buf, '|')
-		buf = append(buf, to...)
-		buf = append(buf, '|')
-		buf = strconv.AppendFloat(buf, weight, 'g', -1, 64)
-		buf = append(buf, '|')
-		buf = strconv.AppendInt(buf, count, 10)
-		buf = append(buf, '|')
-		buf = append(buf, origin...)
-		buf = append(buf, '|')
-		if anchor.Valid {
-			buf = strconv.AppendFloat(buf, anchor.Float64, 'g', -1, 64)
-		} else {
-			buf = append(buf, "NULL"...)
-		}
-		buf = append(buf, '|')
-		buf = strconv.AppendInt(buf, pinned, 10)
-		buf = append(buf, '\n')
-		h.Write(buf)
-		n++
+		h.add(e)
 	}
 	if err := rows.Err(); err != nil {
 		return "", 0, err
 	}
-	return hex.EncodeToString(h.Sum(nil))[:16], n, nil
+	return h.sum(), h.n, nil
+}
+
+// edgeRow is what the digest covers of an edge.
+type edgeRow struct {
+	from, to, origin string
+	weight           float64
+	count, pinned    int64
+	anchor           sql.NullFloat64
+}
+
+// edgeHasher is the ordered SHA-256 of edges fed to it one at a time.
+type edgeHasher struct {
+	h   hash.Hash
+	n   int64
+	buf []byte
+}
+
+func (d *edgeHasher) add(e edgeRow) {
+	if d.h == nil {
+		d.h = sha256.New()
+	}
+	buf := d.buf[:0]
+	buf = append(buf, e.from...)
+	buf = append(buf, '|')
+	buf = append(buf, e.to...)
+	buf = append(buf, '|')
+	buf = strconv.AppendFloat(buf, e.weight, 'g', -1, 64)
+	buf = append(buf, '|')
+	buf = strconv.AppendInt(buf, e.count, 10)
+	buf = append(buf, '|')
+	buf = append(buf, e.origin...)
+	buf = append(buf, '|')
+	if e.anchor.Valid {
+		buf = strconv.AppendFloat(buf, e.anchor.Float64, 'g', -1, 64)
+	} else {
+		buf = append(buf, "NULL"...)
+	}
+	buf = append(buf, '|')
+	buf = strconv.AppendInt(buf, e.pinned, 10)
+	buf = append(buf, '\n')
+	d.h.Write(buf)
+	d.buf = buf
+	d.n++
+}
+
+// addValues adds a row of decoded JSON values (from_id, to_id, weight,
+// reinforcement_count, origin, last_active_hours, pinned), as a node
+// answers: numbers as int64 or float64, NULL as nil.
+func (d *edgeHasher) addValues(row []any) error {
+	if len(row) != 7 {
+		return fmt.Errorf("an edge row of %d columns, want 7", len(row))
+	}
+	var e edgeRow
+	var ok [7]bool
+	e.from, ok[0] = row[0].(string)
+	e.to, ok[1] = row[1].(string)
+	e.weight, ok[2] = number(row[2])
+	var count, pinned float64
+	count, ok[3] = number(row[3])
+	e.origin, ok[4] = row[4].(string)
+	if ok[5] = row[5] == nil; !ok[5] {
+		e.anchor.Float64, ok[5] = number(row[5])
+		e.anchor.Valid = true
+	}
+	pinned, ok[6] = number(row[6])
+	for i, good := range ok {
+		if !good {
+			return fmt.Errorf("an edge row's column %d is %T %v", i+1, row[i], row[i])
+		}
+	}
+	e.count, e.pinned = int64(count), int64(pinned)
+	d.add(e)
+	return nil
+}
+
+func number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case int64:
+		return float64(x), true
+	}
+	return 0, false
+}
+
+func (d *edgeHasher) sum() string {
+	if d.h == nil {
+		d.h = sha256.New()
+	}
+	return hex.EncodeToString(d.h.Sum(nil))[:16]
 }
 
 var dbSuffixes = []string{"", "-wal", "-shm", "-journal"}
