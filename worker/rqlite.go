@@ -488,5 +488,7 @@ func notApplied(err error) bool {
 			return false
 		}
 	}
-	return found || strings.Contains(msg, "connection refused")
+	// No peer known yet (the node had not learned its cluster when the
+	// connection opened): nothing was sent.
+	return found || strings.Contains(msg, "connection refused") || msg == "don't have any cluster info"
 }

@@ -19,6 +19,7 @@ func TestNotAppliedRetriesOnlyWhatNoNodeTook(t *testing.T) {
 		{"tried all peers unsuccessfully. here are the results:\n   peer #0: http://a/db/execute failed due to dial tcp 127.0.0.1:1: connect: connection refused\n", true},
 		{"tried all peers unsuccessfully. here are the results:\n   peer #0: http://a/db/execute failed due to got: 503 Service Unavailable, message: leader not found\n", true},
 		{"dial tcp 127.0.0.1:1: connect: connection refused", true},
+		{"don't have any cluster info", true},
 		// A request that may have reached a node is not sent again.
 		{"tried all peers unsuccessfully. here are the results:\n   peer #0: http://a failed due to dial tcp: connection refused\n   peer #1: http://b failed due to context deadline exceeded (Client.Timeout exceeded)\n", false},
 		{"UNIQUE constraint failed: mem_sweeps.id", false},
