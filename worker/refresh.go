@@ -172,13 +172,9 @@ func (s *sweep) syncDerived(ctx context.Context) error {
 	if err := s.forgetFingerprint(ctx); err != nil {
 		return err
 	}
-	err := s.chunks(ctx, "sync_rows", syncChunkFactor*s.opt.ChunkSize, true, func(lo, hi int64) error {
-		_, err := s.db.exec(ctx, "sync_apply", chunkArgs(lo, hi)...)
-		return err
-	})
-	if err != nil {
+	if err := s.derivedChunks(ctx, "sync_rows", "sync_apply"); err != nil {
 		return err
 	}
-	_, err = s.db.exec(ctx, "drop_shadow_state")
+	_, err := s.db.exec(ctx, "drop_shadow_state")
 	return err
 }

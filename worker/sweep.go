@@ -322,11 +322,7 @@ func (s *sweep) storeEdgeDue(ctx context.Context) error {
 	if _, err := s.db.exec(ctx, "plan_order"); err != nil {
 		return err
 	}
-	err := s.chunks(ctx, "sweep_edges", syncChunkFactor*s.opt.ChunkSize, true, func(lo, hi int64) error {
-		_, err := s.db.exec(ctx, "refresh_edges_all", chunkArgs(lo, hi)...)
-		return err
-	})
-	if err != nil {
+	if err := s.derivedChunks(ctx, "sweep_edges", "refresh_edges_all"); err != nil {
 		return err
 	}
 	names := []string{"refresh_edges_tail"}
@@ -340,6 +336,16 @@ func (s *sweep) storeEdgeDue(ctx context.Context) error {
 			}
 		}
 		return nil
+	})
+}
+
+// derivedChunks runs the statement name over table's rows a chunk at a
+// time, each in its own transaction: worker-owned rows only, so while no
+// app writes, syncChunkFactor chunks' worth at once.
+func (s *sweep) derivedChunks(ctx context.Context, table, name string) error {
+	return s.chunks(ctx, table, syncChunkFactor*s.opt.ChunkSize, true, func(lo, hi int64) error {
+		_, err := s.db.exec(ctx, name, chunkArgs(lo, hi)...)
+		return err
 	})
 }
 
