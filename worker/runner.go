@@ -56,6 +56,10 @@ type fileStore struct {
 	// Rows exec changed in the transaction under way, and in the last
 	// committed one.
 	execRows, lastChanged int64
+	// quiet: whether quietLists run with the triggers off (owntriggers.go);
+	// triggersOff: they might still be off.
+	quiet       int
+	triggersOff bool
 }
 
 // openFileStore pins a connection and sets it up for a sweep.
@@ -90,14 +94,27 @@ func (st *fileStore) bind(args func(extra ...any) []any) { st.args = args }
 // lease).
 func (st *fileStore) onCommit(beat func(ctx context.Context, q querier) error) { st.beat = beat }
 
-func (st *fileStore) close() error { return st.conn.Close() }
+func (st *fileStore) close() error {
+	st.discardIfQuiet()
+	return st.conn.Close()
+}
 
 func (st *fileStore) querier() querier { return st.conn }
 
 func (st *fileStore) changed() int64 { return st.lastChanged }
 
 // exec runs every statement of a named section of the phase files.
-func (st *fileStore) exec(ctx context.Context, name string, extra ...any) (int64, error) {
+func (st *fileStore) exec(ctx context.Context, name string, extra ...any) (_ int64, err error) {
+	if quietLists[name] && st.quietAllowed(ctx) {
+		if err := st.withTriggers(ctx, false); err != nil {
+			return 0, fmt.Errorf("%s: %w", name, err)
+		}
+		defer func() {
+			if onErr := st.withTriggers(context.WithoutCancel(ctx), true); onErr != nil && err == nil {
+				err = fmt.Errorf("%s: %w", name, onErr)
+			}
+		}()
+	}
 	var total int64
 	for i, q := range stmts(name) {
 		began := time.Now()

@@ -6,8 +6,38 @@ package shim
 #cgo CFLAGS: -DSQLITE_CORE
 #include <sqlite3.h>
 int sqlite3_memdecay_init(sqlite3 *db, char **pzErrMsg, const void *pApi);
+
+// memdecay_connection_triggers(on): turns the calling connection's triggers
+// off (0) or on (1) and returns whether they are on now; with NULL it only
+// reports. SQLITE_DIRECTONLY: no trigger or view of a file can call it.
+static void md_connection_triggers(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+	int on = -1, now = -1;
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) != SQLITE_NULL) {
+		if (sqlite3_value_type(argv[0]) != SQLITE_INTEGER || (sqlite3_value_int64(argv[0]) != 0 && sqlite3_value_int64(argv[0]) != 1)) {
+			sqlite3_result_error(ctx, "memdecay_connection_triggers: on must be 0, 1 or NULL", -1);
+			return;
+		}
+		on = sqlite3_value_int(argv[0]);
+	}
+	if (sqlite3_db_config(sqlite3_context_db_handle(ctx), SQLITE_DBCONFIG_ENABLE_TRIGGER, on, &now) != SQLITE_OK) {
+		sqlite3_result_error(ctx, "memdecay_connection_triggers: SQLite refused the setting", -1);
+		return;
+	}
+	sqlite3_result_int(ctx, now);
+}
+
+static int md_connection_init(sqlite3 *db, char **pzErrMsg, const void *pApi) {
+	(void)pzErrMsg;
+	(void)pApi;
+	return sqlite3_create_function_v2(db, "memdecay_connection_triggers", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY,
+		NULL, md_connection_triggers, NULL, NULL, NULL);
+}
+
 static int md_register_auto(void) {
-	return sqlite3_auto_extension((void (*)(void))sqlite3_memdecay_init);
+	int rc = sqlite3_auto_extension((void (*)(void))sqlite3_memdecay_init);
+	if (rc != SQLITE_OK) return rc;
+	return sqlite3_auto_extension((void (*)(void))md_connection_init);
 }
 */
 import "C"
@@ -21,7 +51,10 @@ import (
 const buildMode = "linked (SQLITE_CORE)"
 
 // Every connection opened after init — by database/sql with mattn's
-// "sqlite3" driver, golang-migrate's included — gets the functions.
+// "sqlite3" driver, golang-migrate's included — gets the functions. The
+// linked build adds memdecay_connection_triggers, which the worker calls on
+// its own connection so that its removals skip the queue triggers (the
+// loadable extension has no such function: it is not an app's tool).
 func init() {
 	if rc := C.md_register_auto(); rc != C.SQLITE_OK {
 		panic(fmt.Sprintf("memdecay: sqlite3_auto_extension failed with code %d", rc))

@@ -1,0 +1,73 @@
+package worker
+
+import (
+	"context"
+	"database/sql/driver"
+	"fmt"
+)
+
+// The sweep's own removals (remove_edges) settle their edges' ends and due
+// times in their transaction, so memworker's queue trigger on mem_edges has
+// nothing to do for them: its WHEN clause finds the sweep_removing row and
+// skips. Firing it still costs each deleted row a trigger program (about a
+// fifth of the delete). On a file, the sweep's connection turns its
+// triggers off for those statements instead, through the linked build's
+// memdecay_connection_triggers, but only while the tables they write carry
+// no trigger but memworker's own: an app's trigger fires as it always did.
+
+// quietLists are the statement lists run with the connection's triggers
+// off when quietTables allow it.
+var quietLists = map[string]bool{"remove_edges": true}
+
+// quietTriggers counts the triggers on the tables remove_edges writes that
+// are not memworker's queue triggers on mem_edges (mem_edges_queue_delete
+// would not fire anyway; the insert and update ones have nothing to fire on).
+const quietTriggers = `SELECT count(*) FROM sqlite_master WHERE type = 'trigger'
+  AND tbl_name IN ('mem_edges', 'mem_edge_due', 'mem_block_state', 'mem_config')
+  AND name NOT IN ('mem_edges_queue_insert', 'mem_edges_queue_update', 'mem_edges_queue_delete')`
+
+// quietAllowed says, once per store, whether quietLists may run with the
+// triggers off: the function is there (the linked build) and no other
+// trigger would be skipped.
+func (st *fileStore) quietAllowed(ctx context.Context) bool {
+	if st.quiet == quietUnknown {
+		st.quiet = quietNo
+		var on, others int64
+		if st.conn.QueryRowContext(ctx, "SELECT memdecay_connection_triggers(NULL)").Scan(&on) == nil && on == 1 &&
+			st.conn.QueryRowContext(ctx, quietTriggers).Scan(&others) == nil && others == 0 {
+			st.quiet = quietYes
+		}
+	}
+	return st.quiet == quietYes
+}
+
+const (
+	quietUnknown = iota
+	quietYes
+	quietNo
+)
+
+// withTriggers turns the connection's triggers on or off. A connection
+// left with its triggers off is never handed back to the pool (see close).
+func (st *fileStore) withTriggers(ctx context.Context, on bool) error {
+	want := map[bool]int{false: 0, true: 1}[on]
+	var got int
+	if err := st.conn.QueryRowContext(ctx, "SELECT memdecay_connection_triggers(?)", want).Scan(&got); err != nil {
+		st.triggersOff = true
+		return fmt.Errorf("turning the sweep connection's triggers %s: %w", map[bool]string{false: "off", true: "on"}[on], err)
+	}
+	st.triggersOff = got == 0
+	if got != want {
+		return fmt.Errorf("turning the sweep connection's triggers %s: SQLite left them %s", map[bool]string{false: "off", true: "on"}[on],
+			map[int]string{0: "off", 1: "on"}[got])
+	}
+	return nil
+}
+
+// discardIfQuiet drops a connection whose triggers could not be turned
+// back on, rather than let the pool hand it to other code.
+func (st *fileStore) discardIfQuiet() {
+	if st.triggersOff {
+		st.conn.Raw(func(any) error { return driver.ErrBadConn })
+	}
+}

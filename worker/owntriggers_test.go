@@ -1,0 +1,102 @@
+package worker_test
+
+// A sweep's own removals run with its connection's triggers off while the
+// tables they write carry only memworker's triggers. An app's own trigger
+// keeps firing for them, the result is the same either way, and the
+// connection goes back to the pool with its triggers on.
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/memdecay/memdecay/worker"
+)
+
+func TestSweepRemovalsQuietOrWithAppTriggers(t *testing.T) {
+	orig := bigMemory(t, 53, 80, 900)
+	clock, wall := bigClock+150, bigWall.Add(30*24*time.Hour)
+	const appTrigger = `CREATE TABLE app_removed (from_id TEXT, to_id TEXT);
+		CREATE TRIGGER app_log_removed AFTER DELETE ON mem_edges BEGIN
+		    INSERT INTO app_removed VALUES (OLD.from_id, OLD.to_id);
+		END`
+	derived := func(db *worker.DB) string {
+		_, rows := dumpRows(t, db, `SELECT 'state', id, degree, archive_at, problem FROM mem_block_state
+			UNION ALL SELECT 'due', from_id || '>' || to_id, due_hours, due_wall, problem FROM mem_edge_due
+			UNION ALL SELECT 'queued', count(*), NULL, NULL, NULL FROM mem_dirty_edges
+			UNION ALL SELECT 'queued blocks', count(*), NULL, NULL, NULL FROM mem_dirty_blocks ORDER BY 1, 2`)
+		return rows
+	}
+	var states, derivedStates [2]string
+	for i, withApp := range []bool{false, true} {
+		db := openAsWorker(t, copyMemory(t, orig))
+		if withApp {
+			mustExec(t, db, appTrigger)
+		}
+		if quiet, err := worker.QuietRemovals(context.Background(), db); err != nil || quiet == withApp {
+			t.Fatalf("app trigger %v: removals with the triggers off %v (%v)", withApp, quiet, err)
+		}
+		// One connection: the pool hands the sweep's back afterwards.
+		db.SQL.SetMaxOpenConns(1)
+		for _, full := range []bool{false, true} {
+			at := clock
+			if full {
+				at += 400
+			}
+			r := incSweep(t, db, at, wall, full)
+			if r.EdgesDecayed+r.EdgesPruned == 0 {
+				t.Fatalf("app trigger %v, full %v: the sweep removed no edge", withApp, full)
+			}
+		}
+		removed := scalar[int64](t, db, `SELECT count(*) FROM mem_events WHERE subject_kind = 'edge' AND action IN ('prune', 'decay', 'delete')`)
+		if withApp {
+			if n := scalar[int64](t, db, `SELECT count(*) FROM app_removed`); n != removed {
+				t.Errorf("the app's trigger logged %d removals, the events %d", n, removed)
+			}
+		}
+		if on := scalar[int64](t, db, `SELECT memdecay_connection_triggers(NULL)`); on != 1 {
+			t.Errorf("app trigger %v: the sweep's connection came back with its triggers off", withApp)
+		}
+		// Triggers work on it: an app's edge is queued.
+		mustExec(t, db, `INSERT INTO mem_blocks (id) VALUES ('zz-a'), ('zz-b')`)
+		mustExec(t, db, `INSERT INTO mem_edges (from_id, to_id, weight) VALUES ('zz-a', 'zz-b', 0.5)`)
+		if n := scalar[int64](t, db, `SELECT count(*) FROM mem_dirty_edges WHERE from_id = 'zz-a'`); n != 1 {
+			t.Errorf("app trigger %v: the app's edge queued %d times, want once", withApp, n)
+		}
+		states[i], derivedStates[i] = memoryState(t, db), derived(db)
+	}
+	if states[0] != states[1] {
+		t.Errorf("rows differ with and without an app trigger:\n%s", diffLines(states[0], states[1]))
+	}
+	if derivedStates[0] != derivedStates[1] {
+		t.Errorf("derived state differs with and without an app trigger:\n%s", diffLines(derivedStates[0], derivedStates[1]))
+	}
+}
+
+// The function refuses what is not 0, 1 or NULL, and no trigger or view of
+// a file can call it.
+func TestConnectionTriggersFunction(t *testing.T) {
+	db, _ := newMemory(t, "")
+	db.SQL.SetMaxOpenConns(1)
+	for _, bad := range []string{"2", "'0'", "0.5", "x'00'"} {
+		if _, err := db.SQL.Exec(`SELECT memdecay_connection_triggers(` + bad + `)`); err == nil {
+			t.Errorf("memdecay_connection_triggers(%s): no error", bad)
+		}
+	}
+	if off := scalar[int64](t, db, `SELECT memdecay_connection_triggers(0)`); off != 0 {
+		t.Fatalf("turning triggers off: %d", off)
+	}
+	mustExec(t, db, `INSERT INTO mem_blocks (id) VALUES ('quiet')`)
+	if on := scalar[int64](t, db, `SELECT memdecay_connection_triggers(1)`); on != 1 {
+		t.Fatalf("turning triggers on: %d", on)
+	}
+	mustExec(t, db, `INSERT INTO mem_blocks (id) VALUES ('loud')`)
+	if got := scalar[string](t, db, `SELECT group_concat(id) FROM mem_dirty_blocks WHERE id IN ('quiet', 'loud')`); got != "loud" {
+		t.Errorf("queued blocks %q, want only the one inserted with triggers on", got)
+	}
+	mustExec(t, db, `CREATE TABLE app_t (x)`)
+	mustExec(t, db, `CREATE TRIGGER app_sneaky AFTER INSERT ON app_t BEGIN SELECT memdecay_connection_triggers(0); END`)
+	if _, err := db.SQL.Exec(`INSERT INTO app_t VALUES (1)`); err == nil {
+		t.Errorf("a trigger could call memdecay_connection_triggers")
+	}
+}
