@@ -33,13 +33,19 @@ func TestDegreesByDeltaMatchRecount(t *testing.T) {
 				clock += float64(rng.Intn(150))
 				wall = wall.Add(time.Duration(rng.Intn(40*24)) * time.Hour)
 				// Half the sweeps have an app write between two of their
-				// transactions: the rows it touches are queued and
-				// recounted, the rest stay by delta.
+				// transactions: the rows it touches are queued, and their
+				// ends' degrees take the difference at the next refresh.
+				// A quarter of them are full: their plan's removals have no
+				// due row until the apply stores one for an edge it skips.
+				opt := worker.SweepOptions{Now: &clock, WallNow: &wall, ChunkSize: 3, SoloChunkSize: 3, Full: step%4 == 3}
 				var during []string
 				if step%2 == 1 {
 					during = randomWrites(rng, clock, wall.Unix())
 				}
-				opt := worker.SweepOptions{Now: &clock, WallNow: &wall, ChunkSize: 3, SoloChunkSize: 3}
+				if opt.Full {
+					// Every edge the full sweep has yet to remove changes.
+					during = append(during, `UPDATE mem_edges SET reinforcement_count = reinforcement_count + 1`)
+				}
 				opt.Signals.Chunk = func(step string, done, total int64) {
 					if step == "plan_edges" && done > 0 && len(during) > 0 {
 						for _, q := range during {
@@ -57,6 +63,7 @@ func TestDegreesByDeltaMatchRecount(t *testing.T) {
 				// sweep's settle when they came before its marks, or by the
 				// next sweep: sweep again at the same clock, which removes
 				// nothing by delta, so the comparison sees settled state.
+				opt.Full = false
 				if _, err := worker.Sweep(context.Background(), db, opt); err != nil {
 					t.Fatalf("step %d, second sweep: %v", step, err)
 				}
@@ -161,4 +168,40 @@ func TestStrengthCap(t *testing.T) {
 	mustExec(t, db, `DELETE FROM mem_edges WHERE from_id = 'c' AND to_id = 'd'`)
 	sweepAt(t, db, 101)
 	compareDegrees(t, db.SQL, "after the app's delete")
+}
+
+// TestDegreeOfABlockBackAgain: a block an app deletes while its edges stay
+// (no foreign-key enforcement) loses its state; when it comes back, its
+// degree starts from the strengths stored for its edges, those of edges
+// deleted meanwhile included, and the deltas of the same refresh bring it
+// to the recount, whichever end of each edge it is.
+func TestDegreeOfABlockBackAgain(t *testing.T) {
+	db, _ := newMemory(t, knowledgeBlocks("a", "b", "c", "d", "e"))
+	db.SQL.SetMaxOpenConns(1)
+	mustExec(t, db, `PRAGMA foreign_keys = OFF`)
+	for _, e := range [][2]string{{"a", "b"}, {"a", "c"}, {"b", "c"}, {"c", "d"}, {"c", "e"}} {
+		mustExec(t, db, `INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours)
+			VALUES (?, ?, 0.7, 1, 100)`, e[0], e[1])
+	}
+	sweepAt(t, db, 100)
+	compareDegrees(t, db.SQL, "first sweep")
+	mustExec(t, db, `DELETE FROM mem_blocks WHERE id = 'c'`)
+	sweepAt(t, db, 100)
+	if n := scalar[int64](t, db, `SELECT count(*) FROM mem_block_state WHERE id = 'c'`); n != 0 {
+		t.Fatalf("the deleted block kept its state")
+	}
+	for _, q := range []string{
+		`DELETE FROM mem_edges WHERE from_id = 'b' AND to_id = 'c'`, // c its to_id, gone
+		`DELETE FROM mem_edges WHERE from_id = 'c' AND to_id = 'd'`, // c its from_id, gone
+		`UPDATE mem_edges SET reinforcement_count = 5 WHERE from_id = 'a' AND to_id = 'c'`,
+		`INSERT INTO mem_blocks (id, category) VALUES ('c', 'knowledge'), ('f', 'knowledge')`,
+		`INSERT INTO mem_edges (from_id, to_id, weight, last_active_hours) VALUES ('c', 'f', 0.9, 100)`,
+	} {
+		mustExec(t, db, q)
+	}
+	sweepAt(t, db, 100)
+	compareDegrees(t, db.SQL, "the block back")
+	if got := scalar[float64](t, db, `SELECT degree FROM mem_block_state WHERE id = 'c'`); got == 0 {
+		t.Errorf("block c came back with degree 0")
+	}
 }

@@ -19,11 +19,6 @@ type queueMarks struct {
 	block, edge, fact             int64
 }
 
-// bulkDegreeShare: when at least 1/bulkDegreeShare of the blocks are to be
-// refreshed, their degrees are summed in one pass over every edge rather
-// than through the indexes, block by block.
-const bulkDegreeShare = 2
-
 // keepRowsMax: a queue with more rows than this after its mark is cleared
 // a batch at a time instead of emptied whole.
 const keepRowsMax = 10000
@@ -97,19 +92,12 @@ func (s *sweep) refreshPart(ctx context.Context, p refreshPart, full bool) error
 		if !full {
 			names = []string{"refresh_blocks", "refresh_blocks_retier", "refresh_blocks_store"}
 		}
-		// Many blocks' degrees are summed faster in one pass over the
-		// edges than through the indexes, block by block.
-		bulk, err := s.db.count(ctx, `SELECT (SELECT count(*) FROM temp.refresh_ids) * ? >= (SELECT count(*) FROM main.mem_blocks)`,
-			bulkDegreeShare)
-		if err != nil {
-			return err
-		}
-		if full || bulk == 1 {
+		// A full refresh recounts every degree in one pass over the edges;
+		// otherwise degrees are kept by delta (refresh_edges, remove_edges).
+		if full {
 			if _, err := s.db.exec(ctx, "degrees_all"); err != nil {
 				return err
 			}
-		} else {
-			names = append([]string{"degrees_chunk"}, names...)
 		}
 	}
 	size, aside := s.opt.ChunkSize, full && s.db.snapshots()

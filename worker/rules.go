@@ -98,8 +98,8 @@ const edgeLambda = `lambda_edge(coalesce(ta.tier, 'standard'), coalesce(tb.tier,
 // edgeStrength is an edge e's share of each end's weighted degree (SPEC
 // §4.1: weight + ln(1 + reinforcement_count) × 0.10) in fixed point, a
 // multiple of 2^-32: sums and differences of such numbers are exact while
-// a degree stays below 2^21, so a full recount, a chunk's recount and the
-// sweep's own subtractions (remove_edges) agree to the bit, in any order.
+// a degree stays below 2^21, so a full recount and degrees kept by deltas
+// (refresh_edges, remove_edges) agree to the bit, in any order.
 // A strength above 2^20 counts as 2^20 (no real edge comes near), so no
 // degree overflows to infinity.
 const edgeStrength = `(round(min(edge_strength(e.weight, e.reinforcement_count), 1048576.0) * 4294967296.0) / 4294967296.0)`
@@ -123,7 +123,8 @@ const removalPhases = `('static', 'temporal', 'policy')`
 // decay rate, elapsed hours and effective weight now. evaluate_edges and
 // evaluate_edges_all differ only in their eval_source.
 var edgeEvaluation = `SELECT e.*, CASE WHEN lambda IS NOT NULL THEN max(0, :now - last_active_hours) END AS elapsed,
-       CASE WHEN lambda IS NOT NULL THEN effective_weight(weight, lambda, :now - last_active_hours) END AS effective
+       CASE WHEN lambda IS NOT NULL THEN effective_weight(weight, lambda, :now - last_active_hours) END AS effective,
+       ` + edgeStrength + ` AS strength
 FROM (
     SELECT e.from_id, e.to_id, e.weight, e.reinforcement_count, e.relation_type, e.origin,
            e.last_active_hours, e.last_observed_at, e.pinned, e.excluded, e.has_policy,
@@ -133,9 +134,9 @@ FROM (
     LEFT JOIN mem_block_state tb ON tb.id = e.to_id) e`
 
 // edgeDueRows is when each edge of a CTE named due_source (an edge's
-// columns, its problem (EDGE_PROBLEM) and lambda, its decay rate when its
-// numbers are numbers) next
-// needs a decision, as mem_edge_due rows in key order (appends to the
+// columns, its problem (EDGE_PROBLEM), lambda, its decay rate when its
+// numbers are numbers, and strength, what its ends' degrees count for it)
+// next needs a decision, as mem_edge_due rows in key order (appends to the
 // table they fill): the horizon of its relation policy's curve on that
 // policy's clock, else 0 for a static prune, else the default curve's
 // horizon. -1e308 means now (already below its threshold, or a static
@@ -145,9 +146,9 @@ FROM (
 var edgeDueRows = `SELECT from_id, to_id,
        CASE WHEN horizon IS NULL OR clock = 'wall' THEN NULL WHEN horizon = 0 THEN -1e308 ELSE anchor + horizon END AS due_hours,
        CASE WHEN horizon IS NULL OR clock != 'wall' THEN NULL WHEN horizon = 0 THEN -1e308 ELSE anchor + horizon * 86400 END AS due_wall,
-       problem
+       problem, strength
 FROM (
-    SELECT from_id, to_id, problem, clock,
+    SELECT from_id, to_id, problem, clock, strength,
            CASE WHEN clock = 'wall' THEN ` + wallSeconds("last_observed_at") + ` ELSE last_active_hours END AS anchor,
            CASE WHEN problem IS NOT NULL OR pinned THEN NULL
                 WHEN policy IS NOT NULL THEN
@@ -162,7 +163,7 @@ FROM (
         SELECT e.from_id, e.to_id, e.weight, e.reinforcement_count, e.origin, e.pinned, e.excluded,
                e.last_active_hours, e.last_observed_at, e.lambda,
                p.relation_type AS policy, coalesce(p.clock, 'active_hours') AS clock, p.curve, p.to_zero, p.threshold, p.action,
-               e.problem
+               e.problem, e.strength
         FROM due_source e
         LEFT JOIN sweep_policy p ON p.relation_type = e.relation_type))
 ORDER BY from_id, to_id`

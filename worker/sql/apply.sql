@@ -58,17 +58,28 @@ CROSS JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id;
 DELETE FROM apply_edge_keys;
 INSERT INTO apply_edge_keys (from_id, to_id, strength)
 SELECT e.from_id, e.to_id, EDGE_STRENGTH FROM apply_rows a CROSS JOIN plan_edges e ON e.seq = a.seq;
+-- An edge an app changed since it was planned stays. When a full refresh
+-- left it no due row, it gets one storing the strength the degrees counted
+-- for it (the plan's); the app's write queued it for the next refresh.
+INSERT OR IGNORE INTO main.mem_edge_due (from_id, to_id, strength)
+SELECT e.from_id, e.to_id, EDGE_STRENGTH FROM plan_edges e
+WHERE e.seq BETWEEN :lo AND :hi AND e.phase IN REMOVAL_PHASES AND e.seq NOT IN (SELECT seq FROM apply_rows);
 
 -- name: remove_edges
 -- The edges of apply_edge_keys go, settled in the same transaction: their
--- ends lose their fixed-point strength from the stored degrees and their
--- due times go, so no sweep recounts them; the sweep_removing row keeps
--- the delete trigger from queueing them (it never outlives the statement
--- list, let alone the transaction).
+-- ends lose from the stored degrees the fixed-point strength their due row
+-- stored (the strength the plan read when a full refresh left none), and
+-- their due rows go, so no sweep recounts them; the sweep_removing row
+-- keeps the delete trigger from queueing them (it never outlives the
+-- statement list, let alone the transaction).
 INSERT INTO main.mem_config (key, value) VALUES ('sweep_removing', 1);
 UPDATE main.mem_block_state SET degree = degree - l.strength
 FROM (SELECT id, sum(strength) AS strength
-      FROM (SELECT from_id AS id, strength FROM apply_edge_keys UNION ALL SELECT to_id, strength FROM apply_edge_keys)
+      FROM (SELECT k.from_id AS id, coalesce(d.strength, k.strength) AS strength
+            FROM apply_edge_keys k LEFT JOIN main.mem_edge_due d ON d.from_id = k.from_id AND d.to_id = k.to_id
+            UNION ALL
+            SELECT k.to_id, coalesce(d.strength, k.strength)
+            FROM apply_edge_keys k LEFT JOIN main.mem_edge_due d ON d.from_id = k.from_id AND d.to_id = k.to_id)
       GROUP BY id) AS l
 WHERE mem_block_state.id = l.id;
 DELETE FROM main.mem_edges WHERE (from_id, to_id) IN (SELECT from_id, to_id FROM apply_edge_keys);

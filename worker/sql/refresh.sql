@@ -7,34 +7,40 @@
 INSERT OR IGNORE INTO refresh_ids (id) SELECT id FROM main.mem_blocks ORDER BY id;
 
 -- name: degrees_all
--- Every block's weighted degree in one pass over the edges, in key order.
+-- Every block's weighted degree in one pass over the edges, in key order
+-- (a full refresh), and 0 for every other block being refreshed.
 DELETE FROM block_degree;
 INSERT INTO block_degree (id, strength)
 WITH s AS MATERIALIZED (
     SELECT e.from_id, e.to_id, EDGE_STRENGTH AS strength FROM valid_edges_scan e)
 SELECT id, sum(strength) FROM (SELECT from_id AS id, strength FROM s UNION ALL SELECT to_id, strength FROM s)
 GROUP BY id;
-
--- name: degrees_chunk
--- The weighted degrees of one chunk of blocks, through the edge indexes.
-DELETE FROM block_degree;
-INSERT INTO block_degree (id, strength)
-SELECT id, sum(strength) FROM (
-    SELECT r.id, EDGE_STRENGTH AS strength
-    FROM refresh_ids r CROSS JOIN main.mem_edges e ON e.from_id = r.id WHERE r.seq BETWEEN :lo AND :hi AND VALID_EDGE
-    UNION ALL
-    SELECT r.id, EDGE_STRENGTH
-    FROM refresh_ids r CROSS JOIN main.mem_edges e ON e.to_id = r.id WHERE r.seq BETWEEN :lo AND :hi AND VALID_EDGE)
-GROUP BY id;
+INSERT OR IGNORE INTO block_degree (id, strength) SELECT id, 0 FROM refresh_ids;
 
 -- name: refresh_blocks_queued
+-- The queued blocks. A block keeps the degree it has; one with no state
+-- yet starts from its edges' stored strengths (see refresh_blocks), the
+-- due rows of queued edges that are gone included: gone_due_to sums those
+-- by their to_id (their from_id is the due table's own key).
+DELETE FROM block_degree;
 INSERT OR IGNORE INTO refresh_ids (id) SELECT id FROM main.mem_dirty_blocks
 WHERE seq > :block_from AND seq <= :block_mark ORDER BY id;
+DELETE FROM gone_due_to;
+INSERT INTO gone_due_to (id, strength)
+SELECT d.to_id, total(d.strength)
+FROM (SELECT DISTINCT from_id, to_id FROM main.mem_dirty_edges WHERE seq > :edge_from) q
+CROSS JOIN main.mem_edge_due d ON d.from_id = q.from_id AND d.to_id = q.to_id
+WHERE NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.from_id = q.from_id AND e.to_id = q.to_id)
+GROUP BY d.to_id;
 
 -- name: refresh_blocks
--- One chunk of blocks: tier, weighted degree (on the graph as it stands),
--- the active hour their recency falls below block_prune_threshold, and
--- what makes an active block unusable.
+-- One chunk of blocks: tier, weighted degree, the active hour their
+-- recency falls below block_prune_threshold, and what makes an active
+-- block unusable. The degree is the full recount's (block_degree, a full
+-- refresh), else the one stored (kept by delta: remove_edges,
+-- refresh_edges), else, for a block with no state yet, the sum of the
+-- strengths stored in the due rows of its edges, which is what the deltas
+-- to come start from.
 DELETE FROM refresh_block_rows;
 INSERT INTO refresh_block_rows (id, tier, lambda, constitutional, degree, archive_at, problem)
 WITH rows AS MATERIALIZED (
@@ -42,7 +48,12 @@ WITH rows AS MATERIALIZED (
            decay_tier((SELECT json_group_array(CAST(t.tag AS TEXT)) FROM main.mem_block_tags t WHERE t.block_id = b.id),
                       CAST(b.category AS TEXT)) AS tier,
            EXISTS (SELECT 1 FROM main.mem_block_tags t WHERE t.block_id = b.id AND t.tag = 'self/constitutional') AS constitutional,
-           coalesce((SELECT strength FROM block_degree d WHERE d.id = b.id), 0) AS degree,
+           coalesce((SELECT strength FROM block_degree d WHERE d.id = b.id),
+                    (SELECT degree FROM mem_block_state s WHERE s.id = b.id),
+                    (SELECT total(d.strength) FROM mem_edge_due d WHERE d.from_id = b.id)
+                    + (SELECT total(d.strength) FROM main.mem_edges e
+                       CROSS JOIN mem_edge_due d ON d.from_id = e.from_id AND d.to_id = e.to_id WHERE e.to_id = b.id)
+                    + coalesce((SELECT strength FROM gone_due_to g WHERE g.id = b.id), 0)) AS degree,
            CASE WHEN b.status != 'active' THEN NULL
                 WHEN b.last_reinforced_hours IS NOT NULL AND typeof(b.last_reinforced_hours) NOT IN ('integer', 'real')
                     THEN 'last_reinforced_hours is ' || typeof(b.last_reinforced_hours)
@@ -88,12 +99,27 @@ INSERT OR IGNORE INTO refresh_edges (from_id, to_id)
 SELECT from_id, to_id FROM main.mem_dirty_edges WHERE seq > :edge_from AND seq <= :edge_mark ORDER BY from_id, to_id;
 
 -- name: refresh_edges
--- One chunk of queued edges, read through the primary key: when each next
--- needs a decision (EDGE_DUE_ROWS); due_source is each edge's columns, its
--- problem, and lambda, its decay rate when its numbers are numbers.
-INSERT OR REPLACE INTO mem_edge_due (from_id, to_id, due_hours, due_wall, problem)
+-- One chunk of queued edges, read through the primary key. First their
+-- ends' degrees take the difference between each edge's strength now (0
+-- when it is gone or invalid) and the one its due row stored: exact, as
+-- strengths are fixed-point. Then when each next needs a decision
+-- (EDGE_DUE_ROWS); due_source is each edge's columns, its problem, lambda,
+-- its decay rate when its numbers are numbers, and its strength.
+WITH change AS MATERIALIZED (
+    SELECT r.from_id, r.to_id,
+           coalesce((SELECT CASE WHEN VALID_EDGE THEN EDGE_STRENGTH ELSE 0 END
+                     FROM main.mem_edges e WHERE e.from_id = r.from_id AND e.to_id = r.to_id), 0)
+           - coalesce((SELECT d.strength FROM main.mem_edge_due d WHERE d.from_id = r.from_id AND d.to_id = r.to_id), 0) AS delta
+    FROM refresh_edges r WHERE r.seq BETWEEN :lo AND :hi)
+UPDATE main.mem_block_state SET degree = degree + l.delta
+FROM (SELECT id, sum(delta) AS delta
+      FROM (SELECT from_id AS id, delta FROM change WHERE delta != 0 UNION ALL SELECT to_id, delta FROM change WHERE delta != 0)
+      GROUP BY id) AS l
+WHERE mem_block_state.id = l.id;
+INSERT OR REPLACE INTO mem_edge_due (from_id, to_id, due_hours, due_wall, problem, strength)
 WITH due_source AS (
-    SELECT e.*, EDGE_PROBLEM AS problem, CASE WHEN VALID_EDGE THEN EDGE_LAMBDA END AS lambda
+    SELECT e.*, EDGE_PROBLEM AS problem, CASE WHEN VALID_EDGE THEN EDGE_LAMBDA END AS lambda,
+           CASE WHEN VALID_EDGE THEN EDGE_STRENGTH ELSE 0 END AS strength
     FROM refresh_edges r CROSS JOIN main.mem_edges e
          ON e.from_id = r.from_id AND e.to_id = r.to_id AND r.seq BETWEEN :lo AND :hi
     LEFT JOIN mem_block_state ta ON ta.id = e.from_id
@@ -111,24 +137,27 @@ DELETE FROM mem_edge_due WHERE (from_id, to_id) IN (
 -- into the main table where they differ, in key order: no shadow, no copy.
 -- First, the due rows in the chunk's key range whose edge is gone go, and
 -- so do those of edges the plan prunes or decays (their removal settles
--- them; an app's write that saves one queues it for the next refresh).
+-- them: it subtracts the strength the plan read when no due row has one;
+-- an app's write that saves one queues it, and the apply stores the
+-- strength the degrees counted for it).
 DELETE FROM main.mem_edge_due
 WHERE (from_id, to_id) > (SELECT from_id, to_id FROM sweep_edges WHERE rowid = :lo - 1 UNION ALL SELECT '', '' LIMIT 1)
   AND (from_id, to_id) <= (SELECT from_id, to_id FROM sweep_edges WHERE rowid = min(:hi, (SELECT max(rowid) FROM sweep_edges)))
   AND (NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.from_id = mem_edge_due.from_id AND e.to_id = mem_edge_due.to_id)
        OR EXISTS (SELECT 1 FROM plan_edges p WHERE p.from_id = mem_edge_due.from_id AND p.to_id = mem_edge_due.to_id
                                              AND p.phase IN REMOVAL_PHASES));
-INSERT OR REPLACE INTO main.mem_edge_due (from_id, to_id, due_hours, due_wall, problem)
+INSERT OR REPLACE INTO main.mem_edge_due (from_id, to_id, due_hours, due_wall, problem, strength)
 WITH due_source AS (
     SELECT from_id, to_id, weight, reinforcement_count, relation_type, origin, last_active_hours, last_observed_at,
-           pinned, excluded, lambda, NULL AS problem -- every edge evaluated is valid
+           pinned, excluded, lambda, strength, NULL AS problem -- every edge evaluated is valid
     FROM sweep_edges s
     WHERE s.rowid BETWEEN :lo AND :hi
       AND NOT EXISTS (SELECT 1 FROM plan_edges p WHERE p.from_id = s.from_id AND p.to_id = s.to_id
                                                   AND p.phase IN REMOVAL_PHASES))
-SELECT n.from_id, n.to_id, n.due_hours, n.due_wall, n.problem
+SELECT n.from_id, n.to_id, n.due_hours, n.due_wall, n.problem, n.strength
 FROM (EDGE_DUE_ROWS) n LEFT JOIN main.mem_edge_due m ON m.from_id = n.from_id AND m.to_id = n.to_id
-WHERE m.from_id IS NULL OR m.due_hours IS NOT n.due_hours OR m.due_wall IS NOT n.due_wall OR m.problem IS NOT n.problem;
+WHERE m.from_id IS NULL OR m.due_hours IS NOT n.due_hours OR m.due_wall IS NOT n.due_wall OR m.problem IS NOT n.problem
+   OR m.strength IS NOT n.strength;
 
 -- name: refresh_edges_tail
 -- After the chunks of refresh_edges_all: the due rows past the last usable

@@ -16,6 +16,7 @@ DROP TABLE IF EXISTS temp.refresh_ids;
 DROP TABLE IF EXISTS temp.refresh_edges;
 DROP TABLE IF EXISTS temp.refresh_block_rows;
 DROP TABLE IF EXISTS temp.block_degree;
+DROP TABLE IF EXISTS temp.gone_due_to;
 DROP TABLE IF EXISTS temp.sync_rows;
 DROP TABLE IF EXISTS temp.sweep_invalid;
 DROP TABLE IF EXISTS temp.scope_edges;
@@ -50,10 +51,13 @@ CREATE TEMP VIEW valid_edges_scan AS
 SELECT e.* FROM main.mem_edges e NOT INDEXED WHERE VALID_EDGE;
 CREATE TEMP TABLE refresh_ids (seq INTEGER PRIMARY KEY, id TEXT UNIQUE);
 CREATE TEMP TABLE refresh_edges (seq INTEGER PRIMARY KEY, from_id TEXT, to_id TEXT, UNIQUE (from_id, to_id));
--- Weighted degrees of the blocks being refreshed, sums of fixed-point
--- strengths (EDGE_STRENGTH): exact, so a full recount, a chunk's and the
--- sweep's own subtractions give the same bits in any order.
+-- Weighted degrees of every block, recounted by a full refresh: sums of
+-- fixed-point strengths (EDGE_STRENGTH), exact, so a recount and degrees
+-- kept by deltas give the same bits in any order.
 CREATE TEMP TABLE block_degree (id TEXT PRIMARY KEY, strength REAL) WITHOUT ROWID;
+-- The strengths stored in the due rows of queued edges that are gone, by
+-- their to_id (see refresh_blocks_queued).
+CREATE TEMP TABLE gone_due_to (id TEXT PRIMARY KEY, strength REAL) WITHOUT ROWID;
 -- Derived rows a full refresh changed, to copy into the main tables a
 -- chunk at a time (columns NULL: the row goes).
 CREATE TEMP TABLE sync_rows (seq INTEGER PRIMARY KEY, kind TEXT, id TEXT, to_id TEXT, present INTEGER,
@@ -92,7 +96,7 @@ CREATE TEMP TABLE mem_block_state (id TEXT PRIMARY KEY, tier TEXT NOT NULL, lamb
     constitutional INTEGER NOT NULL, degree REAL NOT NULL, archive_at REAL, problem TEXT) WITHOUT ROWID;
 CREATE INDEX temp.mem_block_state_archive ON mem_block_state (archive_at) WHERE archive_at IS NOT NULL;
 CREATE TEMP TABLE mem_edge_due (from_id TEXT NOT NULL, to_id TEXT NOT NULL, due_hours REAL, due_wall REAL,
-    problem TEXT, PRIMARY KEY (from_id, to_id)) WITHOUT ROWID;
+    problem TEXT, strength REAL NOT NULL DEFAULT 0, PRIMARY KEY (from_id, to_id)) WITHOUT ROWID;
 CREATE TEMP TABLE mem_fact_due (id TEXT PRIMARY KEY, due_wall REAL, problem TEXT) WITHOUT ROWID;
 
 -- name: drop_shadow_state
