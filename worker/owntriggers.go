@@ -16,7 +16,7 @@ import (
 // no trigger but memworker's own: an app's trigger fires as it always did.
 
 // quietLists are the statement lists run with the connection's triggers
-// off when quietTables allow it.
+// off when quietAllowed says so.
 var quietLists = map[string]bool{"remove_edges": true}
 
 // quietTriggers counts the triggers on the tables remove_edges writes that
@@ -26,19 +26,20 @@ const quietTriggers = `SELECT count(*) FROM sqlite_master WHERE type = 'trigger'
   AND tbl_name IN ('mem_edges', 'mem_edge_due', 'mem_block_state', 'mem_config')
   AND name NOT IN ('mem_edges_queue_insert', 'mem_edges_queue_update', 'mem_edges_queue_delete')`
 
-// quietAllowed says, once per store, whether quietLists may run with the
-// triggers off: the function is there (the linked build) and no other
-// trigger would be skipped.
+// quietAllowed says whether quietLists may run with the triggers off now:
+// the function is there (the linked build; asked once per store) and no
+// other trigger would be skipped. It is asked inside the transaction the
+// statements run in, so no app can add a trigger in between.
 func (st *fileStore) quietAllowed(ctx context.Context) bool {
 	if st.quiet == quietUnknown {
 		st.quiet = quietNo
-		var on, others int64
-		if st.conn.QueryRowContext(ctx, "SELECT memdecay_connection_triggers(NULL)").Scan(&on) == nil && on == 1 &&
-			st.conn.QueryRowContext(ctx, quietTriggers).Scan(&others) == nil && others == 0 {
+		var on int64
+		if st.conn.QueryRowContext(ctx, "SELECT memdecay_connection_triggers(NULL)").Scan(&on) == nil && on == 1 {
 			st.quiet = quietYes
 		}
 	}
-	return st.quiet == quietYes
+	var others int64
+	return st.quiet == quietYes && st.conn.QueryRowContext(ctx, quietTriggers).Scan(&others) == nil && others == 0
 }
 
 const (

@@ -100,3 +100,38 @@ func TestConnectionTriggersFunction(t *testing.T) {
 		t.Errorf("a trigger could call memdecay_connection_triggers")
 	}
 }
+
+// An app that adds a trigger on mem_edges while a sweep runs: every removal
+// after that fires it.
+func TestAppTriggerAddedMidSweep(t *testing.T) {
+	path := copyMemory(t, bigMemory(t, 59, 80, 900))
+	db, app := openAsWorker(t, path), openAsApp(t, path)
+	clock, wall := bigClock+150, bigWall.Add(30*24*time.Hour)
+	var since int64 = -1
+	opt := worker.SweepOptions{Now: &clock, WallNow: &wall, ChunkSize: 7, SoloChunkSize: 7}
+	opt.Signals.Chunk = func(step string, done, total int64) {
+		if step != "plan_edges" || done == 0 || since >= 0 {
+			return
+		}
+		for _, q := range []string{`CREATE TABLE app_removed (from_id TEXT, to_id TEXT)`,
+			`CREATE TRIGGER app_log_removed AFTER DELETE ON mem_edges BEGIN INSERT INTO app_removed VALUES (OLD.from_id, OLD.to_id); END`} {
+			if _, err := app.Exec(q); err != nil {
+				t.Errorf("%s: %v", q, err)
+			}
+		}
+		if err := app.QueryRow(`SELECT coalesce(max(id), 0) FROM mem_events`).Scan(&since); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, err := worker.Sweep(context.Background(), db, opt); err != nil {
+		t.Fatal(err)
+	}
+	if since < 0 {
+		t.Fatal("the sweep removed no edge in a second chunk")
+	}
+	after := scalar[int64](t, db, `SELECT count(*) FROM mem_events WHERE id > ? AND subject_kind = 'edge'
+		AND action IN ('prune', 'decay', 'delete')`, since)
+	if logged := scalar[int64](t, db, `SELECT count(*) FROM app_removed`); logged != after || after == 0 {
+		t.Errorf("the app's trigger logged %d removals, the events after it was made %d", logged, after)
+	}
+}

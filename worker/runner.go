@@ -56,8 +56,8 @@ type fileStore struct {
 	// Rows exec changed in the transaction under way, and in the last
 	// committed one.
 	execRows, lastChanged int64
-	// quiet: whether quietLists run with the triggers off (owntriggers.go);
-	// triggersOff: they might still be off.
+	// quiet: whether the linked build's memdecay_connection_triggers is
+	// there (owntriggers.go); triggersOff: the triggers might still be off.
 	quiet       int
 	triggersOff bool
 }
