@@ -121,7 +121,10 @@ const removalPhases = `('static', 'temporal', 'policy')`
 // edges): each edge's numbers, whether a relation policy decays it, and
 // for an edge the default curve decays (TEMPORAL_DECAY, no policy) its
 // decay rate, elapsed hours and effective weight now. evaluate_edges and
-// evaluate_edges_all differ only in their eval_source.
+// evaluate_edges_all differ only in their eval_source. The OFFSET keeps
+// SQLite from flattening the inner query into the outer one, which would
+// copy lambda_edge into each outer expression that reads lambda and call
+// it up to four times per edge.
 var edgeEvaluation = `SELECT e.*, CASE WHEN lambda IS NOT NULL THEN max(0, :now - last_active_hours) END AS elapsed,
        CASE WHEN lambda IS NOT NULL THEN effective_weight(weight, lambda, :now - last_active_hours) END AS effective,
        ` + edgeStrength + ` AS strength
@@ -131,7 +134,8 @@ FROM (
            CASE WHEN ` + temporalDecay + ` AND NOT e.has_policy THEN ` + edgeLambda + ` END AS lambda
     FROM (SELECT e.*, e.relation_type IN (SELECT relation_type FROM sweep_policy) AS has_policy FROM eval_source e) e
     LEFT JOIN mem_block_state ta ON ta.id = e.from_id
-    LEFT JOIN mem_block_state tb ON tb.id = e.to_id) e`
+    LEFT JOIN mem_block_state tb ON tb.id = e.to_id
+    LIMIT -1 OFFSET 0) e`
 
 // edgeDueRows is when each edge of a CTE named due_source (an edge's
 // columns, its problem (EDGE_PROBLEM), lambda, its decay rate when its
@@ -143,6 +147,8 @@ FROM (
 // prune); NULL means never (pinned, no anchor, agent-asserted, held
 // excluded until re-observed, or invalid, which its problem names).
 // refresh_edges and refresh_edges_all differ only in their due_source.
+// The OFFSET keeps the horizon's query from being flattened into the outer
+// one, which would compute each horizon up to four times.
 var edgeDueRows = `SELECT from_id, to_id,
        CASE WHEN horizon IS NULL OR clock = 'wall' THEN NULL WHEN horizon = 0 THEN -1e308 ELSE anchor + horizon END AS due_hours,
        CASE WHEN horizon IS NULL OR clock != 'wall' THEN NULL WHEN horizon = 0 THEN -1e308 ELSE anchor + horizon * 86400 END AS due_wall,
@@ -165,5 +171,6 @@ FROM (
                p.relation_type AS policy, coalesce(p.clock, 'active_hours') AS clock, p.curve, p.to_zero, p.threshold, p.action,
                e.problem, e.strength
         FROM due_source e
-        LEFT JOIN sweep_policy p ON p.relation_type = e.relation_type))
+        LEFT JOIN sweep_policy p ON p.relation_type = e.relation_type)
+    LIMIT -1 OFFSET 0)
 ORDER BY from_id, to_id`

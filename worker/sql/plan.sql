@@ -195,7 +195,8 @@ DROP TABLE plan_edges_planned;
 
 -- name: plan_facts
 -- Fact lifecycle on the wall clock: days since the last access (or since
--- creation when never accessed), FACT_SINCE.
+-- creation when never accessed), FACT_SINCE. (The OFFSET keeps the inner
+-- query from being flattened, which would call tideline_score twice.)
 INSERT INTO plan_facts (id, tier, status, importance, decay_rate, access_count, last_accessed_at, days, score, action)
 SELECT id, tier, status, importance, decay_rate, access_count, last_accessed_at, days, score,
        lifecycle_action(score, tier, status = 'confirmed')
@@ -203,5 +204,6 @@ FROM (SELECT f.*, max(0, (:wall - FACT_SINCE) / 86400.0) AS days,
              tideline_score(f.importance, f.decay_rate, max(0, (:wall - FACT_SINCE) / 86400.0),
                             f.access_count, f.tier) AS score
       FROM sweep_facts k JOIN main.mem_facts f ON f.id = k.id
-      WHERE f.id NOT IN (SELECT id FROM sweep_invalid WHERE kind = 'fact'))
+      WHERE f.id NOT IN (SELECT id FROM sweep_invalid WHERE kind = 'fact')
+      LIMIT -1 OFFSET 0)
 ORDER BY id;

@@ -185,6 +185,8 @@ WHERE seq > :fact_from AND seq <= :fact_mark ORDER BY id;
 -- name: refresh_facts
 -- One chunk of facts: the wall time their score crosses the next lifecycle
 -- threshold (0.15 for short facts, 0.05 for long ones); never when immune.
+-- (The OFFSET keeps the inner query from being flattened, which would call
+-- tideline_horizon once for each use of horizon.)
 DELETE FROM mem_fact_due WHERE id IN (SELECT id FROM refresh_ids WHERE seq BETWEEN :lo AND :hi);
 INSERT INTO mem_fact_due (id, due_wall, problem)
 SELECT id, CASE WHEN horizon IS NULL THEN NULL WHEN horizon = 0 THEN -1e308 ELSE since + horizon * 86400 END, problem
@@ -196,7 +198,8 @@ FROM (
     FROM (
         SELECT f.*, CASE WHEN f.status NOT IN ('active', 'confirmed') THEN NULL ELSE FACT_PROBLEM END AS problem, FACT_SINCE AS since
         FROM refresh_ids r CROSS JOIN main.mem_facts f ON f.id = r.id
-        WHERE r.seq BETWEEN :lo AND :hi));
+        WHERE r.seq BETWEEN :lo AND :hi)
+    LIMIT -1 OFFSET 0);
 
 -- name: forget_gone
 -- After a full refresh in place (a replica): the derived rows of blocks and
