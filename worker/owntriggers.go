@@ -51,16 +51,15 @@ const (
 // withTriggers turns the connection's triggers on or off. A connection
 // left with its triggers off is never handed back to the pool (see close).
 func (st *fileStore) withTriggers(ctx context.Context, on bool) error {
-	want := map[bool]int{false: 0, true: 1}[on]
-	var got int
-	if err := st.conn.QueryRowContext(ctx, "SELECT memdecay_connection_triggers(?)", want).Scan(&got); err != nil {
+	state := map[bool]string{false: "off", true: "on"}
+	var now bool
+	if err := st.conn.QueryRowContext(ctx, "SELECT memdecay_connection_triggers(?)", on).Scan(&now); err != nil {
 		st.triggersOff = true
-		return fmt.Errorf("turning the sweep connection's triggers %s: %w", map[bool]string{false: "off", true: "on"}[on], err)
+		return fmt.Errorf("turning the sweep connection's triggers %s: %w", state[on], err)
 	}
-	st.triggersOff = got == 0
-	if got != want {
-		return fmt.Errorf("turning the sweep connection's triggers %s: SQLite left them %s", map[bool]string{false: "off", true: "on"}[on],
-			map[int]string{0: "off", 1: "on"}[got])
+	st.triggersOff = !now
+	if now != on {
+		return fmt.Errorf("turning the sweep connection's triggers %s: SQLite left them %s", state[on], state[now])
 	}
 	return nil
 }

@@ -73,13 +73,12 @@ WHERE e.seq BETWEEN :lo AND :hi AND e.phase IN REMOVAL_PHASES AND e.seq NOT IN (
 -- keeps the delete trigger from queueing them (it never outlives the
 -- statement list, let alone the transaction).
 INSERT INTO main.mem_config (key, value) VALUES ('sweep_removing', 1);
+WITH lost AS MATERIALIZED (
+    SELECT k.from_id, k.to_id, coalesce(d.strength, k.strength) AS strength
+    FROM apply_edge_keys k LEFT JOIN main.mem_edge_due d ON d.from_id = k.from_id AND d.to_id = k.to_id)
 UPDATE main.mem_block_state SET degree = degree - l.strength
 FROM (SELECT id, sum(strength) AS strength
-      FROM (SELECT k.from_id AS id, coalesce(d.strength, k.strength) AS strength
-            FROM apply_edge_keys k LEFT JOIN main.mem_edge_due d ON d.from_id = k.from_id AND d.to_id = k.to_id
-            UNION ALL
-            SELECT k.to_id, coalesce(d.strength, k.strength)
-            FROM apply_edge_keys k LEFT JOIN main.mem_edge_due d ON d.from_id = k.from_id AND d.to_id = k.to_id)
+      FROM (SELECT from_id AS id, strength FROM lost UNION ALL SELECT to_id, strength FROM lost)
       GROUP BY id) AS l
 WHERE mem_block_state.id = l.id;
 DELETE FROM main.mem_edges WHERE (from_id, to_id) IN (SELECT from_id, to_id FROM apply_edge_keys);

@@ -21,7 +21,8 @@ INSERT OR IGNORE INTO block_degree (id, strength) SELECT id, 0 FROM refresh_ids;
 -- The queued blocks. A block keeps the degree it has; one with no state
 -- yet starts from its edges' stored strengths (see refresh_blocks), the
 -- due rows of queued edges that are gone included: gone_due_to sums those
--- by their to_id (their from_id is the due table's own key).
+-- by their to_id (their from_id is the due table's own key), read from the
+-- edge queue only when some queued block has no state.
 DELETE FROM block_degree;
 INSERT OR IGNORE INTO refresh_ids (id) SELECT id FROM main.mem_dirty_blocks
 WHERE seq > :block_from AND seq <= :block_mark ORDER BY id;
@@ -30,7 +31,8 @@ INSERT INTO gone_due_to (id, strength)
 SELECT d.to_id, total(d.strength)
 FROM (SELECT DISTINCT from_id, to_id FROM main.mem_dirty_edges WHERE seq > :edge_from) q
 CROSS JOIN main.mem_edge_due d ON d.from_id = q.from_id AND d.to_id = q.to_id
-WHERE NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.from_id = q.from_id AND e.to_id = q.to_id)
+WHERE EXISTS (SELECT 1 FROM refresh_ids r WHERE NOT EXISTS (SELECT 1 FROM main.mem_block_state s WHERE s.id = r.id))
+  AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.from_id = q.from_id AND e.to_id = q.to_id)
 GROUP BY d.to_id;
 
 -- name: refresh_blocks
