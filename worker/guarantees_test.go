@@ -30,7 +30,7 @@ func TestRichFixtureReport(t *testing.T) {
 	expectStatus(t, db, "active", "hub", "pin", "bad")
 	expectEdges(t, db, []string{"db1-db2", "db1-py1", "goal-py1", "ds1-ds2", "core-pin", "db1-hub"},
 		[]string{"db1-ds2", "py1-py2", "db2-py2", "obs1-py2", "ds1-obs2"})
-	if want := "Curated: 2 archived, 1 edges pruned, 2 edges decayed (11 remain), 5 reinforced, 1 constitutional reinforced."; !strings.HasPrefix(r.Summary, want) {
+	if want := "Curated: 2 archived with 2 edges, 1 edges pruned, 2 edges decayed (11 remain), 5 reinforced, 1 constitutional reinforced. Graph connections reduced significantly (31% of edges removed)"; !strings.HasPrefix(r.Summary, want) {
 		t.Errorf("summary %q, want prefix %q", r.Summary, want)
 	}
 }

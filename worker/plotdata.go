@@ -32,15 +32,19 @@ type TimeLeft struct {
 	Values []float64 `json:"values"`
 }
 
-// SweepRemovals is what one finished sweep removed.
+// SweepRemovals is what one finished sweep removed, by kind: blocks
+// archived (orphans included) and the edges that went with them, edges
+// pruned, decayed and removed by a policy, facts archived or pruned.
 type SweepRemovals struct {
-	ID           int64   `json:"id"`
-	StartedAt    int64   `json:"started_at"`
-	ClockHours   float64 `json:"clock_hours"`
-	Archived     int64   `json:"archived"`
-	EdgesPruned  int64   `json:"edges_pruned"`
-	EdgesDecayed int64   `json:"edges_decayed"`
-	FactsRemoved int64   `json:"facts_removed"`
+	ID                     int64   `json:"id"`
+	StartedAt              int64   `json:"started_at"`
+	ClockHours             float64 `json:"clock_hours"`
+	Archived               int64   `json:"archived"`
+	EdgesRemovedWithBlocks int64   `json:"edges_removed_with_blocks"`
+	EdgesPruned            int64   `json:"edges_pruned"`
+	EdgesDecayed           int64   `json:"edges_decayed"`
+	EdgesPolicy            int64   `json:"edges_policy_decayed"`
+	FactsRemoved           int64   `json:"facts_removed"`
 }
 
 // PlotData is everything memworker plot draws.
@@ -189,7 +193,10 @@ func plotTimeLeft(ctx context.Context, q *sql.DB, d *PlotData) error {
 
 func plotSweeps(ctx context.Context, q *sql.DB, d *PlotData) error {
 	rows, err := q.QueryContext(ctx, `SELECT id, started_at, coalesce(clock_hours, 0),
-		       coalesce(result ->> '$.archived', 0), coalesce(result ->> '$.edges_pruned', 0), coalesce(result ->> '$.edges_decayed', 0),
+		       coalesce(result ->> '$.archived', 0) + coalesce(result ->> '$.orphans_archived', 0),
+		       coalesce(result ->> '$.edges_removed_with_blocks', 0),
+		       coalesce(result ->> '$.edges_pruned', 0), coalesce(result ->> '$.edges_decayed', 0),
+		       (SELECT coalesce(sum(p.value ->> '$.decayed'), 0) FROM json_each(result, '$.policies') p),
 		       coalesce(result ->> '$.facts.archived', 0) + coalesce(result ->> '$.facts.pruned', 0)
 		FROM mem_sweeps WHERE status = 'done' AND NOT dry_run AND result IS NOT NULL ORDER BY id`)
 	if err != nil {
@@ -198,7 +205,8 @@ func plotSweeps(ctx context.Context, q *sql.DB, d *PlotData) error {
 	defer rows.Close()
 	for rows.Next() {
 		var s SweepRemovals
-		if err := rows.Scan(&s.ID, &s.StartedAt, &s.ClockHours, &s.Archived, &s.EdgesPruned, &s.EdgesDecayed, &s.FactsRemoved); err != nil {
+		if err := rows.Scan(&s.ID, &s.StartedAt, &s.ClockHours, &s.Archived, &s.EdgesRemovedWithBlocks,
+			&s.EdgesPruned, &s.EdgesDecayed, &s.EdgesPolicy, &s.FactsRemoved); err != nil {
 			return err
 		}
 		d.Sweeps = append(d.Sweeps, s)

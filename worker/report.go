@@ -17,15 +17,18 @@ type Report struct {
 	Resumed bool  `json:"resumed"` // finished the saved plan of a sweep cut off at this clock
 	// DiscardedPlanOf: the sweep cut off at this clock whose saved plan was
 	// made under settings changed since, so this one planned afresh.
-	DiscardedPlanOf          int64         `json:"discarded_plan_of,omitempty"`
-	ClockHours               float64       `json:"clock_hours"`
-	WallTime                 int64         `json:"wall_time"`
-	Archived                 int64         `json:"archived"`
-	OrphansArchived          int64         `json:"orphans_archived"`
-	EdgesRemovedWithBlocks   int64         `json:"edges_removed_with_blocks"`
-	EdgesPruned              int64         `json:"edges_pruned"`
-	EdgesDecayed             int64         `json:"edges_decayed"`
-	EdgesDeferred            int64         `json:"edges_deferred"`
+	DiscardedPlanOf        int64   `json:"discarded_plan_of,omitempty"`
+	ClockHours             float64 `json:"clock_hours"`
+	WallTime               int64   `json:"wall_time"`
+	Archived               int64   `json:"archived"`
+	OrphansArchived        int64   `json:"orphans_archived"`
+	EdgesRemovedWithBlocks int64   `json:"edges_removed_with_blocks"`
+	EdgesPruned            int64   `json:"edges_pruned"`
+	EdgesDecayed           int64   `json:"edges_decayed"`
+	EdgesDeferred          int64   `json:"edges_deferred"`
+	// EdgesRemoved is every edge the sweep removed: with archived blocks,
+	// by static prune, by temporal decay and by policy.
+	EdgesRemoved             int64         `json:"edges_removed"`
 	EdgesBefore              int64         `json:"edges_before"`
 	TotalEdgesAfter          int64         `json:"total_edges_after"`
 	Reinforced               int64         `json:"reinforced"`
@@ -91,38 +94,56 @@ type EdgeSample struct {
 // summary warns instead of tipping (reference 002, scenario 16).
 const Escalation = 0.25
 
+// CountEdgesRemoved sets EdgesRemoved from the counts of each kind of
+// removal (orphaned blocks have no edge left to remove).
+func (r *Report) CountEdgesRemoved() {
+	r.EdgesRemoved = r.EdgesRemovedWithBlocks + r.EdgesPruned + r.EdgesDecayed
+	for _, p := range r.Policies {
+		r.EdgesRemoved += p.Decayed
+	}
+}
+
 // BuildSummary is the one-line human summary of reference 000 §6 step 5:
-// the counts, a tip when edges decayed, an escalation when more than a
-// quarter of the edges went in one sweep.
-// Invalid rows are counted last, whether or not anything else happened.
+// the counts, naming every kind of removal, a tip when edges decayed, an
+// escalation when more than a quarter of the edges went in one sweep,
+// whichever way they went. Invalid rows are counted last, whether or not
+// anything else happened.
 func (r *Report) BuildSummary() string {
+	r.CountEdgesRemoved()
 	var parts []string
 	add := func(n int64, label string) {
 		if n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, label))
 		}
 	}
-	add(r.Archived, "archived")
+	// remainAt is the part the edges left are told after, as in reference
+	// 000: temporal decay's, or a policy's decay when no edge decayed
+	// otherwise.
+	remainAt := -1
+	decays := func(n int64, label string) {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, label))
+			if remainAt < 0 || r.EdgesDecayed == 0 {
+				remainAt = len(parts) - 1
+			}
+		}
+	}
+	if r.EdgesRemovedWithBlocks > 0 {
+		parts = append(parts, fmt.Sprintf("%d archived with %d edges", r.Archived, r.EdgesRemovedWithBlocks))
+	} else {
+		add(r.Archived, "archived")
+	}
 	add(r.OrphansArchived, "orphans archived")
 	add(r.EdgesPruned, "edges pruned")
-	if r.EdgesDecayed > 0 {
-		s := fmt.Sprintf("%d edges decayed", r.EdgesDecayed)
-		if r.TotalEdgesAfter > 0 {
-			s += fmt.Sprintf(" (%d remain)", r.TotalEdgesAfter)
-		}
-		parts = append(parts, s)
-	}
+	decays(r.EdgesDecayed, "edges decayed")
 	add(r.EdgesDeferred, "deferred")
 	for _, p := range r.Policies {
-		if p.Decayed > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s edges decayed", p.Decayed, Printable(p.RelationType)))
-		}
-		if p.Excluded > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s edges excluded", p.Excluded, Printable(p.RelationType)))
-		}
-		if p.Readmitted > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s edges readmitted", p.Readmitted, Printable(p.RelationType)))
-		}
+		decays(p.Decayed, Printable(p.RelationType)+" edges decayed")
+		add(p.Excluded, Printable(p.RelationType)+" edges excluded")
+		add(p.Readmitted, Printable(p.RelationType)+" edges readmitted")
+	}
+	if remainAt >= 0 && r.TotalEdgesAfter > 0 {
+		parts[remainAt] += fmt.Sprintf(" (%d remain)", r.TotalEdgesAfter)
 	}
 	add(r.Facts.Archived, "facts archived")
 	add(r.Facts.Pruned, "facts pruned")
@@ -135,12 +156,11 @@ func (r *Report) BuildSummary() string {
 	if r.DiscardedPlanOf > 0 {
 		s += fmt.Sprintf(" Planned afresh: the saved plan of sweep %d, cut off at this clock, was made under settings changed since.", r.DiscardedPlanOf)
 	}
-	removed := r.EdgesDecayed + r.EdgesPruned
 	switch {
 	case len(parts) == 0:
-	case r.EdgesBefore > 0 && float64(removed)/float64(r.EdgesBefore) > Escalation:
+	case r.EdgesBefore > 0 && float64(r.EdgesRemoved)/float64(r.EdgesBefore) > Escalation:
 		s += fmt.Sprintf(" Graph connections reduced significantly (%.0f%% of edges removed) — rebuild links for recently active blocks.",
-			100*float64(removed)/float64(r.EdgesBefore))
+			100*float64(r.EdgesRemoved)/float64(r.EdgesBefore))
 	case r.EdgesDecayed > 0:
 		s += " Tip: rebuild links for recently active blocks (re-run your consolidation) to restore connections."
 	}

@@ -188,8 +188,10 @@ func sweepsPlot(sweeps []worker.SweepRemovals) *plot.Plot {
 		v    func(worker.SweepRemovals) int64
 	}{
 		{"blocks archived", func(s worker.SweepRemovals) int64 { return s.Archived }},
+		{"edges removed with blocks", func(s worker.SweepRemovals) int64 { return s.EdgesRemovedWithBlocks }},
 		{"edges pruned", func(s worker.SweepRemovals) int64 { return s.EdgesPruned }},
 		{"edges decayed", func(s worker.SweepRemovals) int64 { return s.EdgesDecayed }},
+		{"edges decayed by policy", func(s worker.SweepRemovals) int64 { return s.EdgesPolicy }},
 		{"facts archived or pruned", func(s worker.SweepRemovals) int64 { return s.FactsRemoved }},
 	}
 	if len(sweeps) == 0 {

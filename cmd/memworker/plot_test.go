@@ -60,8 +60,9 @@ func TestPlotDataGolden(t *testing.T) {
 		b.WriteString("\n")
 	}
 	for _, s := range data.Sweeps {
-		fmt.Fprintf(&b, "sweep %v at clock %v: archived %v, pruned %v, decayed %v, facts %v\n",
-			s["id"], s["clock_hours"], s["archived"], s["edges_pruned"], s["edges_decayed"], s["facts_removed"])
+		fmt.Fprintf(&b, "sweep %v at clock %v: archived %v with %v edges, pruned %v, decayed %v, policy decayed %v, facts %v\n",
+			s["id"], s["clock_hours"], s["archived"], s["edges_removed_with_blocks"], s["edges_pruned"], s["edges_decayed"],
+			s["edges_policy_decayed"], s["facts_removed"])
 	}
 	golden := filepath.Join("testdata", "plot-data.golden")
 	if *update {

@@ -1,0 +1,96 @@
+package worker_test
+
+// What memworker says is true: every edge a sweep removes is counted in
+// the escalation, the summary, the JSON and the removals plot.
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/memdecay/memdecay/worker"
+)
+
+// massRemovalFixture: a clique a–d of six recent edges, a faded block z
+// whose two edges go with it, and a policy edge p–q that its half-life
+// policy removes: 3 of 9 edges go (33 %), none by static prune or tiered
+// decay.
+const massRemovalFixture = `
+	UPDATE mem_config SET value = 0 WHERE key = 'reinforce_top_n';
+	INSERT INTO mem_blocks (id, category, last_reinforced_hours) VALUES
+		('a','knowledge',1000), ('b','knowledge',1000), ('c','knowledge',1000), ('d','knowledge',1000),
+		('z','knowledge',0), ('p','knowledge',NULL), ('q','knowledge',NULL);
+	INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours) VALUES
+		('a','b',0.9,1,1000), ('a','c',0.9,1,1000), ('a','d',0.9,1,1000),
+		('b','c',0.9,1,1000), ('b','d',0.9,1,1000), ('c','d',0.9,1,1000),
+		('a','z',0.2,0,1000), ('b','z',0.2,0,1000);
+	INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, relation_type, last_active_hours) VALUES
+		('p','q',0.5,0,'mentioned',0);
+	INSERT INTO mem_edge_policies (relation_type, model, params, clock, threshold, action, orphans) VALUES
+		('mentioned','half_life','{"half_life":1}','active_hours',0.05,'delete','keep');`
+
+// TestEveryRemovalEscalates: edges removed with their blocks and by a
+// policy count towards the 25 % escalation and are named in the summary
+// and in the JSON total, in a dry run and in the sweep itself.
+func TestEveryRemovalEscalates(t *testing.T) {
+	for _, dry := range []bool{true, false} {
+		db, _ := newMemory(t, massRemovalFixture)
+		now := 1000.0
+		r := sweepWith(t, db, worker.SweepOptions{Now: &now, DryRun: dry})
+		if r.Archived != 1 || r.EdgesRemovedWithBlocks != 2 || r.EdgesPruned != 0 || r.EdgesDecayed != 0 {
+			t.Fatalf("dry run %v: report %+v", dry, r)
+		}
+		if r.EdgesRemoved != 3 || r.EdgesBefore != 9 || r.TotalEdgesAfter != 6 {
+			t.Errorf("dry run %v: edges removed %d of %d, %d after; want 3 of 9, 6 after", dry, r.EdgesRemoved, r.EdgesBefore, r.TotalEdgesAfter)
+		}
+		want := "Curated: 1 archived with 2 edges, 1 mentioned edges decayed (6 remain)."
+		if !strings.HasPrefix(r.Summary, want) {
+			t.Errorf("dry run %v: summary %q, want it to start %q", dry, r.Summary, want)
+		}
+		if !strings.Contains(r.Summary, "reduced significantly (33% of edges removed)") {
+			t.Errorf("dry run %v: summary %q does not escalate", dry, r.Summary)
+		}
+	}
+}
+
+// TestRemovalKindsInSummary: each kind of edge removal alone is named, and
+// the escalation takes it on both sides of 25 %.
+func TestRemovalKindsInSummary(t *testing.T) {
+	// 1 of 4 edges goes with its block: named, 25 % is not above.
+	db, _ := newMemory(t, `
+		UPDATE mem_config SET value = 0 WHERE key = 'reinforce_top_n';
+		INSERT INTO mem_blocks (id, category, last_reinforced_hours) VALUES
+			('a','knowledge',1000), ('b','knowledge',1000), ('c','knowledge',1000), ('z','knowledge',0);
+		INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours) VALUES
+			('a','b',0.9,1,1000), ('a','c',0.9,1,1000), ('b','c',0.9,1,1000), ('a','z',0.2,0,1000);`)
+	r := sweepAt(t, db, 1000)
+	if want := "Curated: 1 archived with 1 edges."; r.Summary != want {
+		t.Errorf("summary %q, want %q", r.Summary, want)
+	}
+	// The plot's removals read the same counts from the recorded sweep.
+	d, err := worker.Plot(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Sweeps) != 1 || d.Sweeps[0].EdgesRemovedWithBlocks != 1 || d.Sweeps[0].Archived != 1 {
+		t.Errorf("plotted sweeps %+v, want one with 1 block archived and 1 edge with it", d.Sweeps)
+	}
+}
+
+// TestPlotCountsPolicyRemovals: the removals plot has each sweep's policy
+// decays and edges removed with blocks, as its report has them.
+func TestPlotCountsPolicyRemovals(t *testing.T) {
+	db, _ := newMemory(t, massRemovalFixture)
+	r := sweepAt(t, db, 1000)
+	d, err := worker.Plot(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Sweeps) != 1 {
+		t.Fatalf("plotted sweeps %+v", d.Sweeps)
+	}
+	s := d.Sweeps[0]
+	if s.EdgesRemovedWithBlocks != r.EdgesRemovedWithBlocks || s.EdgesPolicy != 1 || s.Archived != 1 {
+		t.Errorf("plotted %+v, report %+v", s, r)
+	}
+}
