@@ -13,18 +13,22 @@ import (
 
 // Status is a database's health at a glance.
 type Status struct {
-	Path             string         `json:"path"`
-	SchemaVersion    uint           `json:"schema_version"`
-	ActiveHours      float64        `json:"active_hours"`
-	LastCurateAt     *float64       `json:"last_curate_at"`
-	HoursSinceCurate *float64       `json:"hours_since_curate"`
-	CurateDue        bool           `json:"curate_due"`
-	Blocks           map[string]int `json:"blocks"`
-	Edges            int64          `json:"edges"`
-	Facts            map[string]int `json:"facts"`
-	Events           int64          `json:"events"`
-	EdgesDecayed     int64          `json:"edges_decayed_total"`
-	LastSweep        *SweepRecord   `json:"last_sweep"`
+	Path             string   `json:"path"`
+	SchemaVersion    uint     `json:"schema_version"`
+	ActiveHours      float64  `json:"active_hours"`
+	LastCurateAt     *float64 `json:"last_curate_at"`
+	HoursSinceCurate *float64 `json:"hours_since_curate"`
+	// SweepAheadHours is how far the last sweep ran ahead of the clock
+	// (sweep --now past it, which leaves the clock where it is); then
+	// HoursSinceCurate is 0, never a negative age.
+	SweepAheadHours *float64       `json:"last_sweep_ahead_hours,omitempty"`
+	CurateDue       bool           `json:"curate_due"`
+	Blocks          map[string]int `json:"blocks"`
+	Edges           int64          `json:"edges"`
+	Facts           map[string]int `json:"facts"`
+	Events          int64          `json:"events"`
+	EdgesDecayed    int64          `json:"edges_decayed_total"`
+	LastSweep       *SweepRecord   `json:"last_sweep"`
 }
 
 // SweepRecord is one row of mem_sweeps.
@@ -55,6 +59,10 @@ func GetStatus(ctx context.Context, db *DB) (*Status, error) {
 		Facts:  map[string]int{"active": 0, "confirmed": 0, "archived": 0}}
 	if cfg.LastCurateAt != nil {
 		h := cfg.ActiveHours - *cfg.LastCurateAt
+		if h < 0 {
+			ahead := -h
+			st.SweepAheadHours, h = &ahead, 0
+		}
 		st.HoursSinceCurate = &h
 		st.CurateDue = h >= cfg.CurateIntervalHours
 	} else {

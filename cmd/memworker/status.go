@@ -33,9 +33,12 @@ func statusCommand() *cli.Command {
 			w := c.App.Writer
 			fmt.Fprintf(w, "database      %s (schema %d)\n", st.Path, st.SchemaVersion)
 			fmt.Fprintf(w, "clock         %.2f active hours\n", st.ActiveHours)
-			if st.HoursSinceCurate != nil {
+			switch {
+			case st.SweepAheadHours != nil:
+				fmt.Fprintf(w, "last sweep at %.2f h (%.2f h ahead of the clock: swept with --now)", *st.LastCurateAt, *st.SweepAheadHours)
+			case st.HoursSinceCurate != nil:
 				fmt.Fprintf(w, "last sweep at %.2f h (%.2f h ago)", *st.LastCurateAt, *st.HoursSinceCurate)
-			} else {
+			default:
 				fmt.Fprint(w, "last sweep at never")
 			}
 			if st.CurateDue {
@@ -120,7 +123,10 @@ func statusLine(path string, st *worker.Status, problem string) string {
 		return fmt.Sprintf("%s  error: %s", safe(path), escapeControls(problem))
 	}
 	since := "never swept"
-	if st.HoursSinceCurate != nil {
+	switch {
+	case st.SweepAheadHours != nil:
+		since = fmt.Sprintf("last sweep %.2f h ahead of the clock", *st.SweepAheadHours)
+	case st.HoursSinceCurate != nil:
 		since = fmt.Sprintf("last sweep %.2f h ago", *st.HoursSinceCurate)
 	}
 	due := ""
