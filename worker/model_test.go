@@ -182,9 +182,9 @@ func runModel(g mGraph, cfg mConfig, now float64, sameClock bool) mResult {
 
 	// Phase 1: archive faded blocks, except bridges and pinned-edge blocks.
 	deg := modelDegrees(g.edges)
-	var nonzero []float64
-	for _, d := range deg {
-		if d != 0 {
+	var nonzero []float64 // over the active blocks only
+	for _, b := range g.blocks {
+		if d := deg[b.id]; d != 0 && b.status == "active" {
 			nonzero = append(nonzero, d)
 		}
 	}

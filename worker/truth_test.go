@@ -94,3 +94,34 @@ func TestPlotCountsPolicyRemovals(t *testing.T) {
 		t.Errorf("plotted %+v, report %+v", s, r)
 	}
 }
+
+// TestBridgeThresholdActiveOnly: the bridge threshold is taken over the
+// degrees of the active blocks only (SPEC §4.1). A clique of inbox blocks
+// and a pair of archived ones, all heavier than any active block, would
+// raise d[floor(0.8 n)] to 3.0 and leave the faded lb (0.95) unprotected;
+// over the active blocks it is 0.95, so lb stays and lc (0.94) goes.
+func TestBridgeThresholdActiveOnly(t *testing.T) {
+	db, _ := newMemory(t, `
+		INSERT INTO mem_blocks (id, category, last_reinforced_hours) VALUES
+			('h','knowledge',1000), ('l2','knowledge',1000), ('l3','knowledge',1000), ('l4','knowledge',1000),
+			('l5','knowledge',1000), ('l6','knowledge',1000), ('l7','knowledge',1000), ('l8','knowledge',1000),
+			('lb','knowledge',0), ('lc','knowledge',0);
+		INSERT INTO mem_blocks (id, category, status, last_reinforced_hours) VALUES
+			('i1','knowledge','inbox',1000), ('i2','knowledge','inbox',1000), ('i3','knowledge','inbox',1000),
+			('i4','knowledge','inbox',1000), ('x1','knowledge','archived',0), ('x2','knowledge','archived',0);
+		INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours) VALUES
+			('h','l2',0.2,0,1000), ('h','l3',0.3,0,1000), ('h','l4',0.4,0,1000), ('h','l5',0.5,0,1000),
+			('h','l6',0.6,0,1000), ('h','l7',0.7,0,1000), ('h','l8',0.8,0,1000),
+			('h','lb',0.95,0,1000), ('h','lc',0.94,0,1000),
+			('i1','i2',1,0,1000), ('i1','i3',1,0,1000), ('i1','i4',1,0,1000),
+			('i2','i3',1,0,1000), ('i2','i4',1,0,1000), ('i3','i4',1,0,1000),
+			('x1','x2',1.5,0,1000);`)
+	r := sweepAt(t, db, 1000)
+	if r.BridgeThreshold == nil || *r.BridgeThreshold != fixedDegree(0.95) {
+		t.Fatalf("bridge threshold %v, want 0.95 (over the active blocks) in fixed point", fmtPtr(r.BridgeThreshold))
+	}
+	expectStatus(t, db, "active", "lb", "h")
+	expectStatus(t, db, "archived", "lc")
+	expectStatus(t, db, "inbox", "i1", "i2", "i3", "i4")
+	expectEdges(t, db, []string{"h-lb", "i1-i2"}, []string{"h-lc"})
+}

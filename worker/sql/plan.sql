@@ -48,9 +48,14 @@ INSERT INTO sweep_invalid (kind, id, problem)
 SELECT 'fact', id, problem FROM mem_fact_due WHERE problem IS NOT NULL;
 
 -- name: bridge_threshold
--- d[min(floor(0.8 n), n - 1)] over the n non-zero degrees sorted ascending.
-SELECT degree FROM mem_block_state WHERE degree > 0 ORDER BY degree
-LIMIT 1 OFFSET (SELECT max(0, min(CAST(0.8 * count(*) AS INTEGER), count(*) - 1)) FROM mem_block_state WHERE degree > 0);
+-- d[min(floor(0.8 n), n - 1)] over the n non-zero degrees of the active
+-- blocks sorted ascending (inbox and archived blocks have degrees too, and
+-- take no part).
+WITH d AS MATERIALIZED (
+    SELECT s.degree FROM mem_block_state s CROSS JOIN main.mem_blocks b ON b.id = s.id
+    WHERE s.degree > 0 AND b.status = 'active')
+SELECT degree FROM d ORDER BY degree
+LIMIT 1 OFFSET (SELECT max(0, min(CAST(0.8 * count(*) AS INTEGER), count(*) - 1)) FROM d);
 
 -- name: plan_archive
 INSERT INTO plan_blocks (id, last_reinforced_hours, recency, tier)
