@@ -5,6 +5,7 @@ package worker_test
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 
@@ -124,4 +125,32 @@ func TestBridgeThresholdActiveOnly(t *testing.T) {
 	expectStatus(t, db, "archived", "lc")
 	expectStatus(t, db, "inbox", "i1", "i2", "i3", "i4")
 	expectEdges(t, db, []string{"h-lb", "i1-i2"}, []string{"h-lc"})
+}
+
+// TestBridgeResolution: weighted degrees are kept in fixed point, each
+// edge's strength rounded to a multiple of 2^-32 (docs/graph-scores.md), and
+// bridge protection compares them at that resolution. With the threshold at
+// 0.5, a faded block of degree 0.5 − 2^-34 rounds to 0.5 and is protected;
+// one of 0.5 − 2^-31 is a whole step below and is archived.
+func TestBridgeResolution(t *testing.T) {
+	db, _ := newMemory(t, `
+		INSERT INTO mem_blocks (id, category, last_reinforced_hours) VALUES
+			('h','knowledge',1000), ('l1','knowledge',1000), ('l2','knowledge',1000), ('l3','knowledge',1000),
+			('l4','knowledge',1000), ('l5','knowledge',1000), ('l6','knowledge',1000), ('lt','knowledge',1000),
+			('c-hair','knowledge',0), ('c-step','knowledge',0);
+		INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours) VALUES
+			('h','l1',0.15,0,1000), ('h','l2',0.2,0,1000), ('h','l3',0.25,0,1000), ('h','l4',0.3,0,1000),
+			('h','l5',0.35,0,1000), ('h','l6',0.4,0,1000), ('h','lt',0.5,0,1000);`)
+	hair, step := 0.5-math.Ldexp(1, -34), 0.5-math.Ldexp(1, -31)
+	mustExec(t, db, `INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours)
+		VALUES ('c-hair','h',?,0,1000), ('c-step','h',?,0,1000)`, hair, step)
+	if fixedDegree(hair) != 0.5 || fixedDegree(step) != step {
+		t.Fatalf("fixture: %v rounds to %v, %v to %v", hair, fixedDegree(hair), step, fixedDegree(step))
+	}
+	r := sweepAt(t, db, 1000)
+	if r.BridgeThreshold == nil || *r.BridgeThreshold != 0.5 {
+		t.Fatalf("bridge threshold %v, want 0.5", fmtPtr(r.BridgeThreshold))
+	}
+	expectStatus(t, db, "active", "c-hair")
+	expectStatus(t, db, "archived", "c-step")
 }
