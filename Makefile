@@ -52,7 +52,11 @@ lint: ## gofmt, go vet and go mod tidy must be clean
 unit: $(SO) ## Every Go, integration and sweep test (with -race)
 	MEMDECAY_SO=$(abspath $(SO)) $(GO) test -race -tags $(TAGS) -count=1 ./...
 
-test: lint unit test-dist ## Everything CI runs: lint, every test, then the packages installed and used
+.PHONY: prereqs
+prereqs: ## Check the tools make test needs; as root, install the missing ones (scripts/prereqs.sh)
+	GO=$(GO) bash scripts/prereqs.sh
+
+test: prereqs lint unit test-dist ## Everything CI runs: the tools checked, lint, every test, then the packages installed and used
 
 dist: ## Write dist/: stripped memdecay.so and memworker, the Python wheel, the npm package
 	bash packaging/dist.sh

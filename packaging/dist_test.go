@@ -98,12 +98,36 @@ assert memdecay.__version__ == %q, memdecay.__version__
 conn = sqlite3.connect(%q)
 memdecay.load(conn)
 print(conn.execute(%q).fetchone()[0])
-# Loading is switched off again after the load.
+
+# Extension loading is left as it was: the method and the SQL function each
+# refuse a file that does not exist with "not authorized" when off.
+def state(conn):
+    said = []
+    for name, load in (("method", conn.load_extension),
+                       ("sql", lambda p: conn.execute("SELECT load_extension(?)", (p,)))):
+        try:
+            load("/nonexistent/probe")
+        except sqlite3.OperationalError as e:
+            said.append(name + ("=off" if "not authorized" in str(e) else "=on"))
+    return " ".join(said)
+for setup in ("fresh", "on", "off"):
+    c = sqlite3.connect(":memory:")
+    if setup != "fresh":
+        c.enable_load_extension(setup == "on")
+    before = state(c)
+    memdecay.load(c)
+    print("%%s: %%s -> %%s" %% (setup, before, state(c)))
+# A load that fails switches loading off again too.
+c = sqlite3.connect(":memory:")
+c.enable_load_extension(False)
+found = memdecay.loadable_path
+memdecay.loadable_path = lambda: "/nonexistent/memdecay.so"
 try:
-    conn.load_extension(path)
-    print("extension loading left on")
-except sqlite3.OperationalError:
+    memdecay.load(c)
+except RuntimeError:
     pass
+memdecay.loadable_path = found
+print("failed: %%s" %% state(c))
 
 # A Python whose sqlite3 cannot load extensions gets the cause and the remedy.
 class NoExtensions:
@@ -115,12 +139,24 @@ except RuntimeError as e:
 `, sqlfuncs.Version, memoryFile(t), query)
 	out := run(t, "", py, "-c", script)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 2 || lines[0] != answer {
-		t.Fatalf("python with the wheel printed:\n%s\nwant %q and the error", out, answer)
+	if len(lines) != 6 || lines[0] != answer {
+		t.Fatalf("python with the wheel printed:\n%s\nwant %q, the loading states and the error", out, answer)
+	}
+	// Debian's SQLite lets the method load on a fresh connection; the SQL
+	// function is off until the app switches loading on.
+	for i, want := range []string{
+		"fresh: method=on sql=off -> method=on sql=off",
+		"on: method=on sql=on -> method=on sql=on",
+		"off: method=off sql=off -> method=off sql=off",
+		"failed: method=off sql=off",
+	} {
+		if got := lines[1+i]; got != want {
+			t.Errorf("extension loading before -> after memdecay.load: got %q, want %q", got, want)
+		}
 	}
 	for _, want := range []string{"memdecay.load", "cannot load extensions", "--enable-loadable-sqlite-extensions", "/usr/bin/python3"} {
-		if !strings.Contains(lines[1], want) {
-			t.Errorf("the error for a Python without extension loading lacks %q: %s", want, lines[1])
+		if !strings.Contains(lines[5], want) {
+			t.Errorf("the error for a Python without extension loading lacks %q: %s", want, lines[5])
 		}
 	}
 }

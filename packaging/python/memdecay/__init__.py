@@ -29,7 +29,12 @@ def loadable_path():
 def load(conn):
     """Load memdecay's SQL functions into the sqlite3 connection conn.
 
-    Extension loading is switched on only for the load and off again after.
+    Extension loading is left as it was found. If conn can load extensions
+    already (the app switched loading on, or its SQLite allows
+    conn.load_extension by default, as Debian's does), nothing is switched;
+    otherwise loading (conn.load_extension and the SQL function
+    load_extension()) is switched on for the load only and off again after,
+    also when the load fails.
     """
     if not hasattr(conn, "enable_load_extension"):
         raise RuntimeError(
@@ -38,10 +43,30 @@ def load(conn):
             "distributions build it by default); use a Python built with "
             "--enable-loadable-sqlite-extensions, such as Debian's /usr/bin/python3, "
             "or rebuild it: PYTHON_CONFIGURE_OPTS=--enable-loadable-sqlite-extensions pyenv install VERSION")
-    conn.enable_load_extension(True)
+    path = loadable_path()
+    was_on = _loading_enabled(conn)
+    if not was_on:
+        conn.enable_load_extension(True)
     try:
-        conn.load_extension(loadable_path())
+        conn.load_extension(path)
     except sqlite3.OperationalError as e:
-        raise RuntimeError("memdecay.load: SQLite refused %s: %s" % (loadable_path(), e)) from e
+        raise RuntimeError("memdecay.load: SQLite refused %s: %s" % (path, e)) from e
     finally:
-        conn.enable_load_extension(False)
+        if not was_on:
+            conn.enable_load_extension(False)
+
+
+def _loading_enabled(conn):
+    """Whether conn.load_extension may load an extension now.
+
+    sqlite3 has no getter for it before Python 3.12, so this asks SQLite to
+    load a file that does not exist: with loading off, SQLite refuses with
+    "not authorized" before it looks for the file; with loading on, the error
+    is that there is no such file.
+    """
+    missing = os.path.join(os.path.dirname(os.path.abspath(__file__)), "no-such-extension")
+    try:
+        conn.load_extension(missing)
+    except sqlite3.OperationalError as e:
+        return "not authorized" not in str(e)
+    return True
