@@ -91,7 +91,7 @@ func TestFailedStepLeavesVersionClean(t *testing.T) {
 	db.SetMaxOpenConns(1) // the PRAGMA check below reads the migration's connection
 	mustUp(t, db)
 	for v, _, _ := schema.Version(db); v > 4; v, _, _ = schema.Version(db) {
-		if _, err := schema.Down(db, false); err != nil {
+		if _, err := schema.Down(db, schema.DownOptions{Force: true}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -151,7 +151,7 @@ func TestEveryObjectPrefixed(t *testing.T) {
 		t.Errorf("the app's golang-migrate index version_unique is on %q (%v), want schema_migrations", on, err)
 	}
 	// And memdecay, after the app's golang-migrate, still works.
-	if _, err := schema.Down(db, true); err != nil {
+	if _, err := schema.Down(db, schema.DownOptions{All: true, Force: true}); err != nil {
 		t.Fatal(err)
 	}
 	mustUp(t, db)
@@ -236,7 +236,7 @@ func TestGuardStopsMigration(t *testing.T) {
 		}
 		return stop
 	}
-	if _, err := schema.Down(db, false, guard); !errors.Is(err, stop) || !called {
+	if _, err := schema.Down(db, schema.DownOptions{Force: true}, guard); !errors.Is(err, stop) || !called {
 		t.Errorf("down with a refusing guard: %v (called %v)", err, called)
 	}
 	if after := dumpAll(t, db); after != before {

@@ -18,7 +18,7 @@ func atVersion5(t *testing.T) *sql.DB {
 	db.SetMaxOpenConns(1)
 	mustUp(t, db)
 	for v, _, _ := schema.Version(db); v > 5; v, _, _ = schema.Version(db) {
-		if _, err := schema.Down(db, false); err != nil {
+		if _, err := schema.Down(db, schema.DownOptions{Force: true}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -154,7 +154,7 @@ func TestEdgesRebuildKeepsEverything(t *testing.T) {
 	}
 	rows = edgeRows(t, db)
 	for v, _, _ := schema.Version(db); v > 5; v, _, _ = schema.Version(db) {
-		if _, err := schema.Down(db, false); err != nil {
+		if _, err := schema.Down(db, schema.DownOptions{Force: true}); err != nil {
 			t.Fatal(err)
 		}
 	}

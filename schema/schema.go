@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strings"
 
 	"github.com/golang-migrate/migrate/v4/source/iofs"
 )
@@ -158,17 +159,51 @@ func tooNew(v, latest uint) error {
 // database whose schema is newer than this binary and leaves the app's own
 // objects alone.
 func Up(db *sql.DB, guards ...Guard) (uint, error) {
-	return migrate(db, func(uint) uint { return ^uint(0) }, guards)
+	return migrate(db, func(uint) uint { return ^uint(0) }, false, guards)
 }
 
-// Down reverts the newest migration step, or all of them when all is set.
-func Down(db *sql.DB, all bool, guards ...Guard) (uint, error) {
+// DownOptions chooses how far Down goes and whether it may drop data.
+type DownOptions struct {
+	All   bool // revert every step, not only the newest
+	Force bool // run steps that drop data the app or its users wrote (dataLoss)
+}
+
+// ErrDropsData means a down step would drop data the app or its users
+// wrote; nothing was changed, and DownOptions.Force runs it anyway.
+var ErrDropsData = errors.New("migrate down would drop data")
+
+// dataLoss names, per version, what its down step drops that no sweep can
+// recompute: the derived state and queues it drops are rebuilt by the next
+// sweep, these are not.
+var dataLoss = map[uint]string{
+	1: "every mem_ table with its rows: blocks, tags, edges, facts, policies, events, sweeps and settings",
+	2: "the soft exclusions of every edge a policy excluded (mem_edges.excluded)",
+	5: "a pinned wall clock (the wall_clock setting)",
+}
+
+// Down reverts the newest migration step, or all of them with All. A step
+// that drops data (dataLoss) is refused with ErrDropsData unless Force.
+func Down(db *sql.DB, opt DownOptions, guards ...Guard) (uint, error) {
 	return migrate(db, func(from uint) uint {
-		if all || from == 0 {
+		if opt.All || from == 0 {
 			return 0
 		}
 		return from - 1
-	}, guards)
+	}, opt.Force, guards)
+}
+
+// refuseDataLoss fails when the down steps from..to+1 drop data.
+func refuseDataLoss(from, to uint) error {
+	var lost []string
+	for v := from; v > to; v-- {
+		if what, ok := dataLoss[v]; ok {
+			lost = append(lost, fmt.Sprintf("step %d drops %s", v, what))
+		}
+	}
+	if len(lost) == 0 {
+		return nil
+	}
+	return fmt.Errorf("schema: %w: %s%s; run again with --force to drop it", ErrDropsData, strings.Join(lost, "; "), nothingChanged)
 }
 
 // Force records version v as installed and clean without running any step:
@@ -206,7 +241,11 @@ func Force(db *sql.DB, v uint, guards ...Guard) error {
 
 // migrate moves the schema from its version to target(version) (capped at
 // the latest), in one transaction.
-func migrate(db *sql.DB, target func(from uint) uint, guards []Guard) (uint, error) {
+// A down step runs only when it drops no data (dataLoss) or dropData is set.
+// Every step invalidates the derived state's fingerprint: a step may drop
+// and recreate derived tables empty, and the next sweep must then compute
+// every row again rather than trust what it finds.
+func migrate(db *sql.DB, target func(from uint) uint, dropData bool, guards []Guard) (uint, error) {
 	all, err := steps()
 	if err != nil {
 		return 0, err
@@ -227,6 +266,11 @@ func migrate(db *sql.DB, target func(from uint) uint, guards []Guard) (uint, err
 		if to = min(target(from), latest); to == from {
 			return fixVersionIndex(ctx, conn)
 		}
+		if to < from && !dropData {
+			if err := refuseDataLoss(from, to); err != nil {
+				return err
+			}
+		}
 		for _, g := range guards {
 			if err := g(ctx, conn); err != nil {
 				return err
@@ -244,6 +288,11 @@ func migrate(db *sql.DB, target func(from uint) uint, guards []Guard) (uint, err
 		}
 		if err := setVersion(ctx, conn, to); err != nil {
 			return err
+		}
+		if to > 0 {
+			if _, err := conn.ExecContext(ctx, `DELETE FROM mem_config WHERE key = 'derived_fingerprint'`); err != nil {
+				return fmt.Errorf("schema: invalidating the derived state: %w", err)
+			}
 		}
 		return recreate(ctx, conn, saved)
 	})
@@ -357,26 +406,93 @@ func setVersion(ctx context.Context, conn *sql.Conn, v uint) error {
 	return err
 }
 
+// foreignKeysOff turns foreign key enforcement off on conn while a migration
+// runs, and returns what turns it back on. With it on, DROP TABLE deletes
+// every row first, and an app table whose foreign key points at a mem_
+// table with ON DELETE CASCADE (or SET NULL) would lose its rows when a step
+// rebuilds or drops that table; rqlite started with -fk has it on. The
+// pragma cannot change inside a transaction, so it is set before BEGIN.
+func foreignKeysOff(ctx context.Context, conn *sql.Conn) (restore func() error, err error) {
+	var on bool
+	if err := conn.QueryRowContext(ctx, `PRAGMA foreign_keys`).Scan(&on); err != nil {
+		return nil, fmt.Errorf("schema: reading PRAGMA foreign_keys: %w", err)
+	}
+	if !on {
+		return func() error { return nil }, nil
+	}
+	if _, err := conn.ExecContext(ctx, `PRAGMA foreign_keys = OFF`); err != nil {
+		return nil, fmt.Errorf("schema: turning foreign keys off for the migration: %w", err)
+	}
+	return func() error {
+		if _, err := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA foreign_keys = ON`); err != nil {
+			return fmt.Errorf("schema: turning foreign keys back on after the migration: %w", err)
+		}
+		return nil
+	}, nil
+}
+
 // inTx runs fn in an IMMEDIATE transaction on one connection, committed only
-// when fn succeeds.
+// when fn succeeds, with foreign keys off (foreignKeysOff). The transaction
+// first checks they are off where it runs: an rqlite node may run a
+// request on a connection that did not see the PRAGMA (one it reopened),
+// and then the transaction fails before any step and is tried again.
 func inTx(ctx context.Context, db *sql.DB, fn func(ctx context.Context, conn *sql.Conn) error) error {
+	const attempts = 3
+	for i := 1; ; i++ {
+		err := inTxOnce(ctx, db, fn)
+		if !errors.Is(err, errForeignKeysOn) || i == attempts || ctx.Err() != nil {
+			return err
+		}
+	}
+}
+
+// errForeignKeysOn: the migration's transaction found foreign keys on.
+var errForeignKeysOn = errors.New("schema: foreign keys are on where the migration runs, though it turned them off: " +
+	"a step that rebuilds or drops a table could cascade into an app's tables" + nothingChanged)
+
+// foreignKeysGuard fails (its CHECK) when foreign keys are on.
+const foreignKeysGuard = `CREATE TABLE mem_migration_guard (foreign_keys INTEGER CHECK (foreign_keys = 0));
+INSERT INTO mem_migration_guard SELECT foreign_keys FROM pragma_foreign_keys;
+DROP TABLE mem_migration_guard;`
+
+// foreignKeysError is errForeignKeysOn when err is the guard's CHECK
+// failing (a file reports it at once, rqlite at COMMIT), else err.
+func foreignKeysError(err error) error {
+	if strings.Contains(err.Error(), "CHECK constraint failed: foreign_keys = 0") {
+		return errForeignKeysOn
+	}
+	return err
+}
+
+func inTxOnce(ctx context.Context, db *sql.DB, fn func(ctx context.Context, conn *sql.Conn) error) (err error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
+	restoreFKs, err := foreignKeysOff(ctx, conn)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, restoreFKs()) }()
 	if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
 		return fmt.Errorf("schema: taking the write lock: %w", err)
 	}
-	if err := fn(ctx, conn); err != nil {
+	fnErr := func() error {
+		if _, err := conn.ExecContext(ctx, foreignKeysGuard); err != nil {
+			return foreignKeysError(err)
+		}
+		return fn(ctx, conn)
+	}()
+	if fnErr != nil {
 		_, rbErr := conn.ExecContext(ctx, `ROLLBACK`)
 		// A step may stop between its PRAGMA legacy_alter_table ON and OFF.
 		_, pragmaErr := conn.ExecContext(ctx, `PRAGMA legacy_alter_table = OFF`)
-		return errors.Join(err, rbErr, pragmaErr)
+		return errors.Join(fnErr, rbErr, pragmaErr)
 	}
 	if _, err := conn.ExecContext(ctx, `COMMIT`); err != nil {
 		_, _ = conn.ExecContext(ctx, `ROLLBACK`)
-		return fmt.Errorf("schema: committing: %w", err)
+		return fmt.Errorf("schema: committing: %w", foreignKeysError(err))
 	}
 	return nil
 }

@@ -42,7 +42,7 @@ func TestUpDownEveryStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	for v := latest; v > 0; v-- {
-		got, err := schema.Down(db, false)
+		got, err := schema.Down(db, schema.DownOptions{Force: true})
 		if err != nil || got != v-1 {
 			t.Fatalf("down from %d: %d, %v", v, got, err)
 		}
@@ -76,8 +76,11 @@ func TestNewerSchemaRefused(t *testing.T) {
 	}
 }
 
-func upErr(db *sql.DB) error   { _, err := schema.Up(db); return err }
-func downErr(db *sql.DB) error { _, err := schema.Down(db, false); return err }
+func upErr(db *sql.DB) error { _, err := schema.Up(db); return err }
+func downErr(db *sql.DB) error {
+	_, err := schema.Down(db, schema.DownOptions{Force: true})
+	return err
+}
 
 // TestAppWritesWithoutExtension: an app that never loads memdecay (the
 // plain sqlite3 shell here) must be able to write every mem_ table: no

@@ -40,7 +40,7 @@ func TestWallClockViewsDown(t *testing.T) {
 		}
 	}
 	for v, _, _ := schema.Version(db); v > 7; v, _, _ = schema.Version(db) {
-		if _, err := schema.Down(db, false); err != nil {
+		if _, err := schema.Down(db, schema.DownOptions{Force: true}); err != nil {
 			t.Fatal(err)
 		}
 	}

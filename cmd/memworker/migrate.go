@@ -44,15 +44,18 @@ func migrateCommand() *cli.Command {
 					fmt.Fprintf(c.App.Writer, "schema at version %d\n", v)
 					return nil
 				}},
-			{Name: "down", Usage: "revert the newest migration (--all: every migration); refused while a sweep runs",
-				Flags: []cli.Flag{&cli.BoolFlag{Name: "all", Usage: "revert every migration, dropping the mem_ tables"}},
+			{Name: "down", Usage: "revert the newest migration (--all: every migration); refused while a sweep runs, and refused for a step that drops data unless --force",
+				Flags: []cli.Flag{
+					&cli.BoolFlag{Name: "all", Usage: "revert every migration, dropping the mem_ tables (needs --force)"},
+					&cli.BoolFlag{Name: "force", Usage: "run down steps that drop data: step 1 drops every mem_ table, step 2 the policies' soft exclusions, step 5 a pinned wall clock"},
+				},
 				Action: func(c *cli.Context) error {
 					db, err := open(c)
 					if err != nil {
 						return err
 					}
 					defer db.Close()
-					v, err := schema.Down(db.SQL, c.Bool("all"), worker.NoSweepRunning)
+					v, err := schema.Down(db.SQL, schema.DownOptions{All: c.Bool("all"), Force: c.Bool("force")}, worker.NoSweepRunning)
 					if err != nil {
 						return err
 					}

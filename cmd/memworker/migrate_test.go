@@ -38,10 +38,19 @@ func TestMigrateFreshFile(t *testing.T) {
 		{[]string{"migrate", "down"}, fmt.Sprintf("schema at version %d\n", latest-1)},
 		{[]string{"migrate", "version"}, fmt.Sprintf("version %d (this memworker knows up to %d)\n", latest-1, latest)},
 		{[]string{"migrate", "up"}, fmt.Sprintf("schema at version %d\n", latest)},
-		{[]string{"migrate", "down", "--all"}, "schema at version 0\n"},
+		{[]string{"migrate", "down", "--all", "--force"}, "schema at version 0\n"},
 		{[]string{"migrate", "version"}, fmt.Sprintf("version 0 (this memworker knows up to %d)\n", latest)},
 	}
 	for _, s := range steps {
+		if s.args[len(s.args)-1] == "--force" {
+			// Without --force, a down step that drops data is refused,
+			// naming what it would drop, and changes nothing.
+			unforced := s.args[:len(s.args)-1]
+			wantExit(t, mw(t, append(unforced, "--db", path)...), exitFailure, "step 1 drops every mem_ table", "--force", "nothing was changed")
+			if v := ok(t, "migrate", "version", "--db", path).stdout; !strings.HasPrefix(v, fmt.Sprintf("version %d ", latest)) {
+				t.Errorf("a refused down changed the version: %q", v)
+			}
+		}
 		r := ok(t, append(s.args, "--db", path)...)
 		if r.stdout != s.want {
 			t.Errorf("memworker %s: stdout %q, want %q", strings.Join(s.args, " "), r.stdout, s.want)
@@ -109,7 +118,7 @@ func TestMigrateLeavesTheAppAlone(t *testing.T) {
 	ok(t, "clock", "advance", "5", "--db", path)
 	ok(t, "sweep", "--db", path)
 
-	ok(t, "migrate", "down", "--all", "--db", path)
+	ok(t, "migrate", "down", "--all", "--force", "--db", path)
 	if got := appDump(t, path); got != before {
 		t.Errorf("migrate down --all changed the app's table:\n%s\nwant:\n%s", got, before)
 	}
