@@ -283,6 +283,10 @@ func migrate(db *sql.DB, target func(from uint) uint, dropData bool, guards []Gu
 		if err := ensureVersionTable(ctx, conn); err != nil {
 			return err
 		}
+		// The first write after every read (rqlite cannot read after one).
+		if _, err := conn.ExecContext(ctx, foreignKeysGuard); err != nil {
+			return foreignKeysError(err)
+		}
 		if err := runSteps(ctx, conn, all, from, to); err != nil {
 			return err
 		}
@@ -432,10 +436,11 @@ func foreignKeysOff(ctx context.Context, conn *sql.Conn) (restore func() error, 
 }
 
 // inTx runs fn in an IMMEDIATE transaction on one connection, committed only
-// when fn succeeds, with foreign keys off (foreignKeysOff). The transaction
-// first checks they are off where it runs: an rqlite node may run a
-// request on a connection that did not see the PRAGMA (one it reopened),
-// and then the transaction fails before any step and is tried again.
+// when fn succeeds, with foreign keys off (foreignKeysOff). A migration's
+// transaction checks they are off where it runs (foreignKeysGuard, before
+// its first step): an rqlite node may run a request on a connection that
+// did not see the PRAGMA (one it reopened), and then the transaction fails
+// before any step and is tried again.
 func inTx(ctx context.Context, db *sql.DB, fn func(ctx context.Context, conn *sql.Conn) error) error {
 	const attempts = 3
 	for i := 1; ; i++ {
@@ -478,13 +483,7 @@ func inTxOnce(ctx context.Context, db *sql.DB, fn func(ctx context.Context, conn
 	if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
 		return fmt.Errorf("schema: taking the write lock: %w", err)
 	}
-	fnErr := func() error {
-		if _, err := conn.ExecContext(ctx, foreignKeysGuard); err != nil {
-			return foreignKeysError(err)
-		}
-		return fn(ctx, conn)
-	}()
-	if fnErr != nil {
+	if fnErr := fn(ctx, conn); fnErr != nil {
 		_, rbErr := conn.ExecContext(ctx, `ROLLBACK`)
 		// A step may stop between its PRAGMA legacy_alter_table ON and OFF.
 		_, pragmaErr := conn.ExecContext(ctx, `PRAGMA legacy_alter_table = OFF`)

@@ -198,6 +198,14 @@ func (c *rqConn) ExecContext(ctx context.Context, query string, args []driver.Na
 		c.pending = append(c.pending, stmt)
 		return pendingResult{}, nil
 	}
+	// A PRAGMA that sets a connection's state (foreign_keys) is a no-op
+	// inside a transaction, and gorqlite wraps every write in one: it goes
+	// alone, without.
+	pragma := strings.HasPrefix(strings.ToUpper(strings.TrimSpace(query)), "PRAGMA")
+	if pragma {
+		c.conn.SetExecutionWithTransaction(false)
+		defer c.conn.SetExecutionWithTransaction(true)
+	}
 	results, err := retried(ctx, c, func() ([]gorqlite.WriteResult, error) {
 		return c.conn.WriteParameterizedContext(ctx, []gorqlite.ParameterizedStatement{stmt})
 	})
