@@ -21,11 +21,14 @@ import (
 //	YYYY-MM-DD HH:MM:SS.SSS   (any number of fraction digits)
 //
 // with 'T' (or 't') for the space, and after the time an optional 'Z' (or
-// 'z') or an offset ±HH:MM or ±HHMM. Without an offset the time is UTC, as
-// SQLite reads it. Years run from 0000 to 9999; the date must exist (no
-// 2026-02-30) and the time be 00:00:00 to 23:59:59.999…; offsets run to
-// ±23:59. Nothing else is taken: no surrounding spaces, no zone names, no
-// 'now' or modifiers, so a value means the same to every reader.
+// 'z') or an offset ±HH:MM, ±HHMM or ±HH, which one space may precede
+// (2026-02-03 06:54:15 +02:00, as date's %:z and many loggers write it;
+// 2026-02-03 06:54:15+02, as PostgreSQL does). Without an offset the time
+// is UTC, as SQLite reads it. Years run from 0000 to 9999; the date must
+// exist (no 2026-02-30) and the time be 00:00:00 to 23:59:59.999…; offsets
+// run to ±23:59, their hours always two digits. Nothing else is taken: no
+// surrounding spaces, no space before 'Z', no zone names, no 'now' or
+// modifiers, so a value means the same to every reader.
 
 // WallClockNumber checks unix seconds given as a number: any finite number
 // is a time.
@@ -97,21 +100,27 @@ func parseWallClock(s string) (float64, bool) {
 				fraction = strings.TrimRight(p.s[start:p.i], "0")
 			}
 		}
+		spaced := p.byte(' ') // a space is taken before a numeric offset only
 		switch {
-		case p.byte('Z') || p.byte('z'):
+		case !spaced && (p.byte('Z') || p.byte('z')):
 		case p.peek('+') || p.peek('-'):
 			sign := int64(1)
 			if p.s[p.i] == '-' {
 				sign = -1
 			}
 			p.i++
-			hours, ok1 := p.digits(2)
-			p.byte(':')
-			minutes, ok2 := p.digits(2)
-			if !ok1 || !ok2 || hours > 23 || minutes > 59 {
+			hours, ok := p.digits(2)
+			minutes := 0
+			if ok && !p.done() { // ±HH alone, or ±HH:MM / ±HHMM
+				p.byte(':')
+				minutes, ok = p.digits(2)
+			}
+			if !ok || hours > 23 || minutes > 59 {
 				return 0, false
 			}
 			secs -= sign * int64(hours*3600+minutes*60)
+		case spaced:
+			return 0, false
 		}
 	}
 	if !p.done() {
