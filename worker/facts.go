@@ -14,6 +14,27 @@ import (
 // ErrNoFact is returned for an unknown fact id.
 var ErrNoFact = errors.New("no such fact")
 
+// commandClock is the clock of a command that takes no clock of its own
+// (explain, fact feedback and recall, restore): pickClock's choice, with
+// machine as the machine's reading (a test stops it). A wall_clock pinned
+// in mem_config wins over the machine, as it does for sweeps and views.
+func commandClock(cfg Config, machine time.Time) (Clock, error) {
+	if cfg.WallClock != nil {
+		return pickClock(cfg, nil, nil)
+	}
+	return pickClock(cfg, nil, &machine)
+}
+
+// commandWall is commandClock's wall time, read from db's settings.
+func commandWall(ctx context.Context, db *DB, machine time.Time) (time.Time, error) {
+	cfg, err := LoadConfig(ctx, db.SQL)
+	if err != nil {
+		return time.Time{}, err
+	}
+	c, err := commandClock(cfg, machine)
+	return c.Wall, err
+}
+
 // FactChange is the before and after of a feedback or recall.
 type FactChange struct {
 	ID                 string   `json:"id"`
@@ -31,13 +52,14 @@ type FactChange struct {
 
 // Feedback applies explicit feedback to a fact and logs it: up raises
 // importance and resets the decay clock; down lowers importance and leaves
-// the clock to do its work.
-func Feedback(ctx context.Context, db *DB, id string, up bool, now time.Time) (*FactChange, error) {
+// the clock to do its work. machine is the machine's wall time; a pinned
+// wall_clock wins over it (commandClock).
+func Feedback(ctx context.Context, db *DB, id string, up bool, machine time.Time) (*FactChange, error) {
 	kind := "down"
 	if up {
 		kind = "up"
 	}
-	return changeFact(ctx, db, id, kind, now, func(importance float64) (float64, bool, bool) {
+	return changeFact(ctx, db, id, kind, machine, func(importance float64) (float64, bool, bool) {
 		after, clamped := sqlfuncs.FeedbackImportance(importance, up)
 		return after, up, clamped
 	})
@@ -45,11 +67,16 @@ func Feedback(ctx context.Context, db *DB, id string, up bool, now time.Time) (*
 
 // Recall records that a fact was used: access count + 1 and the decay clock
 // reset. A passive auto-recall reinforces nothing and writes nothing.
-func Recall(ctx context.Context, db *DB, id string, auto bool, now time.Time) (*FactChange, error) {
+// machine is the machine's wall time (commandClock).
+func Recall(ctx context.Context, db *DB, id string, auto bool, machine time.Time) (*FactChange, error) {
 	if auto {
+		now, err := commandWall(ctx, db, machine)
+		if err != nil {
+			return nil, fmt.Errorf("fact recall: %w", err)
+		}
 		var c FactChange
 		var problem sql.NullString
-		err := db.SQL.QueryRowContext(ctx, macros.Replace(`SELECT f.id, f.importance, f.importance, f.access_count,
+		err = db.SQL.QueryRowContext(ctx, macros.Replace(`SELECT f.id, f.importance, f.importance, f.access_count,
 			`+factAccessedAt+`, FACT_PROBLEM FROM mem_facts f WHERE f.id = ?`), id).
 			Scan(&c.ID, &c.ImportanceBefore, &c.ImportanceAfter, &c.AccessCountAfter, &c.LastAccessedAt, &problem)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -58,7 +85,7 @@ func Recall(ctx context.Context, db *DB, id string, auto bool, now time.Time) (*
 		c.DirectionOrKind, c.WallTimeUnixSecond, c.Problem = "auto-recall", now.Unix(), problem.String
 		return &c, err
 	}
-	return changeFact(ctx, db, id, "recall", now, func(importance float64) (float64, bool, bool) { return importance, true, false })
+	return changeFact(ctx, db, id, "recall", machine, func(importance float64) (float64, bool, bool) { return importance, true, false })
 }
 
 // changeFact updates one fact and writes its event in one transaction.
@@ -66,8 +93,12 @@ func Recall(ctx context.Context, db *DB, id string, auto bool, now time.Time) (*
 // It reads the fact first and writes only while the fact is as it read it
 // (on rqlite the writes go after the reads as one request): when another
 // writer changed it in between, nothing is written and it starts again.
-func changeFact(ctx context.Context, db *DB, id, kind string, now time.Time, change func(float64) (float64, bool, bool)) (*FactChange, error) {
+func changeFact(ctx context.Context, db *DB, id, kind string, machine time.Time, change func(float64) (float64, bool, bool)) (*FactChange, error) {
 	what := "fact " + kind
+	now, err := commandWall(ctx, db, machine)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
 	var c *FactChange
 	for attempt := 1; ; attempt++ {
 		applied, err := readThenWrite(ctx, db, what, func(q querier) ([]step, error) {
@@ -124,7 +155,7 @@ func changeFact(ctx context.Context, db *DB, id, kind string, now time.Time, cha
 	// keeps sweeps off it (a down vote leaves a bad access time as it was;
 	// an up vote or a recall writes a good one).
 	var problem sql.NullString
-	err := db.SQL.QueryRowContext(ctx, macros.Replace(`SELECT `+factAccessedAt+`, FACT_PROBLEM FROM mem_facts f WHERE f.id = ?`), id).
+	err = db.SQL.QueryRowContext(ctx, macros.Replace(`SELECT `+factAccessedAt+`, FACT_PROBLEM FROM mem_facts f WHERE f.id = ?`), id).
 		Scan(&c.LastAccessedAt, &problem)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) { // gone: removed since by someone else
 		return nil, fmt.Errorf("fact %s: %w", kind, err)
@@ -159,15 +190,20 @@ type FactExplanation struct {
 	Verdict         string   `json:"verdict"`
 }
 
-// ExplainFact scores a fact at wall time now and says why it will or will not
-// be archived or pruned, and when.
-func ExplainFact(ctx context.Context, db *DB, id string, now time.Time) (*FactExplanation, error) {
+// ExplainFact scores a fact at the wall time a sweep would take (machine,
+// the machine's reading, unless wall_clock is pinned: commandClock) and
+// says why it will or will not be archived or pruned, and when.
+func ExplainFact(ctx context.Context, db *DB, id string, machine time.Time) (*FactExplanation, error) {
 	x := &FactExplanation{ID: id}
+	now, err := commandWall(ctx, db, machine)
+	if err != nil {
+		return nil, fmt.Errorf("explain: fact %q: %w", id, err)
+	}
 	// The sweep's own rules (rules.go) decide whether the row is usable and
 	// when its age counts from; its numbers are read only when it is.
 	var segment, status, problem sql.NullString
 	var importance, decayRate, count, since any
-	err := db.SQL.QueryRowContext(ctx, macros.Replace(`SELECT f.segment, coalesce(f.tier, ''), f.status,
+	err = db.SQL.QueryRowContext(ctx, macros.Replace(`SELECT f.segment, coalesce(f.tier, ''), f.status,
 		f.importance, f.decay_rate, f.access_count, FACT_SINCE, FACT_PROBLEM FROM mem_facts f WHERE f.id = ?`), id).
 		Scan(&segment, &x.Tier, &status, &importance, &decayRate, &count, &since, &problem)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -45,7 +45,7 @@ func restoreTx(ctx context.Context, db *DB, wall time.Time, what string,
 	}
 	// The clock is active_hours, or the last sweep's clock when sweeps ran
 	// ahead of it with --now.
-	clock, err := pickClock(cfg, nil, &wall)
+	clock, err := commandClock(cfg, wall)
 	if err != nil {
 		return nil, err
 	}
