@@ -142,6 +142,33 @@ DELETE FROM main.mem_facts WHERE id IN (SELECT p.id FROM apply_rows a CROSS JOIN
 UPDATE main.mem_facts SET status = 'archived'
 WHERE id IN (SELECT p.id FROM apply_rows a CROSS JOIN plan_facts p ON p.seq = a.seq WHERE p.action = 'archive');
 
+-- name: refused_plan_blocks
+-- A plan row an app's trigger or constraint refused (refused.go), named as
+-- an invalid row: what was refused and the database's message, :reason.
+INSERT INTO sweep_invalid (kind, id, problem)
+SELECT 'block', id, 'archive refused: ' || :reason FROM plan_blocks WHERE seq = :seq;
+
+-- name: refused_plan_edges
+-- A refused edge stays due: when a full refresh left it no due row, it
+-- gets one storing the strength the degrees counted for it (as in
+-- apply_edges), and it is queued, so this sweep's settle gives it its due
+-- time again and the next sweep tries it again.
+INSERT INTO sweep_invalid (kind, id, problem)
+SELECT 'edge', json_array(from_id, to_id), CASE phase WHEN 'static' THEN 'prune' ELSE 'decay' END || ' refused: ' || :reason
+FROM plan_edges WHERE seq = :seq;
+INSERT OR IGNORE INTO main.mem_edge_due (from_id, to_id, strength)
+SELECT e.from_id, e.to_id, EDGE_STRENGTH FROM plan_edges e WHERE e.seq = :seq;
+INSERT INTO main.mem_dirty_edges (from_id, to_id) SELECT from_id, to_id FROM plan_edges WHERE seq = :seq;
+
+-- name: refused_plan_flags
+INSERT INTO sweep_invalid (kind, id, problem)
+SELECT 'edge', json_array(from_id, to_id), CASE WHEN excluded_to THEN 'exclude' ELSE 'readmit' END || ' refused: ' || :reason
+FROM plan_flags WHERE seq = :seq;
+
+-- name: refused_plan_facts
+INSERT INTO sweep_invalid (kind, id, problem)
+SELECT 'fact', id, action || ' refused: ' || :reason FROM plan_facts WHERE seq = :seq;
+
 -- name: apply_reinforce
 UPDATE main.mem_blocks
 SET reinforcement_count = reinforcement_count + (SELECT count(*) FROM plan_reinforce r WHERE r.id = mem_blocks.id),
