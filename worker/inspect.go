@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
+	"time"
 
 	"github.com/memdecay/memdecay/schema"
 )
@@ -162,16 +164,21 @@ func (e DecayEvent) EdgeEnds() (from, to string, ok bool) {
 	return ids[0], ids[1], true
 }
 
-// EdgeOutlook is an edge close to its decay horizon.
+// EdgeOutlook is an edge close to its decay horizon, as
+// mem_edges_effective has it: the time left on its own clock (active hours,
+// or days on the wall clock), and in hours either way.
 type EdgeOutlook struct {
 	From            string  `json:"from"`
 	To              string  `json:"to"`
 	Weight          float64 `json:"weight"`
 	EffectiveWeight float64 `json:"effective_weight"`
-	HoursLeft       float64 `json:"hours_left"`
+	Clock           string  `json:"clock"`
+	TimeLeft        float64 `json:"time_left"`
+	HoursLeft       float64 `json:"hours_left"` // active hours, or the wall clock's days × 24
 }
 
-// Decayed lists recent removals and the edges nearest their horizon.
+// Decayed lists recent removals and the edges nearest their horizon, every
+// model and clock together (a wall-clock day counted as 24 hours).
 func Decayed(ctx context.Context, db *DB, limit int) ([]DecayEvent, []EdgeOutlook, error) {
 	events := []DecayEvent{}
 	rows, err := db.SQL.QueryContext(ctx, `SELECT id, sweep_id, at, coalesce(clock_hours, 0), subject_kind, subject_id, action, coalesce(reason, '')
@@ -193,15 +200,17 @@ func Decayed(ctx context.Context, db *DB, limit int) ([]DecayEvent, []EdgeOutloo
 	}
 	rows.Close()
 	soon := []EdgeOutlook{}
-	rows, err = db.SQL.QueryContext(ctx, `SELECT from_id, to_id, weight, effective_weight, hours_left
-		FROM mem_edges_effective WHERE hours_left IS NOT NULL ORDER BY hours_left, from_id, to_id LIMIT ?`, limit)
+	// Excluded edges have decayed already (softly): not "closest to decay".
+	rows, err = db.SQL.QueryContext(ctx, `SELECT from_id, to_id, weight, effective_weight, clock, time_left,
+		       CASE clock WHEN 'wall' THEN time_left * 24 ELSE time_left END AS hours
+		FROM mem_edges_effective WHERE time_left IS NOT NULL AND NOT excluded ORDER BY hours, from_id, to_id LIMIT ?`, limit)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var o EdgeOutlook
-		if err := rows.Scan(&o.From, &o.To, &o.Weight, &o.EffectiveWeight, &o.HoursLeft); err != nil {
+		if err := rows.Scan(&o.From, &o.To, &o.Weight, &o.EffectiveWeight, &o.Clock, &o.TimeLeft, &o.HoursLeft); err != nil {
 			return nil, nil, err
 		}
 		soon = append(soon, o)
@@ -220,7 +229,10 @@ func ListInvalid(ctx context.Context, db *DB) ([]InvalidRow, error) {
 	return r.InvalidRows.Sample, nil
 }
 
-// EdgeExplanation says why an edge will or will not decay, and when.
+// EdgeExplanation says why an edge will or will not decay, and when. Its
+// numbers are mem_edges_effective's (one source for explain, decayed and
+// the views): the edge's model and clock, its tiered λ or its policy, its
+// effective weight, threshold and time left.
 type EdgeExplanation struct {
 	From               string   `json:"from"`
 	To                 string   `json:"to"`
@@ -232,14 +244,24 @@ type EdgeExplanation struct {
 	Origin             string   `json:"origin"`
 	RelationType       string   `json:"relation_type"`
 	Pinned             bool     `json:"pinned"`
-	Lambda             float64  `json:"lambda"`
+	Excluded           bool     `json:"excluded"`
+	Model              string   `json:"model"`  // tiered, or the policy's model
+	Clock              string   `json:"clock"`  // active_hours, or wall (times in days)
+	Action             string   `json:"action"` // a policy's: delete or exclude
+	Lambda             *float64 `json:"lambda"` // tiered model only
 	ClockHours         float64  `json:"clock_hours"`
+	WallTime           int64    `json:"wall_time"`
 	LastActiveHours    *float64 `json:"last_active_hours"`
-	ElapsedHours       *float64 `json:"elapsed_hours"`
+	LastObservedAt     *float64 `json:"last_observed_at"` // unix seconds
+	Elapsed            *float64 `json:"elapsed"`          // on the edge's clock
+	ElapsedHours       *float64 `json:"elapsed_hours"`    // active-hours clock only
 	EffectiveWeight    float64  `json:"effective_weight"`
 	Threshold          float64  `json:"decay_threshold"`
+	TimeLeft           *float64 `json:"time_left"` // on the edge's clock; nil: never
 	DecaysAtHours      *float64 `json:"decays_at_hours"`
-	Invalid            bool     `json:"invalid"` // a number is not a number: sweeps skip the row
+	DecaysAtWall       *float64 `json:"decays_at_wall"` // unix seconds
+	State              string   `json:"state"`          // live or decayed
+	Invalid            bool     `json:"invalid"`        // a number is not a number: sweeps skip the row
 	Verdict            string   `json:"verdict"`
 	staticPrune        bool     // the sweep's static prune takes it
 	temporalDecay      bool     // temporal decay applies to it
@@ -261,7 +283,7 @@ func ExplainEdge(ctx context.Context, db *DB, a, b string) (*EdgeExplanation, er
 	x := &EdgeExplanation{From: a, To: b, ClockHours: clock.Hours, Threshold: cfg.EdgeDecayThreshold}
 	var last sql.NullFloat64
 	var weight, count any
-	var policy, problem sql.NullString
+	var problem sql.NullString
 	var static, temporal sql.NullBool
 	// The sweep's own rules (rules.go) decide whether the row is valid and
 	// whether the static prune takes it.
@@ -269,11 +291,10 @@ func ExplainEdge(ctx context.Context, db *DB, a, b string) (*EdgeExplanation, er
 		SELECT e.weight, e.reinforcement_count, e.origin, e.relation_type, e.pinned, e.last_active_hours,
 		       coalesce((SELECT tier FROM mem_block_tiers WHERE id = e.from_id), 'standard'),
 		       coalesce((SELECT tier FROM mem_block_tiers WHERE id = e.to_id), 'standard'),
-		       (SELECT model FROM mem_edge_policies p WHERE p.relation_type = e.relation_type),
 		       EDGE_PROBLEM, CASE WHEN VALID_EDGE THEN STATIC_PRUNE END, CASE WHEN VALID_EDGE THEN TEMPORAL_DECAY END
 		FROM mem_edges e WHERE e.from_id = :a AND e.to_id = :b`),
 		sql.Named("a", a), sql.Named("b", b), sql.Named("prune_threshold", cfg.EdgePruneThreshold)).
-		Scan(&weight, &count, &x.Origin, &x.RelationType, &x.Pinned, &last, &x.TierFrom, &x.TierTo, &policy, &problem, &static, &temporal)
+		Scan(&weight, &count, &x.Origin, &x.RelationType, &x.Pinned, &last, &x.TierFrom, &x.TierTo, &problem, &static, &temporal)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("explain: no edge between %q and %q (see: memworker decayed, or the mem_events log)", a, b)
 	}
@@ -282,58 +303,133 @@ func ExplainEdge(ctx context.Context, db *DB, a, b string) (*EdgeExplanation, er
 	}
 	w, werr := toFloat(weight)
 	c, cerr := toFloat(count)
-	if problem.Valid || werr != nil || cerr != nil {
+	invalid := func() (*EdgeExplanation, error) {
 		x.Invalid = true
 		x.Verdict = fmt.Sprintf("invalid row: weight %s, reinforcement_count %s; sweeps skip it and never delete it",
 			Printable(fmt.Sprint(weight)), Printable(fmt.Sprint(count)))
 		return x, nil
 	}
+	if problem.Valid || werr != nil || cerr != nil {
+		return invalid()
+	}
 	x.staticPrune, x.temporalDecay = static.Bool, temporal.Bool
 	x.Weight, x.ReinforcementCount = w, c
 	x.Established = c >= cfg.EstablishedEdgeThreshold
-	err = db.SQL.QueryRowContext(ctx, `SELECT lambda_edge(?, ?, ?, ?)`, x.TierFrom, x.TierTo, c, cfg.EstablishedEdgeThreshold).Scan(&x.Lambda)
+	if last.Valid {
+		x.LastActiveHours = &last.Float64
+	}
+	// The numbers, as the view computes them at its clock.
+	var lambda, elapsed, elapsedHours, left, observed sql.NullFloat64
+	var action sql.NullString
+	err = db.SQL.QueryRowContext(ctx, `
+		SELECT v.model, v.clock, v.lambda, v.elapsed, v.elapsed_hours, v.effective_weight, v.threshold, v.time_left,
+		       v.state, v.excluded, try_unix_seconds(e.last_observed_at), p.action, (SELECT wall FROM mem_clock)
+		FROM mem_edges_effective v JOIN mem_edges e ON e.from_id = v.from_id AND e.to_id = v.to_id
+		LEFT JOIN mem_edge_policies p ON p.relation_type = v.relation_type
+		WHERE v.from_id = ? AND v.to_id = ?`, a, b).
+		Scan(&x.Model, &x.Clock, &lambda, &elapsed, &elapsedHours, &x.EffectiveWeight, &x.Threshold, &left,
+			&x.State, &x.Excluded, &observed, &action, &x.WallTime)
+	if errors.Is(err, sql.ErrNoRows) { // the view leaves out what sweeps skip
+		return invalid()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("explain: %w", err)
 	}
-	x.EffectiveWeight = w
-	if last.Valid {
-		x.LastActiveHours = &last.Float64
-		elapsed := max(0, clock.Hours-last.Float64)
-		x.ElapsedHours = &elapsed
-		var horizon sql.NullFloat64
-		err = db.SQL.QueryRowContext(ctx, `SELECT effective_weight(?, ?, ?), decay_horizon(?, ?, ?)`,
-			w, x.Lambda, elapsed, w, x.Lambda, cfg.EdgeDecayThreshold).Scan(&x.EffectiveWeight, &horizon)
-		if err != nil {
-			return nil, fmt.Errorf("explain: %w", err)
-		}
-		if horizon.Valid {
-			at := max(last.Float64+horizon.Float64, clock.Hours)
+	x.Lambda, x.Elapsed, x.ElapsedHours, x.TimeLeft, x.LastObservedAt = ptr(lambda), ptr(elapsed), ptr(elapsedHours), ptr(left), ptr(observed)
+	x.Action = action.String
+	if x.TimeLeft != nil {
+		if x.Clock == "wall" {
+			at := float64(x.WallTime) + *x.TimeLeft*86400
+			x.DecaysAtWall = &at
+		} else {
+			at := x.ClockHours + *x.TimeLeft
 			x.DecaysAtHours = &at
 		}
 	}
-	x.Verdict = x.verdict(cfg, policy)
+	x.Verdict = x.verdict(cfg)
 	return x, nil
 }
 
-func (x *EdgeExplanation) verdict(cfg Config, policy sql.NullString) string {
+// ptr is a nullable number as a pointer.
+func ptr(v sql.NullFloat64) *float64 {
+	if !v.Valid {
+		return nil
+	}
+	return &v.Float64
+}
+
+func (x *EdgeExplanation) verdict(cfg Config) string {
+	policy := x.Model != "tiered"
 	switch {
 	case x.Pinned:
 		return "pinned: no sweep removes it"
-	case policy.Valid:
-		return fmt.Sprintf("relation %q follows its %s policy, not the tiered model", x.RelationType, policy.String)
-	case x.staticPrune:
+	case !policy && x.staticPrune:
 		return fmt.Sprintf("static prune at the next sweep: weight %.3f < %.3f and never reinforced", x.Weight, cfg.EdgePruneThreshold)
-	case !x.temporalDecay && x.Origin == "agent":
+	case !policy && !x.temporalDecay && x.Origin == "agent":
 		return "agent-asserted: protected from temporal decay (only the static prune or an explicit removal can remove it)"
-	case !x.temporalDecay:
+	case x.Elapsed == nil && policy && x.Clock == "wall":
+		return fmt.Sprintf("relation %q follows its %s policy on the wall clock: no observation time (last_observed_at is NULL), so it never decays", x.RelationType, x.Model)
+	case x.Elapsed == nil && policy:
+		return fmt.Sprintf("relation %q follows its %s policy: no session anchor (last_active_hours is NULL), so it never decays", x.RelationType, x.Model)
+	case x.Elapsed == nil:
 		return "no session anchor (last_active_hours is NULL): temporal decay skips it"
-	case x.EffectiveWeight < x.Threshold:
-		return fmt.Sprintf("decays at the next sweep: effective weight %.4f < %.4f", x.EffectiveWeight, x.Threshold)
-	case x.DecaysAtHours != nil:
+	}
+	under := ""
+	if policy {
+		under = fmt.Sprintf("relation %q follows its %s policy (%s): ", x.RelationType, x.Model, clockName(x.Clock))
+	}
+	switch {
+	case x.State == "decayed" && x.Excluded:
+		return under + fmt.Sprintf("excluded: effective weight %.4f below %.4f; mem_edges_live hides it until a re-observation brings it back", x.EffectiveWeight, x.Threshold)
+	case x.State == "decayed" && x.Action == "exclude":
+		return under + fmt.Sprintf("excluded at the next sweep: effective weight %.4f below %.4f (kept, hidden from mem_edges_live)", x.EffectiveWeight, x.Threshold)
+	case x.State == "decayed":
+		return under + fmt.Sprintf("decays at the next sweep: effective weight %.4f below %.4f", x.EffectiveWeight, x.Threshold)
+	case x.DecaysAtHours != nil && !policy:
 		return fmt.Sprintf("survives now (effective %.4f ≥ %.4f); falls below the threshold at %.1f active hours (%.1f h from now) unless co-retrieved or confirmed",
 			x.EffectiveWeight, x.Threshold, *x.DecaysAtHours, *x.DecaysAtHours-x.ClockHours)
+	case x.DecaysAtHours != nil:
+		return under + fmt.Sprintf("survives now (effective %.4f ≥ %.4f); falls below the threshold at %.1f active hours (%s from now) unless reinforced",
+			x.EffectiveWeight, x.Threshold, *x.DecaysAtHours, HumanSpan(*x.TimeLeft, x.Clock))
+	case x.DecaysAtWall != nil:
+		return under + fmt.Sprintf("survives now (effective %.4f ≥ %.4f); falls below the threshold in %s (%s) unless re-observed",
+			x.EffectiveWeight, x.Threshold, HumanSpan(*x.TimeLeft, x.Clock), time.Unix(int64(*x.DecaysAtWall), 0).UTC().Format("2006-01-02 15:04 UTC"))
 	}
-	return "never decays below the threshold"
+	return under + "never decays below the threshold"
+}
+
+// clockName is a clock as a sentence names it.
+func clockName(clock string) string {
+	if clock == "wall" {
+		return "on the wall clock"
+	}
+	return "on active hours"
+}
+
+// HumanSpan is a time on a clock as a person reads it: minutes, hours,
+// days or years (of 365 days), with three significant digits at most.
+// Active hours read as hours of the clock: "19 days" is 460 active hours.
+func HumanSpan(v float64, clock string) string {
+	hours := v
+	if clock == "wall" {
+		hours = v * 24
+	}
+	switch days := hours / 24; {
+	case math.IsInf(hours, 0) || math.IsNaN(hours):
+		return "never"
+	case hours < 1.0/60:
+		return fmt.Sprintf("%.2g s", hours*3600)
+	case hours < 1:
+		return fmt.Sprintf("%.0f min", hours*60)
+	case hours < 48:
+		return fmt.Sprintf("%.3g h", hours)
+	case days < 10:
+		return fmt.Sprintf("%.2g days", days)
+	case days < 730:
+		return fmt.Sprintf("%.0f days", days)
+	default:
+		return fmt.Sprintf("%.3g years", days/365)
+	}
 }
 
 func toFloat(v any) (float64, error) {

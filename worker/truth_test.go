@@ -154,3 +154,54 @@ func TestBridgeResolution(t *testing.T) {
 	expectStatus(t, db, "active", "c-hair")
 	expectStatus(t, db, "archived", "c-step")
 }
+
+// TestExplainEdgeUnderPolicy: explain --edge takes its numbers from
+// mem_edges_effective, so an edge under a half-life policy on the wall
+// clock is explained on its policy's curve, clock and threshold, with when
+// it decays; decayed lists it among the edges closest to decay.
+func TestExplainEdgeUnderPolicy(t *testing.T) {
+	db, _ := newMemory(t, knowledgeBlocks("a", "b", "c", "d"))
+	wall := pinWall(t, db, fixedWall)
+	addPolicy(t, db, "cites", "half_life", `{"half_life":"10d"}`, "wall", 0.05, "delete", "keep")
+	// 0.025 days before the weight of 1 halves below 0.05 (at 10 log2(20) days).
+	addEdge(t, db, "a", "b", "cites", 1, 100, daysAgo(wall, 10*math.Log2(20)-0.025), false)
+	addEdge(t, db, "c", "d", "similar", 0.5, 100, nil, false)
+	mustExec(t, db, `UPDATE mem_config SET value = 110 WHERE key = 'active_hours'`)
+	ctx := context.Background()
+
+	x, err := worker.ExplainEdge(ctx, db, "b", "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var eff, threshold, left, elapsed float64
+	if err := db.SQL.QueryRow(`SELECT effective_weight, threshold, time_left, elapsed FROM mem_edges_effective
+		WHERE from_id = 'a' AND to_id = 'b'`).Scan(&eff, &threshold, &left, &elapsed); err != nil {
+		t.Fatal(err)
+	}
+	if !near(left, 0.025, 1e-4) || !near(eff, 0.0501, 1e-4) {
+		t.Fatalf("fixture: view says effective %v, %v days left", eff, left)
+	}
+	if x.Model != "half_life" || x.Clock != "wall" || x.Lambda != nil || x.EffectiveWeight != eff || x.Threshold != threshold ||
+		x.TimeLeft == nil || *x.TimeLeft != left || x.Elapsed == nil || *x.Elapsed != elapsed {
+		t.Errorf("explain %+v; view: effective %v, threshold %v, %v days left, elapsed %v", x, eff, threshold, left, elapsed)
+	}
+	if !strings.Contains(x.Verdict, "0.0501 ≥ 0.0500") || !strings.Contains(x.Verdict, "36 min") {
+		t.Errorf("verdict %q: want the policy's numbers and when (in 36 min)", x.Verdict)
+	}
+	// The tiered edge beside it keeps its λ and its horizon in active hours.
+	y, err := worker.ExplainEdge(ctx, db, "c", "d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if y.Model != "tiered" || y.Clock != "active_hours" || y.Lambda == nil || *y.Lambda != 0.005 || y.DecaysAtHours == nil {
+		t.Errorf("tiered edge: %+v", y)
+	}
+
+	_, soon, err := worker.Decayed(ctx, db, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(soon) != 2 || soon[0].From != "a" || soon[0].Clock != "wall" || soon[0].TimeLeft != left || soon[0].HoursLeft != left*24 {
+		t.Errorf("closest to decay: %+v, want a—b first with %v days left", soon, left)
+	}
+}

@@ -41,7 +41,7 @@ func decayedCommand() *cli.Command {
 			}
 			fmt.Fprintln(w, "closest to decay:")
 			for _, o := range soon {
-				fmt.Fprintf(w, "  %s — %s  weight %.3f, effective %.3f, %.1f h left\n", safe(o.From), safe(o.To), o.Weight, o.EffectiveWeight, o.HoursLeft)
+				fmt.Fprintf(w, "  %s — %s  weight %.3f, effective %.3f, %s left\n", safe(o.From), safe(o.To), o.Weight, o.EffectiveWeight, timeLeft(o))
 			}
 			return nil
 		},

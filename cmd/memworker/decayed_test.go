@@ -11,6 +11,8 @@ import (
 func TestDecayedGolden(t *testing.T) {
 	tr := newTranscript(t)
 	path := goldenDB(t, tr.dir, "m.db")
+	// The view reads wall-clock policies at the pinned wall clock.
+	exec1(t, path, `UPDATE mem_config SET value = ? WHERE key = 'wall_clock'`, goldenWall.Unix())
 	tr.run("decayed", "--limit", "50", "--db", path)
 	tr.run("decayed", "--limit", "2", "--db", path)
 	tr.run("decayed", "--invalid", "--db", path)

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/memdecay/memdecay/worker"
 )
 
 // duration is a flag value in the one duration grammar memworker speaks:
@@ -45,4 +47,13 @@ func durationOf(c *cli.Context, name string) time.Duration {
 		return v.d
 	}
 	return 0
+}
+
+// timeLeft is an edge's time before decay in its clock's unit: active
+// hours, or days on the wall clock.
+func timeLeft(o worker.EdgeOutlook) string {
+	if o.Clock == "wall" {
+		return fmt.Sprintf("%.1f days (wall clock)", o.TimeLeft)
+	}
+	return fmt.Sprintf("%.1f h", o.TimeLeft)
 }

@@ -68,11 +68,29 @@ func explainEdge(c *cli.Context, a, b string) error {
 	}
 	fmt.Fprintf(w, "  tiers      %s / %s\n", safe(x.TierFrom), safe(x.TierTo))
 	fmt.Fprintf(w, "  weight     %.4f, reinforced %g times (established: %v)\n", x.Weight, x.ReinforcementCount, x.Established)
-	fmt.Fprintf(w, "  lambda     %g per active hour\n", x.Lambda)
-	if x.ElapsedHours != nil {
+	if x.Lambda != nil {
+		fmt.Fprintf(w, "  lambda     %g per active hour\n", *x.Lambda)
+	} else {
+		fmt.Fprintf(w, "  policy     %s %s, %s below the threshold\n", safe(x.Model), clockPhrase(x.Clock), safe(x.Action))
+	}
+	switch {
+	case x.ElapsedHours != nil:
 		fmt.Fprintf(w, "  elapsed    %.2f active hours since %.2f\n", *x.ElapsedHours, *x.LastActiveHours)
+	case x.Elapsed != nil && x.LastObservedAt != nil:
+		fmt.Fprintf(w, "  elapsed    %.2f days since %s (observed)\n", *x.Elapsed, wallDate(int64(*x.LastObservedAt)))
 	}
 	fmt.Fprintf(w, "  effective  %.4f (threshold %.4f)\n", x.EffectiveWeight, x.Threshold)
+	switch {
+	case x.TimeLeft == nil || x.State != "live":
+	case x.Clock == "wall":
+		left := fmt.Sprintf("%.2f days", *x.TimeLeft)
+		if human := worker.HumanSpan(*x.TimeLeft, x.Clock); !strings.HasSuffix(human, " days") {
+			left += " (" + human + ")"
+		}
+		fmt.Fprintf(w, "  time left  %s\n", left)
+	default:
+		fmt.Fprintf(w, "  time left  %.1f active hours\n", *x.TimeLeft)
+	}
 	fmt.Fprintf(w, "  verdict    %s\n", safe(x.Verdict))
 	return plot()
 }
@@ -130,4 +148,12 @@ func explainPlot(c *cli.Context, sketch func() (*worker.Sketch, error)) error {
 		return fmt.Errorf("explain --plot: writing %s: %w", file, err)
 	}
 	return nil
+}
+
+// clockPhrase names the clock an edge's policy decays on.
+func clockPhrase(clock string) string {
+	if clock == "wall" {
+		return "on the wall clock"
+	}
+	return "on active hours"
 }

@@ -24,6 +24,8 @@ var explainedFacts = []string{"f-tabs", "f-name", "f-rule", "f-old-lib", "f-meet
 func TestExplainGolden(t *testing.T) {
 	tr := newTranscript(t)
 	path := goldenDB(t, tr.dir, "m.db")
+	// The view reads wall-clock policies at the pinned wall clock.
+	exec1(t, path, `UPDATE mem_config SET value = ? WHERE key = 'wall_clock'`, goldenWall.Unix())
 	for _, e := range explainedEdges {
 		tr.run("explain", "--edge", e[0], e[1], "--db", path)
 	}
