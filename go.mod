@@ -3,6 +3,7 @@ module github.com/memdecay/memdecay
 go 1.22
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/golang-migrate/migrate/v4 v4.17.1
 	github.com/mattn/go-sqlite3 v1.14.53
 	github.com/robfig/cron/v3 v3.0.1

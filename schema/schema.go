@@ -165,7 +165,7 @@ func Up(db *sql.DB, guards ...Guard) (uint, error) {
 // DownOptions chooses how far Down goes and whether it may drop data.
 type DownOptions struct {
 	All   bool // revert every step, not only the newest
-	Force bool // run steps that drop data the app or its users wrote (dataLoss)
+	Force bool // run steps that drop data the database holds (dataLoss)
 }
 
 // ErrDropsData means a down step would drop data the app or its users
@@ -173,12 +173,14 @@ type DownOptions struct {
 var ErrDropsData = errors.New("migrate down would drop data")
 
 // dataLoss names, per version, what its down step drops that no sweep can
-// recompute: the derived state and queues it drops are rebuilt by the next
-// sweep, these are not.
-var dataLoss = map[uint]string{
-	1: "every mem_ table with its rows: blocks, tags, edges, facts, policies, events, sweeps and settings",
-	2: "the soft exclusions of every edge a policy excluded (mem_edges.excluded)",
-	5: "a pinned wall clock (the wall_clock setting)",
+// recompute (the derived state and queues it drops are rebuilt by the next
+// sweep, these are not), and a query that tells whether the database holds
+// any of it ("" when it always does).
+var dataLoss = map[uint]struct{ what, holds string }{
+	1:  {"every mem_ table with its rows: blocks, tags, edges, facts, policies, events, sweeps and settings", ""},
+	2:  {"the soft exclusions of the edges a policy excluded (mem_edges.excluded)", `SELECT EXISTS (SELECT 1 FROM mem_edges WHERE excluded)`},
+	5:  {"a pinned wall clock (the wall_clock setting)", `SELECT EXISTS (SELECT 1 FROM mem_config WHERE key = 'wall_clock')`},
+	11: {"the declared mapping (mem_mapping)", `SELECT EXISTS (SELECT 1 FROM mem_mapping)`},
 }
 
 // Down reverts the newest migration step, or all of them with All. A step
@@ -192,12 +194,23 @@ func Down(db *sql.DB, opt DownOptions, guards ...Guard) (uint, error) {
 	}, opt.Force, guards)
 }
 
-// refuseDataLoss fails when the down steps from..to+1 drop data.
-func refuseDataLoss(from, to uint) error {
+// refuseDataLoss fails when the down steps from..to+1 would drop data the
+// database holds. It only reads, before anything changes.
+func refuseDataLoss(ctx context.Context, conn *sql.Conn, from, to uint) error {
 	var lost []string
 	for v := from; v > to; v-- {
-		if what, ok := dataLoss[v]; ok {
-			lost = append(lost, fmt.Sprintf("step %d drops %s", v, what))
+		loss, ok := dataLoss[v]
+		if !ok {
+			continue
+		}
+		holds := true
+		if loss.holds != "" {
+			if err := conn.QueryRowContext(ctx, loss.holds).Scan(&holds); err != nil {
+				return fmt.Errorf("schema: looking for what step %d drops: %w", v, err)
+			}
+		}
+		if holds {
+			lost = append(lost, fmt.Sprintf("step %d drops %s", v, loss.what))
 		}
 	}
 	if len(lost) == 0 {
@@ -267,7 +280,7 @@ func migrate(db *sql.DB, target func(from uint) uint, dropData bool, guards []Gu
 			return fixVersionIndex(ctx, conn)
 		}
 		if to < from && !dropData {
-			if err := refuseDataLoss(from, to); err != nil {
+			if err := refuseDataLoss(ctx, conn, from, to); err != nil {
 				return err
 			}
 		}

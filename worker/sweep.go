@@ -158,6 +158,9 @@ func Sweep(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
 	opt = opt.withDefaults()
+	if err := refuseAppMapping(ctx, db); err != nil {
+		return nil, fmt.Errorf("sweep: %w", err)
+	}
 	if !opt.DryRun && db.ReadOnly {
 		return nil, fmt.Errorf("sweep: %w", ErrReadOnly)
 	}

@@ -89,7 +89,7 @@ func newApp(stdout, stderr io.Writer, now func() time.Time) *cli.App {
 			return cli.ShowAppHelp(c)
 		},
 		Commands: []*cli.Command{
-			migrateCommand(), sweepCommand(), runCommand(), statusCommand(), clockCommand(), configCommand(),
+			migrateCommand(), mapCommand(now), sweepCommand(), runCommand(), statusCommand(), clockCommand(), configCommand(),
 			decayedCommand(), explainCommand(now), restoreCommand(now), factCommand(now), demoCommand(), plotCommand(), versionCommand(),
 		},
 	}

@@ -47,7 +47,7 @@ func migrateCommand() *cli.Command {
 			{Name: "down", Usage: "revert the newest migration (--all: every migration); refused while a sweep runs, and refused for a step that drops data unless --force",
 				Flags: []cli.Flag{
 					&cli.BoolFlag{Name: "all", Usage: "revert every migration, dropping the mem_ tables (needs --force)"},
-					&cli.BoolFlag{Name: "force", Usage: "run down steps that drop data: step 1 drops every mem_ table, step 2 the policies' soft exclusions, step 5 a pinned wall clock"},
+					&cli.BoolFlag{Name: "force", Usage: "run down steps that drop data the database holds: step 1 drops every mem_ table, step 2 the policies' soft exclusions, step 5 a pinned wall clock, step 11 the declared mapping"},
 				},
 				Action: func(c *cli.Context) error {
 					db, err := open(c)

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// appTables is an app's own memory: integer ids, ISO-8601 times, directed
+// links of several kinds, its foreign keys and a trigger of its own.
+const appTables = `
+CREATE TABLE memories (id INTEGER PRIMARY KEY, body TEXT, kind TEXT, tags TEXT, state TEXT DEFAULT 'active',
+	confidence REAL DEFAULT 0.5, uses INTEGER DEFAULT 0, last_used_at TEXT, created_at TEXT);
+CREATE TABLE links (id INTEGER PRIMARY KEY, src INTEGER NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+	dst INTEGER NOT NULL REFERENCES memories (id) ON DELETE CASCADE, kind TEXT NOT NULL, strength REAL,
+	hits INTEGER DEFAULT 0, touched_at TEXT, UNIQUE (src, dst, kind));
+CREATE TRIGGER links_touch AFTER UPDATE OF hits ON links BEGIN UPDATE links SET touched_at = datetime('now') WHERE id = NEW.id; END;
+INSERT INTO memories (body, kind, tags, last_used_at) VALUES ('a', 'note', '["x"]', '2026-01-02T03:04:05Z'), ('b', 'goal', '["self/goal"]', '2026-02-01 00:00:00+02');
+INSERT INTO links (src, dst, kind, strength, touched_at) VALUES (1, 2, 'related', 0.5, '2026-01-05T00:00:00Z'), (1, 2, 'causes', 0.9, '2026-01-05T00:00:00Z');
+`
+
+const appMapping = `# memory.toml: which of the app's tables memworker sweeps
+[nodes]
+table = "memories"
+key = "id"
+last_used = "last_used_at"
+last_used_clock = "iso8601"
+category = "kind"
+tags = { column = "tags" }
+status = "state"
+status_active = ["active"]
+status_archived = "archived"
+confidence = "confidence"
+reinforcement_count = "uses"
+
+[edges]
+table = "links"
+key = "id"
+from = "src"
+to = "dst"
+directed = true
+kind = "kind"
+weight = "strength"
+reinforcement_count = "hits"
+last_active = "touched_at"
+last_active_clock = "iso8601"
+`
+
+// appDBWithMapping makes the app's database, migrated, and its mapping
+// file beside it.
+func appDBWithMapping(t *testing.T, dir string) (db, file string) {
+	t.Helper()
+	db = filepath.Join(dir, "app.db")
+	ok(t, "migrate", "up", "--db", db)
+	exec1(t, db, appTables)
+	file = filepath.Join(dir, "memory.toml")
+	if err := os.WriteFile(file, []byte(appMapping), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return db, file
+}
+
+// TestGoldenMap: what map show, map load --check, map load and map use
+// print, as a user reads them.
+func TestGoldenMap(t *testing.T) {
+	tr := newTranscript(t)
+	db, file := appDBWithMapping(t, tr.dir)
+	tr.run("map", "show", "--db", db)
+	tr.run("map", "load", "--check", file, "--db", db)
+	tr.run("map", "load", file, "--db", db)
+	tr.run("map", "show", "--json", "--db", db)
+	tr.run("map", "use", "mem", "--db", db)
+	tr.check("map")
+}
+
+// A mapping that does not fit is refused before anything changes, with one
+// line naming the table and column; --check stores nothing; a declared
+// mapping survives only a forced migrate down.
+func TestMapRefusalsChangeNothing(t *testing.T) {
+	dir := t.TempDir()
+	db, file := appDBWithMapping(t, dir)
+	before := fileHash(t, db)
+	ok(t, "map", "load", "--check", file, "--db", db)
+	if fileHash(t, db) != before {
+		t.Error("map load --check changed the file")
+	}
+	bad := filepath.Join(dir, "bad.toml")
+	for text, want := range map[string][]string{
+		strings.Replace(appMapping, `weight = "strength"`, `weight = "strenght"`, 1):        {"edges.weight", "links has no column strenght", "nothing was changed"},
+		strings.Replace(appMapping, `key = "id"`+"\n"+`from`, `key = "src"`+"\n"+`from`, 1): {"edges.key", "(src) is not unique in links", "nothing was changed"},
+		strings.Replace(appMapping, `last_used_clock = "iso8601"`, ``, 1):                   {"nodes.last_used", "memories.last_used_at is declared TEXT", "last_used_clock"},
+		strings.Replace(appMapping, `table = "links"`, `table = "linkz"`, 1):                {"edges.table", "no table linkz"},
+		appMapping + "\n[facts]\ntable = \"memories\"\n":                                    {"facts: give key"},
+		strings.Replace(appMapping, `directed = true`, `directed = true`+"\nweigth = 1", 1): {"unknown key edges.weigth"},
+	} {
+		if err := os.WriteFile(bad, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := mw(t, "map", "load", bad, "--db", db)
+		wantExit(t, r, exitFailure, want...)
+		if strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 {
+			t.Errorf("more than one line: %s", r.stderr)
+		}
+		if fileHash(t, db) != before {
+			t.Fatalf("a refused mapping changed the file (%s)", want[0])
+		}
+	}
+	wantUsage(t, mw(t, "map", "use", "nope", "--db", db), `no preset "nope"`, "elfmem, mem")
+	wantUsage(t, mw(t, "map", "load", "--db", db), "give one FILE")
+
+	ok(t, "map", "load", file, "--db", db)
+	if got := queryOne(t, db, `SELECT source FROM mem_mapping`); got != "memory.toml" {
+		t.Errorf("stored source %q", got)
+	}
+	// Sweeping an app's tables in place is not built yet: a sweep says so
+	// and changes nothing, rather than sweep the empty mem_ tables.
+	declared := fileHash(t, db)
+	for _, args := range [][]string{{"sweep"}, {"sweep", "--dry-run"}} {
+		wantExit(t, mw(t, append(args, "--db", db)...), exitFailure, "not built yet", "memory.toml (nodes memories, edges links)", "nothing was changed")
+		if fileHash(t, db) != declared {
+			t.Errorf("memworker %s changed the file", strings.Join(args, " "))
+		}
+	}
+	wantExit(t, mw(t, "migrate", "down", "--db", db), exitFailure, "step 11 drops the declared mapping", "--force")
+	ok(t, "migrate", "down", "--force", "--db", db)
+}
+
+// An app built on elfmem's own schema declares the preset elfmem with no
+// mapping to write.
+func TestMapUseElfmem(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "elf.db")
+	ok(t, "migrate", "up", "--db", db)
+	exec1(t, db, `
+CREATE TABLE blocks (id TEXT NOT NULL PRIMARY KEY, content TEXT NOT NULL, category TEXT NOT NULL, source TEXT NOT NULL,
+	created_at TEXT NOT NULL, status TEXT NOT NULL, archive_reason TEXT, confidence FLOAT NOT NULL,
+	reinforcement_count INTEGER NOT NULL, decay_lambda FLOAT NOT NULL, last_reinforced_at FLOAT NOT NULL, embedding BLOB);
+CREATE TABLE block_tags (block_id TEXT NOT NULL REFERENCES blocks (id) ON DELETE CASCADE, tag TEXT NOT NULL, UNIQUE (block_id, tag));
+CREATE TABLE edges (from_id TEXT NOT NULL REFERENCES blocks (id) ON DELETE CASCADE, to_id TEXT NOT NULL REFERENCES blocks (id) ON DELETE CASCADE,
+	weight FLOAT NOT NULL, reinforcement_count INTEGER NOT NULL, created_at TEXT NOT NULL, relation_type TEXT DEFAULT 'similar' NOT NULL,
+	origin TEXT DEFAULT 'similarity' NOT NULL, last_active_hours FLOAT, note TEXT, UNIQUE (from_id, to_id));
+CREATE TABLE system_config (key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL);`)
+	r := ok(t, "map", "use", "elfmem", "--db", db)
+	for _, want := range []string{"preset elfmem", "nodes: table blocks, key id", "edges: table edges, key from_id, to_id, undirected",
+		"clock: table system_config, key = 'total_active_hours' holds the active hours"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("map use elfmem lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	m := decodeJSON(t, ok(t, "map", "show", "--json", "--db", db))
+	if m["fits_schema"] != true || m["source"] != "preset elfmem" {
+		t.Errorf("map show --json: %v", m)
+	}
+	// A schema that no longer fits is said so, with exit 1.
+	exec1(t, db, `ALTER TABLE edges RENAME COLUMN weight TO strength`)
+	wantExit(t, mw(t, "map", "show", "--db", db), exitFailure, "edges.weight", "edges has no column weight")
+}

@@ -1,0 +1,236 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/memdecay/memdecay/worker"
+	"github.com/memdecay/memdecay/worker/mapping"
+)
+
+func mapCommand(now func() time.Time) *cli.Command {
+	return withFlags(&cli.Command{
+		Name:  "map",
+		Usage: "declare which of the database's tables memworker sweeps (docs/mapping.md)",
+		Subcommands: []*cli.Command{
+			{Name: "show", Usage: "print the mapping in force, and whether it fits the schema", Flags: []cli.Flag{jsonFlag()},
+				Action: func(c *cli.Context) error {
+					db, err := openMemory(c, true)
+					if err != nil {
+						return err
+					}
+					defer db.Close()
+					d, err := mapping.Load(c.Context, db.SQL)
+					if err != nil {
+						return err
+					}
+					fits := d.Validate(c.Context, db.SQL)
+					if c.Bool("json") {
+						out := map[string]any{"mapping": d.Mapping, "source": d.Source, "fits_schema": fits == nil}
+						if !d.DeclaredAt.IsZero() {
+							out["declared_at"] = d.DeclaredAt.Unix()
+						}
+						if fits != nil {
+							out["problem"] = fits.Error()
+						}
+						if err := printJSON(c.App.Writer, out); err != nil {
+							return err
+						}
+					} else {
+						printMapping(c.App.Writer, d)
+						if fits == nil {
+							fmt.Fprintln(c.App.Writer, "It fits the database's schema.")
+						}
+					}
+					return fits
+				}},
+			{Name: "use", Usage: "declare a preset: " + strings.Join(mapping.Presets(), " or ") + " (mem: memworker's own mem_ tables, the default)",
+				ArgsUsage: "PRESET",
+				Action: func(c *cli.Context) error {
+					args, err := positional(c)
+					if err != nil {
+						return err
+					}
+					if len(args) != 1 {
+						return usagef("map use", "map use: give one PRESET (%s)", strings.Join(mapping.Presets(), ", "))
+					}
+					m, err := mapping.Preset(args[0])
+					if err != nil {
+						return usagef("map use", "%v", err)
+					}
+					return declare(c, m, "preset "+args[0], now)
+				}},
+			{Name: "load", Usage: "declare the mapping an app keeps in FILE (JSON or TOML); --check validates it against the database and stores nothing",
+				ArgsUsage: "FILE",
+				Flags:     []cli.Flag{&cli.BoolFlag{Name: "check", Usage: "validate FILE against the database's schema; change nothing"}},
+				Action: func(c *cli.Context) error {
+					args, err := positional(c)
+					if err != nil {
+						return err
+					}
+					if len(args) != 1 {
+						return usagef("map load", "map load: give one FILE")
+					}
+					text, err := os.ReadFile(args[0])
+					if err != nil {
+						return fmt.Errorf("map load: %w", err)
+					}
+					m, err := mapping.Parse(filepath.Base(args[0]), text)
+					if err != nil {
+						return err
+					}
+					if c.Bool("check") {
+						db, err := openMemory(c, true)
+						if err != nil {
+							return err
+						}
+						defer db.Close()
+						if err := m.Validate(c.Context, db.SQL); err != nil {
+							return err
+						}
+						fmt.Fprintf(c.App.Writer, "%s fits the database's schema; nothing was stored (without --check, map load declares it)\n", args[0])
+						return nil
+					}
+					return declare(c, m, filepath.Base(args[0]), now)
+				}},
+		},
+	})
+}
+
+// declare stores m as the database's mapping and prints it.
+func declare(c *cli.Context, m *mapping.Mapping, source string, now func() time.Time) error {
+	db, err := openMemory(c, false)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := worker.DeclareMapping(c.Context, db, m, source, now()); err != nil {
+		if errors.Is(err, mapping.ErrBadMapping) {
+			return fmt.Errorf("%w; nothing was changed", err)
+		}
+		return err
+	}
+	d, err := mapping.Load(c.Context, db.SQL)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(c.App.Writer, "Declared; the next sweep computes every row again.")
+	printMapping(c.App.Writer, d)
+	return nil
+}
+
+// printMapping writes the mapping as a person reads it: one role a block,
+// one part a line, what is absent said so.
+func printMapping(w io.Writer, d *mapping.Declared) {
+	switch {
+	case d.Source == "":
+		fmt.Fprintf(w, "Mapping: preset %s (none declared: memworker's own mem_ tables)\n", d.Preset)
+	default:
+		fmt.Fprintf(w, "Mapping: %s, declared %s\n", d.Source, d.DeclaredAt.Format("2006-01-02 15:04 UTC"))
+	}
+	line := func(part, column, note string) {
+		if column == "" {
+			return
+		}
+		if note != "" {
+			column += " (" + note + ")"
+		}
+		fmt.Fprintf(w, "  %-20s %s\n", part, column)
+	}
+	if n := d.Nodes; n != nil {
+		fmt.Fprintf(w, "nodes: table %s, key %s\n", n.Table, n.Key)
+		line("last used", n.LastUsed, clockName(n.LastUsedClock))
+		line("category", n.Category, "")
+		if t := n.Tags; t != nil {
+			if t.Column != "" {
+				line("tags", t.Column, "a JSON array or a comma-separated list")
+			} else {
+				line("tags", fmt.Sprintf("%s.%s by %s.%s", t.Table, t.Tag, t.Table, t.NodeID), "")
+			}
+		}
+		if n.Status != "" {
+			line("status", n.Status, fmt.Sprintf("active when %s; a sweep writes %s", quoted(n.StatusActive), quoted([]string{n.StatusArchived})))
+		}
+		line("archive reason", n.ArchiveReason, "")
+		line("confidence", n.Confidence, "")
+		line("reinforcement count", n.Reinforcement, "")
+	} else {
+		fmt.Fprintln(w, "nodes: none")
+	}
+	if e := d.Edges; e != nil {
+		way := "undirected"
+		if e.Directed {
+			way = "directed"
+		}
+		fmt.Fprintf(w, "edges: table %s, key %s, %s\n", e.Table, e.Key, way)
+		line("from, to", e.From+", "+e.To, "")
+		line("kind", e.Kind, "each kind decays by its own policy")
+		if e.WeightConstant != nil {
+			line("weight", fmt.Sprint(*e.WeightConstant), "a constant")
+		}
+		line("weight", e.Weight, "")
+		line("reinforcement count", e.Reinforcement, "")
+		line("origin", e.Origin, "")
+		line("pinned", e.Pinned, "")
+		line("last active", e.LastActive, clockName(e.LastActiveClock))
+		line("last observed", e.LastObserved, clockName(e.LastObservedClock))
+	} else {
+		fmt.Fprintln(w, "edges: none")
+	}
+	if f := d.Facts; f != nil {
+		fmt.Fprintf(w, "facts: table %s, key %s\n", f.Table, f.Key)
+		line("segment", f.Segment, "")
+		line("tier", f.Tier, "")
+		line("importance", f.Importance, "")
+		line("decay rate", f.DecayRate, "")
+		line("access count", f.AccessCount, "")
+		line("last access", f.LastAccess, clockName(f.LastAccessClock))
+		line("created at", f.CreatedAt, clockName(f.CreatedAtClock))
+		if f.Status != "" {
+			note := fmt.Sprintf("active when %s", quoted(f.StatusActive))
+			if len(f.StatusConfirmed) > 0 {
+				note += ", confirmed (kept) when " + quoted(f.StatusConfirmed)
+			}
+			line("status", f.Status, note+"; a sweep writes "+quoted([]string{f.StatusArchived}))
+		}
+	} else {
+		fmt.Fprintln(w, "facts: none")
+	}
+	if k := d.Clock; k != nil {
+		fmt.Fprintf(w, "clock: table %s, %s = '%s' holds the active hours", k.Table, k.KeyColumn, k.ActiveHoursKey)
+		if k.LastCurateKey != "" {
+			fmt.Fprintf(w, ", '%s' the last sweep", k.LastCurateKey)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// quoted is values as SQL text literals, joined by "or".
+func quoted(values []string) string {
+	q := make([]string, len(values))
+	for i, v := range values {
+		q[i] = "'" + strings.ReplaceAll(v, "'", "''") + "'"
+	}
+	return strings.Join(q, " or ")
+}
+
+func clockName(clock string) string {
+	switch clock {
+	case mapping.ClockActiveHours:
+		return "active hours"
+	case mapping.ClockUnixSeconds:
+		return "wall clock, unix seconds"
+	case mapping.ClockISO8601:
+		return "wall clock, ISO-8601 text"
+	case mapping.ClockWall:
+		return "wall clock, unix seconds or ISO-8601 text"
+	}
+	return clock
+}

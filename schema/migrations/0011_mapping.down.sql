@@ -1,0 +1,1 @@
+DROP TABLE mem_mapping;
