@@ -109,6 +109,14 @@ func TestMapRefusalsChangeNothing(t *testing.T) {
 	wantUsage(t, mw(t, "map", "use", "nope", "--db", db), `no preset "nope"`, "elfmem, mem")
 	wantUsage(t, mw(t, "map", "load", "--db", db), "give one FILE")
 
+	// Not while a sweep runs: it reads the mapping once, when it starts.
+	release := holdLease(t, db)
+	held := fileHash(t, db)
+	wantExit(t, mw(t, "map", "load", file, "--db", db), exitBusy, "already running")
+	if fileHash(t, db) != held {
+		t.Error("map load beside a running sweep changed the file")
+	}
+	release()
 	ok(t, "map", "load", file, "--db", db)
 	if got := queryOne(t, db, `SELECT source FROM mem_mapping`); got != "memory.toml" {
 		t.Errorf("stored source %q", got)
