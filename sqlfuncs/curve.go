@@ -208,9 +208,9 @@ func (c *Curve) Weight(weight, elapsed float64) (float64, error) {
 	}
 	switch c.Model {
 	case ModelExponential:
-		return weight * math.Exp(-c.Lambda*e), nil
+		return weight * crExp(-c.Lambda*e), nil
 	case ModelHalfLife:
-		return weight * math.Exp2(-e/c.HalfLife), nil
+		return weight * crExp2(-e/c.HalfLife), nil
 	case ModelLinear, ModelDelayedLinear:
 		return linearAt(weight, c.Rate, c.Hold, e), nil
 	case ModelMultiLinear:
@@ -313,7 +313,7 @@ func halfLifeHorizon(weight, halfLife, threshold float64) Horizon {
 	case threshold == 0:
 		return never
 	}
-	return finiteHorizon(halfLife * (math.Log2(weight) - math.Log2(threshold)))
+	return finiteHorizon(halfLife * (crLog2(weight) - crLog2(threshold)))
 }
 
 func powerLawHorizon(weight, alpha, scale, threshold float64) Horizon {
@@ -324,5 +324,5 @@ func powerLawHorizon(weight, alpha, scale, threshold float64) Horizon {
 		return never
 	}
 	// expm1 keeps precision when alpha is large and the exponent tiny.
-	return finiteHorizon(scale * math.Expm1((math.Log(weight)-math.Log(threshold))/alpha))
+	return finiteHorizon(scale * crExpm1((crLog(weight)-crLog(threshold))/alpha))
 }

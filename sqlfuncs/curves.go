@@ -18,7 +18,7 @@ func effectiveWeight(fn string, weight, lambda, elapsed float64) (float64, error
 	if err != nil {
 		return 0, err
 	}
-	return weight * math.Exp(-lambda*e), nil
+	return weight * crExp(-lambda*e), nil
 }
 
 // HalfLifeWeight halves the weight every halfLife: weight × 0.5^(elapsed/halfLife).
@@ -37,7 +37,7 @@ func halfLifeWeight(fn string, weight, halfLife, elapsed float64) (float64, erro
 	if err != nil {
 		return 0, err
 	}
-	return weight * math.Exp2(-e/halfLife), nil
+	return weight * crExp2(-e/halfLife), nil
 }
 
 // LinearWeight holds the weight for hold, then loses rate per unit of time
@@ -67,7 +67,7 @@ func linearAt(weight, rate, hold, elapsed float64) float64 {
 	if elapsed < hold {
 		return weight
 	}
-	return math.Max(0, weight-rate*(elapsed-hold))
+	return math.Max(0, weight-float64(rate*(elapsed-hold)))
 }
 
 // LinearTier is one parallel component of a multi-linear curve.
@@ -126,10 +126,10 @@ func powerLawWeight(fn string, weight, alpha, elapsed, scale float64) (float64, 
 	return powerLawAt(weight, alpha, scale, e), nil
 }
 
-// powerLawAt is weight × (1 + elapsed/scale)^(−alpha), through log1p so a
-// tiny elapsed/scale is not lost when added to 1.
+// powerLawAt is weight × (1 + elapsed/scale)^(−alpha), the power taken of
+// 1 + elapsed/scale exactly, so a tiny elapsed/scale is not lost.
 func powerLawAt(weight, alpha, scale, elapsed float64) float64 {
-	return weight * math.Exp(-alpha*math.Log1p(elapsed/scale))
+	return weight * crPow1p(elapsed/scale, -alpha)
 }
 
 // Horizon is the elapsed time at which a weight first falls below a
@@ -166,7 +166,7 @@ func exponentialHorizon(weight, rate, threshold float64) Horizon {
 		return never
 	}
 	// Two logs, not log(weight/threshold): the ratio can overflow.
-	return finiteHorizon((math.Log(weight) - math.Log(threshold)) / rate)
+	return finiteHorizon((crLog(weight) - crLog(threshold)) / rate)
 }
 
 // finiteHorizon treats a time too large to represent as never.

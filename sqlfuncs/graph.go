@@ -1,7 +1,5 @@
 package sqlfuncs
 
-import "math"
-
 // Curate scoring from reference 000: how strongly an edge ties its blocks
 // together, and the composite a sweep ranks blocks by for reinforcement.
 
@@ -15,7 +13,7 @@ func EdgeStrength(weight, reinforcementCount float64) (float64, error) {
 	if err := nonNegative(fn, "reinforcement_count", reinforcementCount); err != nil {
 		return 0, err
 	}
-	return weight + math.Log1p(reinforcementCount)*0.10, nil
+	return weight + float64(crLog1p(reinforcementCount)*0.10), nil
 }
 
 // LogNormalise maps a count onto [0, 1] against the largest count:
@@ -34,7 +32,7 @@ func LogNormalise(count, maxCount float64) (float64, error) {
 	if maxCount == 0 {
 		return 0, nil
 	}
-	return math.Log1p(count) / math.Log1p(maxCount), nil
+	return crLog1p(count) / crLog1p(maxCount), nil
 }
 
 // CompositeScore ranks blocks for top-N reinforcement:
@@ -54,5 +52,5 @@ func CompositeScore(confidence, recency, centrality, reinforcement float64) (flo
 			return 0, argErr(fn, a.name, "must be between 0 and 1 (got %g)", a.v)
 		}
 	}
-	return (0.30*confidence + 0.05*recency + 0.25*centrality + 0.30*reinforcement) / 0.90, nil
+	return (float64(0.30*confidence) + float64(0.05*recency) + float64(0.25*centrality) + float64(0.30*reinforcement)) / 0.90, nil
 }

@@ -87,7 +87,7 @@ func TidelineScore(importance, decayRate, daysSinceAccess, accessCount float64, 
 		return 1, nil
 	}
 	lambda, reinforcement := tidelineTerms(importance, decayRate, accessCount)
-	decayed := importance * math.Exp(-lambda*math.Max(0, daysSinceAccess))
+	decayed := importance * crExp(-lambda*math.Max(0, daysSinceAccess))
 	return min(1, max(0, decayed*reinforcement)), nil
 }
 
@@ -95,7 +95,7 @@ func TidelineScore(importance, decayRate, daysSinceAccess, accessCount float64, 
 // (1 + importance) days) and the recall bonus 1 + ln(1 + access_count) × 0.1.
 func tidelineTerms(importance, decayRate, accessCount float64) (lambda, reinforcement float64) {
 	halfLife := 11.25 * (1 + importance)
-	return math.Ln2 / halfLife * 0.8 * (1 + decayRate), 1 + math.Log1p(accessCount)*0.1
+	return math.Ln2 / halfLife * 0.8 * (1 + decayRate), 1 + float64(crLog1p(accessCount)*0.1)
 }
 
 // checkTier accepts the three fact tiers and "" (not given).
@@ -163,7 +163,7 @@ func TidelineHorizon(importance, decayRate, accessCount, threshold float64, tier
 	// score(d) = min(1, importance × r × exp(−λd)) < threshold ≤ 1
 	//   ⇔ d > (ln(importance × r) − ln(threshold)) / λ
 	lambda, reinforcement := tidelineTerms(importance, decayRate, accessCount)
-	return finiteHorizon((math.Log(importance*reinforcement) - math.Log(threshold)) / lambda), nil
+	return finiteHorizon((crLog(importance*reinforcement) - crLog(threshold)) / lambda), nil
 }
 
 // Feedback nudges from reference 001: asymmetric on purpose, so a few bad
