@@ -16,7 +16,7 @@ export CGO_ENABLED := 1
 .PHONY: help build install generate demo demo-cluster test lint unit dist test-dist fuzz bench clean
 
 help: ## List the targets
-	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
 build: $(SO) $(WORKER) ## Build build/memdecay.so and build/memworker
 
@@ -56,13 +56,17 @@ unit: $(SO) ## Every Go, integration and sweep test (with -race)
 prereqs: ## Check the tools make test needs; as root, install the missing ones (scripts/prereqs.sh)
 	GO=$(GO) bash scripts/prereqs.sh
 
-test: prereqs lint unit test-dist ## Everything CI runs: the tools checked, lint, every test, then the packages installed and used
+test: prereqs lint unit test-arm64 test-dist ## Everything CI runs: the tools checked, lint, every test (amd64 and arm64), then the packages installed and used
 
 dist: ## Write dist/: stripped memdecay.so and memworker, the Python wheel, the npm package
 	bash packaging/dist.sh
 
 test-dist: dist ## Install the wheel into a fresh venv and the npm package into a fresh project, and use them
 	MEMDECAY_DIST=$(abspath dist) $(GO) test -tags dist,$(TAGS) -count=1 ./packaging
+
+.PHONY: test-arm64
+test-arm64: ## The formulas' and the shim's tests built for linux/arm64 and run under qemu (same bits as amd64)
+	GO=$(GO) bash scripts/test-arm64.sh
 
 fuzz: ## Run each fuzz target for FUZZTIME (default 10s)
 	@for pkg in ./sqlfuncs ./ext/shim; do \
