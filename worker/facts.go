@@ -181,6 +181,7 @@ type FactExplanation struct {
 	Importance      float64  `json:"importance"`
 	DecayRate       float64  `json:"decay_rate"`
 	AccessCount     float64  `json:"access_count"`
+	WallTime        int64    `json:"wall_time"` // the wall time it is scored at, unix seconds
 	DaysSinceAccess float64  `json:"days_since_access"`
 	Score           float64  `json:"score"`
 	Action          string   `json:"action"`
@@ -194,11 +195,11 @@ type FactExplanation struct {
 // the machine's reading, unless wall_clock is pinned: commandClock) and
 // says why it will or will not be archived or pruned, and when.
 func ExplainFact(ctx context.Context, db *DB, id string, machine time.Time) (*FactExplanation, error) {
-	x := &FactExplanation{ID: id}
 	now, err := commandWall(ctx, db, machine)
 	if err != nil {
 		return nil, fmt.Errorf("explain: fact %q: %w", id, err)
 	}
+	x := &FactExplanation{ID: id, WallTime: now.Unix()}
 	// The sweep's own rules (rules.go) decide whether the row is usable and
 	// when its age counts from; its numbers are read only when it is.
 	var segment, status, problem sql.NullString

@@ -3,8 +3,11 @@ package worker
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/memdecay/memdecay/sqlfuncs"
 )
@@ -22,6 +25,9 @@ type Curve struct {
 	// Crossing is when the curve falls below its threshold (or reaches 0,
 	// for a linear curve without one); nil when it never does.
 	Crossing *float64 `json:"crossing"`
+	// SameAs names an earlier curve on the same clock with the same
+	// points and threshold: drawn on top of it, so a reader is told.
+	SameAs string `json:"same_as,omitempty"`
 }
 
 // TimeLeft is the time left before decay of the live edges of one group (a
@@ -63,10 +69,20 @@ const tierCurvesSQL = `
 WITH tiers(tier, rank) AS (VALUES ('permanent', 1), ('durable', 2), ('standard', 3), ('ephemeral', 4))
 SELECT 'tier ' || tier, json_object('model', 'exponential', 'lambda', lambda_edge(tier, tier)) FROM tiers ORDER BY rank`
 
-// pointsSQL evaluates one curve at log-spaced times from 10^lo to 10^hi.
-const pointsSQL = `
-WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ?3)
-SELECT x, curve_weight(?1, 1, x) FROM (SELECT pow(10, ?2 + i * 1.0 / ?4) AS x FROM n)`
+// pointsSQL evaluates one curve at the times of a JSON array, in order
+// (the times are computed in Go: SQLite built without its math functions,
+// rqlited's among them, has no pow).
+const pointsSQL = `SELECT value, curve_weight(?1, 1, value) FROM json_each(?2) ORDER BY key`
+
+// logTimes are the times 10^(lo + i/perDecade) for i = 0..n, as a JSON array.
+func logTimes(lo float64, n, perDecade int) string {
+	xs := make([]float64, n+1)
+	for i := range xs {
+		xs[i] = math.Pow(10, lo+float64(i)/float64(perDecade))
+	}
+	b, _ := json.Marshal(xs) // finite numbers always marshal
+	return string(b)
+}
 
 // Plot reads the data memworker plot draws from a memory database opened
 // with OpenMemory.
@@ -131,7 +147,7 @@ func plotCurves(ctx context.Context, db *DB, d *PlotData) error {
 		}
 		lo, hi := timeSpan(s.Clock, s.Crossing)
 		n := int(math.Round((hi - lo) * curvePoints))
-		pts, err := q.QueryContext(ctx, pointsSQL, s.json, lo, n, curvePoints)
+		pts, err := q.QueryContext(ctx, pointsSQL, s.json, logTimes(lo, n, curvePoints))
 		if err != nil {
 			return err
 		}
@@ -146,6 +162,12 @@ func plotCurves(ctx context.Context, db *DB, d *PlotData) error {
 		pts.Close()
 		if err := pts.Err(); err != nil {
 			return err
+		}
+		for _, c := range d.Curves {
+			if c.SameAs == "" && c.Clock == s.Clock && c.Threshold == s.Threshold && slices.Equal(c.Points, s.Points) {
+				s.SameAs = c.Name
+				break
+			}
 		}
 		d.Curves = append(d.Curves, s.Curve)
 	}
@@ -166,29 +188,48 @@ func timeSpan(clock string, crossing *float64) (lo, hi float64) {
 	return lo, min(hi, lo+8)
 }
 
+// tierRank orders the tiers from the slowest decay to the fastest.
+var tierRank = map[string]int{"permanent": 0, "durable": 1, "standard": 2, "ephemeral": 3}
+
+// plotTimeLeft groups the live edges' time left by policy, or by their
+// pair of tiers in tier order (an edge's ends have no order that matters:
+// standard–ephemeral and ephemeral–standard are one pair).
 func plotTimeLeft(ctx context.Context, q *sql.DB, d *PlotData) error {
 	rows, err := q.QueryContext(ctx, `
-		SELECT CASE model WHEN 'tiered' THEN 'tier ' || coalesce(tier_from, 'standard') || '-' || coalesce(tier_to, 'standard')
-		                  ELSE 'policy ' || relation_type END AS grp, clock, time_left
-		FROM mem_edges_effective WHERE state = 'live' AND time_left IS NOT NULL AND NOT excluded
-		ORDER BY grp, time_left`)
+		SELECT model, coalesce(relation_type, ''), coalesce(tier_from, 'standard'), coalesce(tier_to, 'standard'), clock, time_left
+		FROM mem_edges_effective WHERE state = 'live' AND time_left IS NOT NULL AND NOT excluded`)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
+	byGroup := map[string]*TimeLeft{}
 	for rows.Next() {
-		var g, clock string
+		var model, relation, a, b, clock string
 		var v float64
-		if err := rows.Scan(&g, &clock, &v); err != nil {
+		if err := rows.Scan(&model, &relation, &a, &b, &clock, &v); err != nil {
 			return err
 		}
-		if n := len(d.TimeLeft); n == 0 || d.TimeLeft[n-1].Group != g {
-			d.TimeLeft = append(d.TimeLeft, TimeLeft{Group: g, Clock: clock})
+		g := "policy " + relation
+		if model == "tiered" {
+			if tierRank[a] > tierRank[b] {
+				a, b = b, a
+			}
+			g = "tier " + a + "-" + b
 		}
-		last := &d.TimeLeft[len(d.TimeLeft)-1]
-		last.Values = append(last.Values, v)
+		if byGroup[g] == nil {
+			byGroup[g] = &TimeLeft{Group: g, Clock: clock}
+		}
+		byGroup[g].Values = append(byGroup[g].Values, v)
 	}
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, g := range byGroup {
+		slices.Sort(g.Values)
+		d.TimeLeft = append(d.TimeLeft, *g)
+	}
+	slices.SortFunc(d.TimeLeft, func(x, y TimeLeft) int { return strings.Compare(x.Group, y.Group) })
+	return nil
 }
 
 func plotSweeps(ctx context.Context, q *sql.DB, d *PlotData) error {

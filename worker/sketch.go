@@ -16,7 +16,10 @@ type Sketch struct {
 	YLabel string       `json:"y_label"`
 	Points [][2]float64 `json:"points"`
 	Now    float64      `json:"now"` // elapsed time since the anchor
-	Lines  []SketchLine `json:"lines"`
+	// At is the clock's reading now: active hours, or unix seconds on the
+	// wall clock. A drawing puts its time axis relative to it.
+	At    float64      `json:"at"`
+	Lines []SketchLine `json:"lines"`
 }
 
 // SketchLine is a threshold and when the curve falls below it (nil: never).
@@ -45,13 +48,13 @@ func EdgeSketch(ctx context.Context, db *DB, a, b string) (*Sketch, error) {
 	}
 	var clock, relation, origin, curve string
 	var elapsed sql.NullFloat64
-	var threshold, weight float64
+	var threshold, weight, hours, wall float64
 	var pinned bool
 	err := db.SQL.QueryRowContext(ctx, `
 		SELECT clock, elapsed, weight, pinned, coalesce(origin, ''), coalesce(relation_type, ''), threshold,
-		       json_object('model', 'exponential', 'lambda', lambda)
-		FROM mem_edges_effective WHERE from_id = ? AND to_id = ?`, a, b).
-		Scan(&clock, &elapsed, &weight, &pinned, &origin, &relation, &threshold, &curve)
+		       json_object('model', 'exponential', 'lambda', lambda), c.active_hours, c.wall
+		FROM mem_edges_effective, mem_clock c WHERE from_id = ? AND to_id = ?`, a, b).
+		Scan(&clock, &elapsed, &weight, &pinned, &origin, &relation, &threshold, &curve, &hours, &wall)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("explain --plot: %s — %s is no valid edge, so it has no curve", Printable(a), Printable(b))
 	}
@@ -76,7 +79,10 @@ func EdgeSketch(ctx context.Context, db *DB, a, b string) (*Sketch, error) {
 		return nil, fmt.Errorf("explain --plot: %w", err)
 	}
 	s := &Sketch{Title: fmt.Sprintf("edge %s — %s", Printable(a), Printable(b)), Clock: clock,
-		YLabel: "effective weight", Now: elapsed.Float64}
+		YLabel: "effective weight", Now: elapsed.Float64, At: hours}
+	if clock == "wall" {
+		s.At = wall
+	}
 	line := SketchLine{Name: "decay threshold", Value: threshold}
 	expr := "curve_weight(?1, ?2, x)"
 	if !elapsed.Valid {
@@ -101,7 +107,7 @@ func FactSketch(ctx context.Context, db *DB, x *FactExplanation) (*Sketch, error
 		return nil, fmt.Errorf("explain --plot: fact %s is not scored: %s", Printable(x.ID), x.Verdict)
 	}
 	s := &Sketch{Title: fmt.Sprintf("fact %s (%s, tier %s)", Printable(x.ID), Printable(x.Segment), Printable(x.Tier)),
-		Clock: "wall", YLabel: "score", Now: x.DaysSinceAccess}
+		Clock: "wall", YLabel: "score", Now: x.DaysSinceAccess, At: float64(x.WallTime)}
 	switch x.Tier {
 	case "short":
 		s.Lines = []SketchLine{{Name: "archive below", Value: 0.15}, {Name: "prune below", Value: 0.05}}

@@ -5,6 +5,7 @@ package worker_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -203,5 +204,57 @@ func TestExplainEdgeUnderPolicy(t *testing.T) {
 	}
 	if len(soon) != 2 || soon[0].From != "a" || soon[0].Clock != "wall" || soon[0].TimeLeft != left || soon[0].HoursLeft != left*24 {
 		t.Errorf("closest to decay: %+v, want a—b first with %v days left", soon, left)
+	}
+}
+
+// TestHumanSpan: times as a person reads them, on either clock.
+func TestHumanSpan(t *testing.T) {
+	for _, c := range []struct {
+		v     float64
+		clock string
+		want  string
+	}{
+		{460517, "active_hours", "52.6 years"}, {4605.17, "active_hours", "192 days"}, {460.517, "active_hours", "19 days"},
+		{92.1034, "active_hours", "3.8 days"}, {30, "active_hours", "30 h"}, {0.5, "active_hours", "30 min"},
+		{0.025, "wall", "36 min"}, {298.974, "wall", "299 days"}, {1000, "wall", "2.74 years"}, {1, "wall", "24 h"},
+		{0, "wall", "0 s"}, {math.Inf(1), "wall", "never"},
+	} {
+		if got := worker.HumanSpan(c.v, c.clock); got != c.want {
+			t.Errorf("HumanSpan(%v, %s) = %q, want %q", c.v, c.clock, got, c.want)
+		}
+	}
+}
+
+// TestPlotDataTruths: the tier pair of an edge is one group whichever end
+// is which; a policy curve that is a tier's curve says so.
+func TestPlotDataTruths(t *testing.T) {
+	db, _ := newMemory(t, `
+		INSERT INTO mem_blocks (id, category, last_reinforced_hours) VALUES
+			('s1','knowledge',NULL), ('s2','knowledge',NULL), ('e1','observation',NULL), ('x2','observation',NULL),
+			('a','knowledge',NULL), ('b','knowledge',NULL);
+		INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours) VALUES
+			('e1','s1',0.9,0,100), ('s2','x2',0.9,0,100);
+		INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, relation_type, last_active_hours) VALUES
+			('a','b',0.9,0,'linked',100);
+		INSERT INTO mem_edge_policies (relation_type, model, params, clock, threshold, action, orphans) VALUES
+			('linked','exponential','{"lambda":0.005}','active_hours',NULL,'delete','keep');
+		UPDATE mem_config SET value = 100 WHERE key = 'active_hours';`)
+	d, err := worker.Plot(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var groups []string
+	for _, g := range d.TimeLeft {
+		groups = append(groups, fmt.Sprintf("%s:%d", g.Group, len(g.Values)))
+	}
+	if got := strings.Join(groups, " "); got != "policy linked:1 tier standard-ephemeral:2" {
+		t.Errorf("time-left groups %q, want the two standard/ephemeral edges as one pair", got)
+	}
+	same := map[string]string{}
+	for _, c := range d.Curves {
+		same[c.Name] = c.SameAs
+	}
+	if same["policy linked"] != "tier standard" || same["tier standard"] != "" || same["tier durable"] != "" {
+		t.Errorf("same-as: %v, want policy linked the same as tier standard", same)
 	}
 }

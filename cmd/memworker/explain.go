@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/memdecay/memdecay/worker"
 )
@@ -144,7 +143,7 @@ func explainPlot(c *cli.Context, sketch func() (*worker.Sketch, error)) error {
 	if err != nil {
 		return err
 	}
-	if err := sketchPlot(s).Save(8*vg.Inch, 5*vg.Inch, file); err != nil {
+	if err := saveFigure(sketchPlot(s), file); err != nil {
 		return fmt.Errorf("explain --plot: writing %s: %w", file, err)
 	}
 	return nil

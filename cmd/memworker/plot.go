@@ -6,6 +6,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -65,26 +67,65 @@ func plotCommand() *cli.Command {
 					}
 				}
 			}
-			return savePlot(c, sweepsPlot(data.Sweeps), "removals."+format)
+			return savePlot(c, sweepsPlot(data.Sweeps, time.Now()), "removals."+format)
 		},
 	})
 }
 
 func savePlot(c *cli.Context, p *plot.Plot, name string) error {
 	path := filepath.Join(c.String("out"), name)
-	if err := p.Save(8*vg.Inch, 5*vg.Inch, path); err != nil {
+	if err := saveFigure(p, path); err != nil {
 		return fmt.Errorf("plot: writing %s: %w", path, err)
 	}
 	fmt.Fprintln(c.App.Writer, path)
 	return nil
 }
 
-// clockUnit names a clock's time unit on an axis.
+// Figure size: the plot area, and the legend's strip below it.
+const (
+	figureWidth  = 8 * vg.Inch
+	figureHeight = 5 * vg.Inch
+)
+
+// saveFigure writes p to file (its name says the format) with its legend
+// below the plot, outside its data area: no entry covers a curve or a bar
+// and none is clipped, however long; the image grows by the legend's
+// height.
+func saveFigure(p *plot.Plot, file string) error {
+	legend := p.Legend
+	p.Legend = plot.NewLegend()
+	legend.Top, legend.Left = true, true
+	pad := vg.Points(10)
+	strip := legend.Rectangle(draw.Canvas{}).Size().Y
+	if strip > 0 {
+		strip += 2 * pad
+	}
+	c, err := draw.NewFormattedCanvas(figureWidth, figureHeight+strip, strings.TrimPrefix(filepath.Ext(file), "."))
+	if err != nil {
+		return err
+	}
+	dc := draw.New(c)
+	p.Draw(draw.Crop(dc, 0, 0, strip, 0))
+	if strip > 0 {
+		legend.Draw(draw.Crop(dc, 4*pad, -pad, pad, -(figureHeight + pad)))
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if _, err := c.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// clockUnit names the clock a time axis runs on (its ticks say the unit).
 func clockUnit(clock string) string {
 	if clock == "wall" {
-		return "days (wall clock)"
+		return "on the wall clock"
 	}
-	return "active hours (h)"
+	return "on the active-hours clock (24 active hours make a day)"
 }
 
 func newPlot(title, x, y string) *plot.Plot {
@@ -92,132 +133,319 @@ func newPlot(title, x, y string) *plot.Plot {
 	p.Title.Text = title
 	p.X.Label.Text = x
 	p.Y.Label.Text = y
-	p.Legend.Top = true
 	p.Add(plotter.NewGrid())
 	return p
 }
 
+// hoursPer is how many hours one unit of a clock's time is.
+func hoursPer(clock string) float64 {
+	if clock == "wall" {
+		return 24
+	}
+	return 1
+}
+
+// logTimeTicks labels a log-scaled time axis at times a person knows (an
+// hour, a day, a week, a year), with a minor tick at each power of ten.
+type logTimeTicks struct{ clock string }
+
+func (t logTimeTicks) Ticks(lo, hi float64) []plot.Tick {
+	marks := []struct {
+		hours float64
+		label string
+	}{{1.0 / 60, "1 min"}, {10.0 / 60, "10 min"}, {1, "1 h"}, {6, "6 h"}, {24, "1 day"}, {168, "1 week"}, {720, "30 days"},
+		{8760, "1 year"}, {87600, "10 years"}, {876000, "100 years"}, {8760000, "1000 years"}}
+	var ticks []plot.Tick
+	for _, m := range marks {
+		if v := m.hours / hoursPer(t.clock); v >= lo && v <= hi {
+			ticks = append(ticks, plot.Tick{Value: v, Label: m.label})
+		}
+	}
+	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+		if v := math.Pow(10, e); v >= lo && v <= hi {
+			ticks = append(ticks, plot.Tick{Value: v})
+		}
+	}
+	return ticks
+}
+
+// linearTimeTicks labels a linear time axis in the unit that suits its
+// span (minutes, hours, days or years), each label with its unit.
+type linearTimeTicks struct{ clock string }
+
+func (t linearTimeTicks) Ticks(lo, hi float64) []plot.Tick {
+	per := hoursPer(t.clock)
+	unit, size := "min", 1.0/60
+	for _, u := range []struct {
+		name  string
+		hours float64
+	}{{"h", 1}, {"days", 24}, {"years", 8760}} {
+		if (hi-lo)*per >= 3*u.hours {
+			unit, size = u.name, u.hours
+		}
+	}
+	scale := size / per // clock units per label unit
+	ticks := niceTicks(lo/scale, hi/scale)
+	for i := range ticks {
+		ticks[i].Value *= scale
+		if ticks[i].Label != "" {
+			ticks[i].Label = strings.Replace(ticks[i].Label, "-", "−", 1) + " " + unit
+		}
+	}
+	return ticks
+}
+
+// niceTicks labels [lo, hi] at the multiples of one round step (1, 2 or 5
+// times a power of ten) that give 3 to 7 labels, with a minor tick between
+// each two.
+func niceTicks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) {
+		return []plot.Tick{{Value: lo, Label: strconv.FormatFloat(lo, 'g', 4, 64)}}
+	}
+	mag := math.Pow(10, math.Floor(math.Log10((hi-lo)/3)))
+	step := mag
+	for _, m := range []float64{1, 2, 5, 10} {
+		if (hi-lo)/(m*mag) <= 7 {
+			step = m * mag
+			break
+		}
+	}
+	var ticks []plot.Tick
+	for k := math.Ceil(lo / step * 2); k/2*step <= hi; k++ {
+		v := k / 2 * step
+		if v == 0 {
+			v = 0 // not −0
+		}
+		if math.Mod(k, 2) != 0 {
+			ticks = append(ticks, plot.Tick{Value: v})
+			continue
+		}
+		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(math.Round(v/step)*step+0, 'g', 6, 64)})
+	}
+	return ticks
+}
+
+// countTicks labels a count axis with whole numbers only.
+type countTicks struct{}
+
+func (countTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := niceTicks(lo, hi)
+	for i := range ticks {
+		if ticks[i].Value != math.Trunc(ticks[i].Value) {
+			ticks[i].Label = ""
+		}
+	}
+	return ticks
+}
+
+// curveLabel is a curve's legend entry: its name, when it falls below its
+// threshold as a person reads a time, and the curve it is the same as.
+func curveLabel(cv worker.Curve) string {
+	s := cv.Name
+	switch {
+	case cv.Crossing == nil:
+		s += fmt.Sprintf(": never below %.2g", cv.Threshold)
+	case cv.Threshold == 0:
+		s += ": reaches 0 after " + worker.HumanSpan(*cv.Crossing, cv.Clock)
+	default:
+		s += fmt.Sprintf(": below %.2g after %s", cv.Threshold, worker.HumanSpan(*cv.Crossing, cv.Clock))
+	}
+	if cv.SameAs != "" {
+		s += " (same as " + cv.SameAs + ", drawn dashed over it)"
+	}
+	return s
+}
+
+// crossGlyphs tell the curves' crossings apart besides their colours.
+var crossGlyphs = []draw.GlyphDrawer{draw.CrossGlyph{}, draw.RingGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{},
+	draw.PlusGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}, draw.CircleGlyph{}}
+
 func curvesPlot(curves []worker.Curve, clock string) (*plot.Plot, bool) {
-	p := newPlot("Decay curves in use: weight left of an edge of weight 1", clockUnit(clock)+", log scale", "weight left (fraction of 1)")
+	p := newPlot("Decay curves in use: weight left of an edge of weight 1", "time "+clockUnit(clock)+", log scale", "weight left (fraction of 1)")
 	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.X.Tick.Marker = logTimeTicks{clock}
 	p.Y.Min, p.Y.Max = 0, 1.05
 	n := 0
+	thresholds := map[float64]bool{}
+	xmin, xmax := math.Inf(1), math.Inf(-1)
 	for i, cv := range curves {
-		if cv.Clock != clock {
+		if cv.Clock != clock || len(cv.Points) == 0 {
 			continue
 		}
 		xys := make(plotter.XYs, len(cv.Points))
 		for j, pt := range cv.Points {
 			xys[j] = plotter.XY{X: pt[0], Y: pt[1]}
 		}
+		xmin, xmax = math.Min(xmin, xys[0].X), math.Max(xmax, xys[len(xys)-1].X)
 		line, err := plotter.NewLine(xys)
 		if err != nil {
 			continue
 		}
 		line.Color = plotColor(i)
-		line.Width = vg.Points(1.5)
-		name := cv.Name
-		if cv.Crossing != nil {
-			name += fmt.Sprintf(" (below %.2g at %s)", cv.Threshold, span(*cv.Crossing, clock))
-			cross, _ := plotter.NewScatter(plotter.XYs{{X: math.Max(*cv.Crossing, xys[0].X), Y: math.Min(cv.Threshold, 1)}})
-			cross.GlyphStyle.Shape = draw.CrossGlyph{}
-			cross.GlyphStyle.Color = line.Color
-			cross.GlyphStyle.Radius = vg.Points(5)
-			p.Add(cross)
+		line.Width = vg.Points(2)
+		if cv.SameAs != "" {
+			// Over the curve it repeats, dashed, so both colours show.
+			line.Dashes = []vg.Length{vg.Points(6), vg.Points(6)}
 		}
 		p.Add(line)
-		p.Legend.Add(name, line)
-		// The threshold line, dashed, in the curve's colour.
-		th, _ := plotter.NewLine(plotter.XYs{{X: xys[0].X, Y: cv.Threshold}, {X: xys[len(xys)-1].X, Y: cv.Threshold}})
-		th.Color = line.Color
-		th.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-		p.Add(th)
+		thumbs := []plot.Thumbnailer{line}
+		if cv.Crossing != nil {
+			cross, _ := plotter.NewScatter(plotter.XYs{{X: math.Max(*cv.Crossing, xys[0].X), Y: math.Min(cv.Threshold, 1)}})
+			cross.GlyphStyle.Shape = crossGlyphs[i%len(crossGlyphs)]
+			cross.GlyphStyle.Color = line.Color
+			cross.GlyphStyle.Radius = vg.Points(4)
+			p.Add(cross)
+			thumbs = append(thumbs, cross)
+		}
+		p.Legend.Add(curveLabel(cv), thumbs...)
+		thresholds[cv.Threshold] = true
 		n++
+	}
+	// One grey line per threshold in use, under the curves' marks.
+	for th := range thresholds {
+		if th <= 0 || n == 0 {
+			continue // a curve that dies at 0 meets the axis
+		}
+		l, _ := plotter.NewLine(plotter.XYs{{X: xmin, Y: th}, {X: xmax, Y: th}})
+		l.Color, l.Dashes = color.Gray{Y: 110}, []vg.Length{vg.Points(2), vg.Points(3)}
+		p.Add(l)
+		p.Legend.Add(fmt.Sprintf("threshold %.2g (each curve's mark: where it falls below its own)", th), l)
 	}
 	return p, n > 0
 }
 
-// span renders a time on a clock with its unit.
-func span(v float64, clock string) string {
-	if clock == "wall" {
-		return fmt.Sprintf("%.4g d", v)
-	}
-	return fmt.Sprintf("%.4g h", v)
+// timeLeftBins are the shared bins of one clock's time-left histogram:
+// the bin width and, per group, the count of edges in each bin.
+type timeLeftBins struct {
+	width  float64
+	groups []worker.TimeLeft
+	counts [][]int
 }
 
-func timeLeftPlot(groups []worker.TimeLeft, clock string) (*plot.Plot, bool) {
-	p := newPlot("Time left before decay, live edges", "time left, "+clockUnit(clock), "edges")
-	const bins = 20
+const timeLeftBinCount = 20
+
+func binTimeLeft(groups []worker.TimeLeft, clock string) timeLeftBins {
 	top := 0.0
+	var b timeLeftBins
 	for _, g := range groups {
 		if g.Clock == clock && len(g.Values) > 0 {
 			top = math.Max(top, g.Values[len(g.Values)-1]) // sorted ascending
+			b.groups = append(b.groups, g)
 		}
 	}
-	width := math.Max(top, 1) / bins
-	n := 0
-	for i, g := range groups {
-		if g.Clock != clock || len(g.Values) == 0 {
-			continue
-		}
-		// The same bins for every group, so their bars line up.
-		h := &plotter.Histogram{Width: width, LineStyle: plotter.DefaultLineStyle}
-		for b := 0; b < bins; b++ {
-			h.Bins = append(h.Bins, plotter.HistogramBin{Min: float64(b) * width, Max: float64(b+1) * width})
-		}
+	b.width = math.Max(top, 1e-9) / timeLeftBinCount
+	for _, g := range b.groups {
+		counts := make([]int, timeLeftBinCount)
 		for _, v := range g.Values {
-			h.Bins[min(int(v/width), bins-1)].Weight++
+			counts[min(int(v/b.width), timeLeftBinCount-1)]++
 		}
-		c := plotColor(i).(color.RGBA)
-		h.FillColor = color.NRGBA{R: c.R, G: c.G, B: c.B, A: 110}
-		h.LineStyle.Color = c
-		p.Add(h)
-		p.Legend.Add(fmt.Sprintf("%s (%d edges)", g.Group, len(g.Values)), h)
-		n++
+		b.counts = append(b.counts, counts)
 	}
-	p.Y.Min = 0
-	return p, n > 0
+	return b
 }
 
-func sweepsPlot(sweeps []worker.SweepRemovals) *plot.Plot {
-	p := newPlot("Removals per sweep", "sweep start (UTC)", "rows removed or archived")
-	p.X.Tick.Marker = plot.TimeTicks{Format: "2006-01-02\n15:04", Time: plot.UTCUnixTime}
-	series := []struct {
-		name string
-		v    func(worker.SweepRemovals) int64
-	}{
-		{"blocks archived", func(s worker.SweepRemovals) int64 { return s.Archived }},
-		{"edges removed with blocks", func(s worker.SweepRemovals) int64 { return s.EdgesRemovedWithBlocks }},
-		{"edges pruned", func(s worker.SweepRemovals) int64 { return s.EdgesPruned }},
-		{"edges decayed", func(s worker.SweepRemovals) int64 { return s.EdgesDecayed }},
-		{"edges decayed by policy", func(s worker.SweepRemovals) int64 { return s.EdgesPolicy }},
-		{"facts archived or pruned", func(s worker.SweepRemovals) int64 { return s.FactsRemoved }},
+func timeLeftPlot(groups []worker.TimeLeft, clock string) (*plot.Plot, bool) {
+	p := newPlot("Time left before decay, live edges (stacked by group)", "time left "+clockUnit(clock), "edges")
+	p.X.Tick.Marker = linearTimeTicks{clock}
+	p.Y.Tick.Marker = countTicks{}
+	b := binTimeLeft(groups, clock)
+	base := make([]int, timeLeftBinCount)
+	for i, g := range b.groups {
+		c := plotColor(i).(color.RGBA)
+		var thumb plot.Thumbnailer
+		for k, n := range b.counts[i] {
+			if n == 0 {
+				continue
+			}
+			x0, x1 := float64(k)*b.width, float64(k+1)*b.width
+			y0, y1 := float64(base[k]), float64(base[k]+n)
+			bar, err := plotter.NewPolygon(plotter.XYs{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}})
+			if err != nil {
+				continue
+			}
+			bar.Color = c
+			bar.LineStyle.Color, bar.LineStyle.Width = color.White, vg.Points(0.75)
+			p.Add(bar)
+			thumb = bar
+			base[k] += n
+		}
+		if thumb != nil {
+			p.Legend.Add(fmt.Sprintf("%s (%d edges)", g.Group, len(g.Values)), thumb)
+		}
 	}
+	top := 0
+	for _, n := range base {
+		top = max(top, n)
+	}
+	p.X.Min, p.X.Max = 0, b.width*timeLeftBinCount*1.02 // the last bar clear of the frame
+	p.Y.Min, p.Y.Max = 0, float64(top)+0.5
+	return p, len(b.groups) > 0
+}
+
+// removalKinds are the kinds of removal a sweep makes, stacked in this
+// order in the removals chart.
+var removalKinds = []struct {
+	name string
+	v    func(worker.SweepRemovals) int64
+}{
+	{"blocks archived (orphans included)", func(s worker.SweepRemovals) int64 { return s.Archived }},
+	{"edges removed with their blocks", func(s worker.SweepRemovals) int64 { return s.EdgesRemovedWithBlocks }},
+	{"edges pruned (static)", func(s worker.SweepRemovals) int64 { return s.EdgesPruned }},
+	{"edges decayed (tiered)", func(s worker.SweepRemovals) int64 { return s.EdgesDecayed }},
+	{"edges decayed by a policy", func(s worker.SweepRemovals) int64 { return s.EdgesPolicy }},
+	{"facts archived or pruned", func(s worker.SweepRemovals) int64 { return s.FactsRemoved }},
+}
+
+// sweepLabel names a sweep on the removals chart's axis: its id, so no two
+// are alike, and when it started.
+func sweepLabel(s worker.SweepRemovals) string {
+	return fmt.Sprintf("sweep %d\n%s", s.ID, time.Unix(s.StartedAt, 0).UTC().Format("2006-01-02 15:04"))
+}
+
+func sweepsPlot(sweeps []worker.SweepRemovals, now time.Time) *plot.Plot {
+	p := newPlot("Removals per sweep, stacked by kind", "sweep (start, UTC)", "rows removed or archived")
+	p.Y.Tick.Marker = countTicks{}
 	if len(sweeps) == 0 {
 		p.Title.Text += " (no sweep recorded yet)"
-		now := float64(time.Now().Unix())
-		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = now-86400, now, 0, 1
+		p.X.Tick.Marker = plot.TimeTicks{Format: "2006-01-02", Time: plot.UTCUnixTime}
+		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = float64(now.Unix()-86400), float64(now.Unix()), 0, 1
 		return p
 	}
-	for i, s := range series {
-		xys := make(plotter.XYs, len(sweeps))
-		for j, sw := range sweeps {
-			xys[j] = plotter.XY{X: float64(sw.StartedAt), Y: float64(s.v(sw))}
+	// Wide bars for a few sweeps, narrower for many, never overlapping.
+	width := vg.Length(math.Min(60, 400/float64(len(sweeps)))) * vg.Points(1)
+	var below *plotter.BarChart
+	top := 0.0
+	for i, kind := range removalKinds {
+		vs := make(plotter.Values, len(sweeps))
+		for j, s := range sweeps {
+			vs[j] = float64(kind.v(s))
 		}
-		line, points, err := plotter.NewLinePoints(xys)
+		bars, err := plotter.NewBarChart(vs, width)
 		if err != nil {
 			continue
 		}
-		line.Color, points.Color = plotColor(i), plotColor(i)
-		p.Add(line, points)
-		p.Legend.Add(s.name, line, points)
+		bars.Color = plotColor(i)
+		bars.LineStyle.Color, bars.LineStyle.Width = color.White, vg.Points(0.75)
+		if below != nil {
+			bars.StackOn(below)
+		}
+		p.Add(bars)
+		p.Legend.Add(kind.name, bars)
+		below = bars
 	}
-	p.Y.Min = 0
+	labels := make([]string, len(sweeps))
+	for j, s := range sweeps {
+		labels[j] = sweepLabel(s)
+		top = math.Max(top, below.BarHeight(j))
+	}
+	p.NominalX(labels...)
+	p.Y.Min, p.Y.Max = 0, math.Max(top*1.08, 1)
 	return p
 }
 
-// plotColor is a palette readable on white and by most colour-blind readers.
+// plotColor is the Okabe–Ito palette, readable on white and by readers with
+// any common colour-vision deficiency (its yellow, too pale on white, left
+// out).
 func plotColor(i int) color.Color {
 	palette := []color.RGBA{
 		{0, 114, 178, 255}, {213, 94, 0, 255}, {0, 158, 115, 255}, {204, 121, 167, 255},
@@ -226,41 +454,63 @@ func plotColor(i int) color.Color {
 	return palette[i%len(palette)]
 }
 
-// sketchPlot draws one row's curve for explain --plot: the curve, "now",
-// each threshold dashed with its crossing marked.
+// sketchAxis is explain --plot's time axis: time from now, with now stated.
+func sketchAxis(s *worker.Sketch) string {
+	if s.Clock == "wall" {
+		return fmt.Sprintf("days from now (0 = now, %s on the wall clock)", time.Unix(int64(s.At), 0).UTC().Format("2006-01-02 15:04 UTC"))
+	}
+	return fmt.Sprintf("active hours from now (0 = now, the clock at %.1f h)", s.At)
+}
+
+// sketchLineLabel is a threshold's legend entry: its value and when the
+// curve crosses it, from now.
+func sketchLineLabel(s *worker.Sketch, l worker.SketchLine) string {
+	name := fmt.Sprintf("%s %.3g", l.Name, l.Value)
+	switch {
+	case l.Crossing == nil:
+		return name + ": never crossed"
+	case *l.Crossing-s.Now < 0:
+		return name + ": crossed " + worker.HumanSpan(s.Now-*l.Crossing, s.Clock) + " ago"
+	default:
+		return name + ": crossed in " + worker.HumanSpan(*l.Crossing-s.Now, s.Clock)
+	}
+}
+
+// sketchPlot draws one row's curve for explain --plot on one time axis,
+// from now: the curve, now at 0, each threshold dashed with its crossing
+// marked.
 func sketchPlot(s *worker.Sketch) *plot.Plot {
-	p := newPlot(s.Title, "time since the last anchor, "+clockUnit(s.Clock), s.YLabel)
+	p := newPlot(s.Title, sketchAxis(s), s.YLabel)
+	p.X.Tick.Marker = linearTimeTicks{s.Clock}
 	xys := make(plotter.XYs, len(s.Points))
 	top := 0.0
 	for i, pt := range s.Points {
-		xys[i] = plotter.XY{X: pt[0], Y: pt[1]}
+		xys[i] = plotter.XY{X: pt[0] - s.Now, Y: pt[1]}
 		top = math.Max(top, pt[1])
 	}
-	end := xys[len(xys)-1].X
+	start, end := xys[0].X, xys[len(xys)-1].X
 	if line, err := plotter.NewLine(xys); err == nil {
-		line.Color, line.Width = plotColor(0), vg.Points(1.5)
+		line.Color, line.Width = plotColor(0), vg.Points(2)
 		p.Add(line)
-		p.Legend.Add(s.YLabel, line)
+		p.Legend.Add(s.YLabel+" (its last anchor at the left end)", line)
 	}
 	for i, l := range s.Lines {
-		th, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: l.Value}, {X: end, Y: l.Value}})
+		th, _ := plotter.NewLine(plotter.XYs{{X: start, Y: l.Value}, {X: end, Y: l.Value}})
 		th.Color, th.Dashes = plotColor(i+1), []vg.Length{vg.Points(4), vg.Points(3)}
 		p.Add(th)
-		name := fmt.Sprintf("%s %.3g", l.Name, l.Value)
+		thumbs := []plot.Thumbnailer{th}
 		if l.Crossing != nil {
-			name += " at " + span(*l.Crossing, s.Clock)
-			cross, _ := plotter.NewScatter(plotter.XYs{{X: *l.Crossing, Y: l.Value}})
-			cross.GlyphStyle.Shape, cross.GlyphStyle.Color, cross.GlyphStyle.Radius = draw.CrossGlyph{}, plotColor(i+1), vg.Points(5)
+			cross, _ := plotter.NewScatter(plotter.XYs{{X: *l.Crossing - s.Now, Y: l.Value}})
+			cross.GlyphStyle.Shape, cross.GlyphStyle.Color, cross.GlyphStyle.Radius = crossGlyphs[i%len(crossGlyphs)], plotColor(i+1), vg.Points(5)
 			p.Add(cross)
-		} else {
-			name += ", never crossed"
+			thumbs = append(thumbs, cross)
 		}
-		p.Legend.Add(name, th)
+		p.Legend.Add(sketchLineLabel(s, l), thumbs...)
 	}
-	now, _ := plotter.NewLine(plotter.XYs{{X: s.Now, Y: 0}, {X: s.Now, Y: math.Max(top, 1e-9) * 1.05}})
+	now, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 0, Y: math.Max(top, 1e-9) * 1.05}})
 	now.Color, now.Width = color.Black, vg.Points(1)
 	p.Add(now)
-	p.Legend.Add("now: "+span(s.Now, s.Clock), now)
-	p.X.Min, p.Y.Min = 0, 0
+	p.Legend.Add("now", now)
+	p.X.Min, p.X.Max, p.Y.Min = start, end, 0
 	return p
 }

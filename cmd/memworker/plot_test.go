@@ -28,6 +28,7 @@ func TestPlotDataGolden(t *testing.T) {
 			Points    [][2]float64 `json:"points"`
 			Threshold float64      `json:"threshold"`
 			Crossing  *float64     `json:"crossing"`
+			SameAs    string       `json:"same_as"`
 		} `json:"curves"`
 		TimeLeft []struct {
 			Group  string    `json:"group"`
@@ -47,6 +48,9 @@ func TestPlotDataGolden(t *testing.T) {
 			cross = fmt.Sprintf("%.6g", *c.Crossing)
 		}
 		fmt.Fprintf(&b, "curve %s [%s] threshold %.6g crossing %s:", c.Name, c.Clock, c.Threshold, cross)
+		if c.SameAs != "" {
+			fmt.Fprintf(&b, " same as %s:", c.SameAs)
+		}
 		for _, p := range c.Points {
 			fmt.Fprintf(&b, " %.6g,%.6g", p[0], p[1])
 		}
