@@ -35,6 +35,23 @@ var steadyWrites = []string{
 	WHERE (CAST(substr(from_id, 2) AS INTEGER) * 7919 + CAST(substr(to_id, 2) AS INTEGER)) %% %d = 0`, ReinforceModulo),
 }
 
+// HourlyModulo shapes the hourly scenario: the clock moves on one active
+// hour, and one block and one edge in HourlyModulo are used at the new
+// clock (0.1 %), as an app between two hourly sweeps.
+const HourlyModulo = 1000
+
+// hourlyWrites are the app's writes between two hourly sweeps, picked by
+// key as steadyWrites are.
+var hourlyWrites = []string{
+	`UPDATE mem_config SET value = value + 1 WHERE key = 'active_hours'`,
+	fmt.Sprintf(`UPDATE mem_edges SET reinforcement_count = reinforcement_count + 1,
+		last_active_hours = (SELECT value FROM mem_config WHERE key = 'active_hours')
+	WHERE (CAST(substr(from_id, 2) AS INTEGER) * 7919 + CAST(substr(to_id, 2) AS INTEGER)) %% %d = 0`, HourlyModulo),
+	fmt.Sprintf(`UPDATE mem_blocks SET reinforcement_count = reinforcement_count + 1,
+		last_reinforced_hours = (SELECT value FROM mem_config WHERE key = 'active_hours')
+	WHERE status = 'active' AND CAST(substr(id, 2) AS INTEGER) * 7919 %% %d = 0`, HourlyModulo),
+}
+
 type bench struct {
 	o     Options
 	peers []Peer
@@ -65,7 +82,7 @@ type scenario struct {
 // scenarioKeys are the -scenarios keys, in the order they run, each with
 // the key whose result it starts from.
 var scenarioKeys = []struct{ key, needs string }{
-	{"first", ""}, {"noop", "first"}, {"steady", "first"},
+	{"first", ""}, {"noop", "first"}, {"steady", "first"}, {"hourly", "first"},
 	{"rqlite-first", ""}, {"rqlite-steady", "rqlite-first"},
 }
 
@@ -87,7 +104,7 @@ func parseScenarios(list string) (map[string]bool, error) {
 	}
 	for k := range want {
 		if !known[k] {
-			return nil, fmt.Errorf("-scenarios: no scenario %q (want first, noop, steady, rqlite-first, rqlite-steady or none)", k)
+			return nil, fmt.Errorf("-scenarios: no scenario %q (want first, noop, steady, hourly, rqlite-first, rqlite-steady or none)", k)
 		}
 	}
 	return want, nil
@@ -100,6 +117,7 @@ func (b *bench) scenarios() []scenario {
 		{key: "first", name: "first sweep", from: func(Peer) string { return b.base }, keep: true},
 		{key: "noop", name: "no-op sweep (same clock)", from: fromState},
 		{key: "steady", name: steady, from: fromState, writes: steadyWrites},
+		{key: "hourly", name: fmt.Sprintf("hourly (+1 h, %.1f %% of blocks and edges used)", 100.0/HourlyModulo), from: fromState, writes: hourlyWrites},
 		{key: "rqlite-first", name: "first sweep", from: func(Peer) string { return b.base }, keep: true, rqlite: true},
 		{key: "rqlite-steady", name: steady, from: fromState, writes: steadyWrites, rqlite: true},
 	}
