@@ -1,6 +1,9 @@
 package shim
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // The function registry: the one list of SQL functions. memdecay.c
 // registers the table that ./gen writes from it into registry.h (run
@@ -63,6 +66,28 @@ type Function struct {
 	// numbers, so memdecay.c can call it with no decoding at all.
 	impl    func(c *call) (result, error)
 	numeric func(a []float64) (v float64, null bool, err error)
+}
+
+// Signature is the function as the docs write it: its arguments, the
+// optional ones in nested brackets, e.g. "linear_weight(weight, rate,
+// elapsed [, hold])". The docs' headings and sqlfuncs' package comment are
+// tested against it.
+func (f *Function) Signature() string {
+	var b strings.Builder
+	b.WriteString(f.Name + "(")
+	for i, a := range f.Args {
+		switch {
+		case i >= f.MinArgs:
+			b.WriteString(" [, " + a.Name)
+		case i > 0:
+			b.WriteString(", " + a.Name)
+		default:
+			b.WriteString(a.Name)
+		}
+	}
+	b.WriteString(strings.Repeat("]", max(0, len(f.Args)-f.MinArgs)) + ")")
+	s := b.String()
+	return strings.Replace(s, "( [, ", "([", 1) // every argument optional
 }
 
 // MaxArgs is the number of arguments at the largest arity.
