@@ -1,6 +1,6 @@
 // Package mapping declares which tables of a database play the roles of a
 // memory: nodes (blocks), edges and facts, with the columns that play each
-// part of memworker's own rows (SPEC §3.1, docs/mapping.md). memworker's
+// part of memworker's own rows (docs/mapping.md). memworker's
 // own mem_ tables are the mapping named mem, the default; an app that keeps
 // its memory in tables of its own declares a mapping once, and it is stored
 // in the database (mem_mapping), so every worker, a fleet and an rqlite
@@ -146,7 +146,7 @@ type Edges struct {
 	LastObservedClock string `json:"last_observed_clock,omitempty" toml:"last_observed_clock"`
 }
 
-// Facts are the scored facts of SPEC §4.3.
+// Facts are the scored facts of docs/facts.md.
 type Facts struct {
 	Table       string `json:"table" toml:"table"`
 	Key         Key    `json:"key" toml:"key"`

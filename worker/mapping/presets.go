@@ -11,7 +11,7 @@ const Default = "mem"
 
 // presets are the mappings memworker knows by name.
 var presets = map[string]func() *Mapping{
-	// memworker's own tables (SPEC §3).
+	// memworker's own tables (docs/schema.md).
 	"mem": func() *Mapping {
 		return &Mapping{
 			Preset: "mem",
