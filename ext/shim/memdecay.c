@@ -2,10 +2,6 @@
  * two ways from this one file: as a loadable extension (sqlite3ext.h routes
  * every call through the sqlite3_api table) and, with -DSQLITE_CORE, linked
  * into a Go program against mattn/go-sqlite3's SQLite. */
-#if !defined(SQLITE_CORE) && defined(__linux__)
-#define _GNU_SOURCE /* dladdr, RTLD_DEFAULT */
-#include <dlfcn.h>
-#endif
 #include <stdlib.h>
 #include <sqlite3ext.h>
 #include "memdecay.h"
@@ -113,29 +109,6 @@ static void md_xfunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
 
 const char *md_sqlite_version(void) { return sqlite3_libversion(); }
 
-#if !defined(SQLITE_CORE) && defined(__linux__)
-/* md_other_go_runtime names the object of another Go runtime in this
- * process, or returns NULL. A Go program that uses cgo exports
- * _cgo_topofstack, as this library does: when the first one the dynamic
- * linker finds is not ours, a Go program (or another Go library) got here
- * first, and two Go runtimes in one process are not supported (signals,
- * threads and the scheduler are each runtime's alone). */
-int sqlite3_memdecay_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi);
-
-static const char *md_other_go_runtime(void) {
-	Dl_info self, other;
-	/* The program's handle searches it, its libraries, then what was
-	 * loaded global, in order (RTLD_DEFAULT from here finds our own). */
-	void *program = dlopen(NULL, RTLD_NOW), *sym;
-	if (program == NULL) return NULL;
-	sym = dlsym(program, "_cgo_topofstack");
-	dlclose(program);
-	if (sym == NULL || !dladdr((void *)sqlite3_memdecay_init, &self) || !dladdr(sym, &other)) return NULL;
-	if (other.dli_fbase == self.dli_fbase) return NULL;
-	return other.dli_fname && other.dli_fname[0] ? other.dli_fname : "the program itself";
-}
-#endif
-
 #ifdef _WIN32
 __declspec(dllexport)
 #endif
@@ -145,16 +118,6 @@ int sqlite3_memdecay_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routin
 	int n, rc;
 
 	SQLITE_EXTENSION_INIT2(pApi);
-#if !defined(SQLITE_CORE) && defined(__linux__)
-	{
-		const char *other = md_other_go_runtime();
-		if (other != NULL) {
-			*pzErrMsg = sqlite3_mprintf("memdecay: this process already runs Go (%s), and a Go library's runtime cannot share "
-				"a process with another; from Go, import github.com/memdecay/memdecay/ext/shim instead of loading memdecay.so", other);
-			return SQLITE_ERROR;
-		}
-	}
-#endif
 	if (sqlite3_libversion_number() < 3031000) {
 		*pzErrMsg = sqlite3_mprintf("memdecay: needs SQLite 3.31 or newer (this is %s)", sqlite3_libversion());
 		return SQLITE_ERROR;
