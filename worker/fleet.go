@@ -113,11 +113,14 @@ type FleetResult struct {
 
 // FleetTotal adds up a fleet's reports.
 type FleetTotal struct {
-	Databases                int   `json:"databases"`
-	Failed                   int   `json:"failed"`
-	Archived                 int64 `json:"archived"`
-	EdgesPruned              int64 `json:"edges_pruned"`
-	EdgesDecayed             int64 `json:"edges_decayed"`
+	Databases              int   `json:"databases"`
+	Failed                 int   `json:"failed"`
+	Archived               int64 `json:"archived"`
+	EdgesPruned            int64 `json:"edges_pruned"`
+	EdgesDecayed           int64 `json:"edges_decayed"`
+	EdgesRemovedWithBlocks int64 `json:"edges_removed_with_blocks"`
+	// EdgesRemoved is every edge removed, of every kind (Report.EdgesRemoved).
+	EdgesRemoved             int64 `json:"edges_removed"`
 	EdgesDeferred            int64 `json:"edges_deferred"`
 	TotalEdgesAfter          int64 `json:"total_edges_after"`
 	Reinforced               int64 `json:"reinforced"`
@@ -158,6 +161,8 @@ func SweepFleet(ctx context.Context, paths []string, jobs int, opt SweepOptions)
 		total.Archived += r.Archived
 		total.EdgesPruned += r.EdgesPruned
 		total.EdgesDecayed += r.EdgesDecayed
+		total.EdgesRemovedWithBlocks += r.EdgesRemovedWithBlocks
+		total.EdgesRemoved += r.EdgesRemoved
 		total.EdgesDeferred += r.EdgesDeferred
 		total.TotalEdgesAfter += r.TotalEdgesAfter
 		total.Reinforced += r.Reinforced

@@ -121,8 +121,10 @@ func sweepCommand() *cli.Command {
 						fmt.Fprintf(c.App.Writer, "%s: FAILED: %s\n", safe(r.Path), escapeControls(r.Error))
 					}
 				}
-				fmt.Fprintf(c.App.Writer, "total: %d databases (%d failed), %d archived, %d edges pruned, %d edges decayed, %d edges remain\n",
-					total.Databases, total.Failed, total.Archived, total.EdgesPruned, total.EdgesDecayed, total.TotalEdgesAfter)
+				byPolicy := total.EdgesRemoved - total.EdgesRemovedWithBlocks - total.EdgesPruned - total.EdgesDecayed
+				fmt.Fprintf(c.App.Writer, "total: %d databases (%d failed), %d archived, %d edges removed (%d with blocks, %d pruned, %d decayed, %d by policy), %d edges remain\n",
+					total.Databases, total.Failed, total.Archived, total.EdgesRemoved, total.EdgesRemovedWithBlocks, total.EdgesPruned,
+					total.EdgesDecayed, byPolicy, total.TotalEdgesAfter)
 			}
 			if total.Failed > 0 {
 				busy := 0
