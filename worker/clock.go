@@ -1,8 +1,10 @@
 package worker
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 )
 
@@ -50,3 +52,33 @@ func (c Clock) restoreAnchor(cfg Config) float64 {
 	}
 	return c.Hours
 }
+
+// ErrClockBehind: a sweep was asked at an active hour behind the last
+// sweep's (last_curate_at).
+var ErrClockBehind = errors.New("the clock is behind the last sweep's")
+
+// forSweep is the clock a sweep runs at. A clock already swept, or behind
+// the last sweep's, changes nothing (SPEC §4.4): a sweep there would
+// otherwise reinforce again and set last_curate_at back, and the next
+// sweep ahead would archive and reinforce anew. So a clock read from
+// mem_config that is behind the last sweep's (a sweep ran ahead of it,
+// with --now) is taken as the last sweep's: the sweep repeats that one.
+// A clock given (given: --now) behind it is refused with ErrClockBehind,
+// unless forced: a forced sweep runs at it as at a new clock, archival,
+// the decay cap and reinforcement included, and sets last_curate_at back
+// to it, so that the next sweep at a later clock is a new one again.
+func (c Clock) forSweep(cfg Config, given, force bool) (Clock, error) {
+	last := cfg.LastCurateAt
+	if last == nil || c.Hours >= *last || force {
+		return c, nil
+	}
+	if given {
+		return c, fmt.Errorf("%w: active hour %s, last sweep at %s (last_curate_at); "+
+			"a sweep there would reinforce again and set that clock back", ErrClockBehind, hours(c.Hours), hours(*last))
+	}
+	c.Hours = *last
+	return c, nil
+}
+
+// hours formats an active-hours reading as it was given.
+func hours(h float64) string { return strconv.FormatFloat(h, 'f', -1, 64) }

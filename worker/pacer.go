@@ -39,7 +39,7 @@ const (
 const syncChunkFactor = 4
 
 // inTx runs f in one BEGIN IMMEDIATE transaction on the sweep's connection,
-// with the heartbeat (the lease) in the same transaction.
+// fenced by the lease, with its heartbeat in the same transaction.
 func (st *fileStore) inTx(ctx context.Context, f func() error) (err error) {
 	// The lock stays free for at least Pause between two transactions
 	// (a checkpoint after the commit counts), so a writer waiting on it
@@ -61,21 +61,22 @@ func (st *fileStore) inTx(ctx context.Context, f func() error) (err error) {
 		p.inTransaction = false
 		if err != nil {
 			st.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
-			return
-		}
-		if _, err = st.conn.ExecContext(context.WithoutCancel(ctx), "COMMIT"); err == nil {
+		} else if _, err = st.conn.ExecContext(context.WithoutCancel(ctx), "COMMIT"); err == nil {
 			committed := time.Now()
 			p.held, p.committed = committed.Sub(began), committed
 			st.lastChanged = st.execRows
 			st.checkpoint(context.WithoutCancel(ctx))
 			st.yieldLock(ctx, committed, p.held)
 		}
+		if err != nil && st.fence != nil {
+			err = st.fence.lost(ctx, st.conn, err)
+		}
 	}()
 	if err := f(); err != nil {
 		return err
 	}
-	if st.beat != nil {
-		return st.beat(ctx, st.conn)
+	if st.fence != nil {
+		return st.fence.beat(ctx, st.conn)
 	}
 	return nil
 }

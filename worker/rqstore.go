@@ -18,7 +18,10 @@ import (
 //
 //   - the working tables the phase files write as temp.x are main tables
 //     named mem_work_x (replicatedSQL rewrites the statements; their SQL
-//     stays written once), dropped again when the sweep ends;
+//     stays written once), dropped again when the sweep ends. Every
+//     connection sees them: only the sweep that holds the lease creates,
+//     writes or drops them, and each of its writes outside a transaction
+//     goes as one with the lease's guard;
 //   - a write transaction is one request: its statements are collected and
 //     applied at COMMIT, atomically, on every node (rqlite.go);
 //   - there is no read snapshot: derived state is refreshed in place, in
@@ -30,7 +33,9 @@ type replicaStore struct {
 	opt    SweepOptions
 	rqlite bool
 	args   func(extra ...any) []any
-	beat   func(ctx context.Context, q querier) error
+	fence  fence // the lease, once the sweep holds it
+	// dropped: the working tables are gone (dropWorking).
+	dropped bool
 	// The transaction under way: which of its writes are exec's (their
 	// rows count in changed), and how long the last one held the cluster.
 	inTransaction bool
@@ -49,25 +54,35 @@ func openReplicaStore(ctx context.Context, db *DB, opt SweepOptions) (*replicaSt
 	return &replicaStore{conn: conn, opt: opt, rqlite: db.Rqlite, args: func(extra ...any) []any { return extra }}, nil
 }
 
-func (st *replicaStore) bind(args func(extra ...any) []any)                       { st.args = args }
-func (st *replicaStore) onCommit(beat func(ctx context.Context, q querier) error) { st.beat = beat }
-func (st *replicaStore) othersWriting() bool                                      { return false }
-func (st *replicaStore) snapshots() bool                                          { return false }
-func (st *replicaStore) changed() int64                                           { return st.lastChanged }
-func (st *replicaStore) querier() querier                                         { return replicaQuerier{st} }
+func (st *replicaStore) bind(args func(extra ...any) []any) { st.args = args }
+func (st *replicaStore) hold(f fence)                       { st.fence = f }
+func (st *replicaStore) othersWriting() bool                { return false }
+func (st *replicaStore) snapshots() bool                    { return false }
+func (st *replicaStore) changed() int64                     { return st.lastChanged }
+func (st *replicaStore) querier() querier                   { return replicaQuerier{st} }
 
-// close drops the working tables (a cut-off sweep's are dropped by the next
-// one) and releases the connection. The drops go one request each, not as
-// one (execOneRequest): a follower applies a request once it learns that
-// it committed, with the next request or heartbeat, so a sweep's last
+// dropWorking drops the working tables (a cut-off sweep's are dropped by
+// the next one). Only a sweep that holds the lease drops them, each drop
+// fenced: a sweep refused, or one whose place another took, leaves them to
+// the sweep using them. The drops go one request each, not as one
+// (execOneRequest): a follower applies a request once it learns that it
+// committed, with the next request or heartbeat, so a sweep's last
 // request may not be on every node yet when the sweep returns; kept small,
 // it leaves at most one table behind for a moment, not all of them.
-func (st *replicaStore) close() error {
-	if _, err := st.execEach(context.Background(), "plan_drop", stmts("plan_drop"), nil); err != nil {
-		st.conn.Close()
-		return err
+func (st *replicaStore) dropWorking(ctx context.Context) error {
+	if st.fence == nil || st.dropped {
+		return nil
 	}
-	return st.conn.Close()
+	st.dropped = true
+	_, err := st.execEach(ctx, "plan_drop", stmts("plan_drop"), nil)
+	return err
+}
+
+// close drops the working tables, when the sweep has not, and releases the
+// connection.
+func (st *replicaStore) close() error {
+	err := st.dropWorking(context.Background())
+	return errors.Join(err, st.conn.Close())
 }
 
 func (st *replicaStore) exec(ctx context.Context, name string, extra ...any) (int64, error) {
@@ -102,14 +117,21 @@ func (st *replicaStore) execOneRequest(ctx context.Context, name string, list []
 	if _, err := st.conn.ExecContext(ctx, "BEGIN"); err != nil {
 		return 0, fmt.Errorf("%s: %w", name, err)
 	}
+	if st.fence != nil {
+		query, args := st.fence.guard()
+		if _, err := st.conn.ExecContext(ctx, query, args...); err != nil {
+			st.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+			return 0, fmt.Errorf("%s: %w", name, st.lost(ctx, err))
+		}
+	}
 	for _, q := range list {
 		if _, err := st.conn.ExecContext(ctx, replicatedSQL(q), st.args(extra...)...); err != nil {
 			st.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
-			return 0, fmt.Errorf("%s: %w", name, err)
+			return 0, fmt.Errorf("%s: %w", name, st.lost(ctx, err))
 		}
 	}
 	if _, err := st.conn.ExecContext(context.WithoutCancel(ctx), "COMMIT"); err != nil {
-		return 0, fmt.Errorf("%s: %w", name, err)
+		return 0, fmt.Errorf("%s: %w", name, st.lost(ctx, err))
 	}
 	rows, err := lastTxRows(ctx, st.conn)
 	var total int64
@@ -120,7 +142,12 @@ func (st *replicaStore) execOneRequest(ctx context.Context, name string, list []
 }
 
 // write runs one write, noting inside a transaction whether it is exec's.
+// Outside a transaction, once the sweep holds the lease, it goes as a
+// transaction of its own behind the lease's guard.
 func (st *replicaStore) write(ctx context.Context, fromExec bool, query string, args ...any) (sql.Result, error) {
+	if !st.inTransaction && st.fence != nil && !txControl.MatchString(query) {
+		return st.fenced(ctx, query, args)
+	}
 	res, err := st.conn.ExecContext(ctx, query, args...)
 	if err == nil && st.inTransaction {
 		st.writes = append(st.writes, fromExec)
@@ -129,6 +156,52 @@ func (st *replicaStore) write(ctx context.Context, fromExec bool, query string, 
 		}
 	}
 	return res, err
+}
+
+// txControl matches the statements that open or end a transaction.
+var txControl = regexp.MustCompile(`(?i)^\s*(BEGIN|COMMIT|END|ROLLBACK)\b`)
+
+// fenced runs one write with the lease's guard before it, as one request.
+func (st *replicaStore) fenced(ctx context.Context, query string, args []any) (sql.Result, error) {
+	if _, err := st.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return nil, err
+	}
+	guard, guardArgs := st.fence.guard()
+	res, err := st.conn.ExecContext(ctx, guard, guardArgs...)
+	if err == nil {
+		res, err = st.conn.ExecContext(ctx, query, args...)
+	}
+	if err != nil {
+		st.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+		return nil, st.lost(ctx, err)
+	}
+	if _, err := st.conn.ExecContext(context.WithoutCancel(ctx), "COMMIT"); err != nil {
+		return nil, st.lost(ctx, err)
+	}
+	if !st.rqlite {
+		return res, nil
+	}
+	// rqlite tells the rows each statement changed only once applied.
+	rows, err := lastTxRows(ctx, st.conn)
+	if err != nil || len(rows) < 2 {
+		return driverResult(0), err
+	}
+	return driverResult(rows[1]), nil
+}
+
+// driverResult is a write's result known only by its rows changed.
+type driverResult int64
+
+func (r driverResult) LastInsertId() (int64, error) { return 0, errors.New("no insert id") }
+func (r driverResult) RowsAffected() (int64, error) { return int64(r), nil }
+
+// lost is the fence's reading of a write that failed: ErrLeaseLost when
+// the lease is gone.
+func (st *replicaStore) lost(ctx context.Context, err error) error {
+	if st.fence == nil {
+		return err
+	}
+	return st.fence.lost(ctx, st.querier(), err)
 }
 
 func (st *replicaStore) count(ctx context.Context, query string, args ...any) (int64, error) {
@@ -150,15 +223,17 @@ func (st *replicaStore) inTx(ctx context.Context, f func() error) (err error) {
 	st.inTransaction, st.writes, st.execRows = true, nil, 0
 	defer func() { st.inTransaction = false }()
 	err = f()
-	if err == nil && st.beat != nil {
-		err = st.beat(ctx, st.querier())
+	if err == nil && st.fence != nil {
+		err = st.fence.beat(ctx, st.querier())
 	}
 	if err != nil {
 		st.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
-		return err
+		st.inTransaction = false
+		return st.lost(ctx, err)
 	}
 	if _, err := st.conn.ExecContext(context.WithoutCancel(ctx), "COMMIT"); err != nil {
-		return err
+		st.inTransaction = false
+		return st.lost(ctx, err)
 	}
 	st.committed = time.Now()
 	st.held, st.lastChanged = st.committed.Sub(began), st.execRows

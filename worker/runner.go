@@ -22,8 +22,8 @@ type store interface {
 	count(ctx context.Context, query string, args ...any) (int64, error)
 	// querier reads and writes outside the named statements.
 	querier() querier
-	// inTx runs f in one bounded write transaction, with the lease's
-	// heartbeat in it.
+	// inTx runs f in one bounded write transaction, fenced by the lease
+	// and with its heartbeat in it (see hold).
 	inTx(ctx context.Context, f func() error) error
 	// inRead runs f at one read snapshot, ended by end (COMMIT or ROLLBACK).
 	inRead(ctx context.Context, end string, f func() error) error
@@ -31,9 +31,13 @@ type store interface {
 	txRows(size int) *txRows
 	// othersWriting reports whether another connection wrote lately.
 	othersWriting() bool
-	// onCommit sets a write made in every write transaction (the lease's
-	// heartbeat).
-	onCommit(beat func(ctx context.Context, q querier) error)
+	// hold fences every write from now on with the sweep's lease (nil:
+	// the sweep holds none, and writes no working state).
+	hold(f fence)
+	// dropWorking drops the working tables a replica keeps in main, while
+	// the sweep holds the lease (a file's temp tables go with its
+	// connection).
+	dropWorking(ctx context.Context) error
 	// changed is the rows exec's statements changed in the last committed
 	// transaction (a replica knows them only once it has committed).
 	changed() int64
@@ -44,6 +48,21 @@ type store interface {
 	close() error
 }
 
+// fence is the lease as a store writes it. Only the sweep that holds the
+// database writes to it: the writes of a sweep that lost its lease (paused
+// past it) must fail, not land beside those of the sweep that took over.
+type fence interface {
+	// beat runs inside each write transaction: a guard that fails the
+	// transaction once the lease is another sweep's, and the heartbeat.
+	beat(ctx context.Context, q querier) error
+	// guard is the guard alone, one statement and its arguments, for a
+	// write a replica sends outside a transaction.
+	guard() (query string, args []any)
+	// lost turns the error of a write that failed into ErrLeaseLost when
+	// the lease is gone; other errors it returns as they are.
+	lost(ctx context.Context, q querier, err error) error
+}
+
 // fileStore runs a sweep on one pinned connection to a SQLite file: its
 // temp tables live per connection. runner.go holds its statement runner,
 // pacer.go its transactions.
@@ -51,7 +70,7 @@ type fileStore struct {
 	conn   *sql.Conn
 	opt    SweepOptions
 	args   func(extra ...any) []any // the sweep's bound parameters
-	beat   func(ctx context.Context, q querier) error
+	fence  fence                    // the lease, once the sweep holds it
 	pacing pacing
 	// Rows exec changed in the transaction under way, and in the last
 	// committed one.
@@ -90,9 +109,8 @@ func openFileStore(ctx context.Context, db *DB, opt SweepOptions) (*fileStore, e
 // bind sets the sweep's parameters, bound to every named statement.
 func (st *fileStore) bind(args func(extra ...any) []any) { st.args = args }
 
-// onCommit sets the heartbeat written in every write transaction (the
-// lease).
-func (st *fileStore) onCommit(beat func(ctx context.Context, q querier) error) { st.beat = beat }
+func (st *fileStore) hold(f fence)                          { st.fence = f }
+func (st *fileStore) dropWorking(ctx context.Context) error { return nil }
 
 func (st *fileStore) close() error {
 	st.discardIfQuiet()

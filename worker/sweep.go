@@ -2,9 +2,12 @@ package worker
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/mattn/go-sqlite3"
 )
 
 // DefaultChunkSize bounds the rows one apply transaction touches while an
@@ -45,6 +48,10 @@ type SweepOptions struct {
 	Full    bool       // evaluate every row, not only the changed and due ones
 	Now     *float64   // active-hours clock; nil reads mem_config active_hours
 	WallNow *time.Time // wall clock; nil is time.Now()
+	// Force sweeps at a Now behind the last sweep's clock, which is
+	// otherwise refused (ErrClockBehind): as at a new clock, reinforcement
+	// included, and last_curate_at is set back to it (Clock.forSweep).
+	Force bool
 	// ChunkSize: rows per transaction while another connection writes;
 	// 0 is DefaultChunkSize.
 	ChunkSize int
@@ -62,7 +69,10 @@ type SweepOptions struct {
 	// 0 is DefaultPause. SQLite's default busy handler retries at most
 	// 100 ms apart, so 100 ms bounds an app's wait to about one transaction.
 	Pause time.Duration
-	Owner string // who holds the lease, for the "already running" message; "" names this process
+	// Owner: who holds the lease, for the "already running" message; ""
+	// names this process and machine. Each sweep adds a random id of its
+	// own, so that no two claims share an owner.
+	Owner string
 	// Progress, when set, is told before each transaction of a step how far
 	// the step is, and once when it is done (a terminal's progress bar).
 	Progress func(step string, done, total int64)
@@ -74,6 +84,9 @@ type SweepOptions struct {
 	// replicated runs the sweep on a file as it runs on rqlite
 	// (replicaStore), for tests that compare the two.
 	replicated bool
+	// lease: how long the sweep's claim lasts without a heartbeat; 0 is
+	// LeaseDuration (tests outlive a shorter one).
+	lease time.Duration
 }
 
 // SweepSignals lets a test act at known points of a sweep (write as an
@@ -144,6 +157,9 @@ type sweep struct {
 	// resume: finish the saved plan of a sweep cut off at this clock.
 	resume bool
 	saved  savedPlan
+	// claim: the lease this sweep holds (its row and owner) while held.
+	claim  leaseClaim
+	held   bool
 	cfg    Config
 	clock  Clock
 	report Report
@@ -158,8 +174,8 @@ func Sweep(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
 	opt = opt.withDefaults()
-	if err := refuseAppMapping(ctx, db); err != nil {
-		return nil, fmt.Errorf("sweep: %w", err)
+	if !opt.DryRun {
+		opt.Owner = withRunID(opt.Owner)
 	}
 	if !opt.DryRun && db.ReadOnly {
 		return nil, fmt.Errorf("sweep: %w", ErrReadOnly)
@@ -187,26 +203,71 @@ func Sweep(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) {
 	} else {
 		err = s.acquireLease(ctx)
 	}
-	if errors.Is(err, ErrSweepRunning) {
+	if errors.Is(err, ErrSweepRunning) || errors.Is(err, ErrClockBehind) {
 		return nil, err
 	} else if err != nil {
-		return nil, fmt.Errorf("sweep: %w", err)
+		return nil, tryLater(fmt.Errorf("sweep: %w", err))
 	}
 	err = s.run(ctx)
 	s.report.DurationMS = time.Since(start).Milliseconds()
 	s.report.Summary = s.report.BuildSummary()
+	if !opt.DryRun {
+		s.letGo(context.WithoutCancel(ctx), err, ctx.Err() != nil)
+	}
 	if err != nil {
-		if !opt.DryRun {
-			status := "failed"
-			if ctx.Err() != nil {
-				status = "interrupted"
-			}
-			s.finishLease(context.WithoutCancel(ctx), status)
-		}
-		return nil, err
+		return nil, tryLater(err)
 	}
 	return &s.report, nil
 }
+
+// letGo ends a sweep's hold on the database: while it still holds the
+// lease, it drops its working state and records how it ended (failed,
+// interrupted), or lets go of a done one. Were a write here to fail, the
+// lease would run out within its duration.
+func (s *sweep) letGo(ctx context.Context, err error, stopped bool) {
+	if !s.held {
+		s.db.hold(nil) // another sweep has the database: nothing more is written
+		return
+	}
+	s.db.dropWorking(ctx)
+	if err == nil {
+		s.release(ctx)
+		return
+	}
+	status := "failed"
+	if stopped {
+		status = "interrupted"
+	}
+	s.finishLease(ctx, status)
+}
+
+// ErrDatabaseBusy: another connection held the file's write lock longer
+// than the busy timeout (BusyTimeoutMS). Like ErrSweepRunning, it means
+// "try again later", and matches ErrSweepRunning too (errors.Is), so every
+// caller that waits or retries for one does for the other.
+var ErrDatabaseBusy = errors.New("another connection held the database's write lock")
+
+// tryLater makes a sweep's error ErrDatabaseBusy when SQLite gave up
+// waiting for the write lock.
+func tryLater(err error) error {
+	var se sqlite3.Error
+	if errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked) {
+		return &laterError{msg: fmt.Sprintf("%v for more than %d ms (%v); try again later", ErrDatabaseBusy, BusyTimeoutMS, err),
+			errs: []error{ErrDatabaseBusy, err}}
+	}
+	return err
+}
+
+// laterError is an error that means "try again later": it matches
+// ErrSweepRunning (exit 75, sweep --wait, a fleet's busy count) besides its
+// own errors, with its own message.
+type laterError struct {
+	msg  string
+	errs []error
+}
+
+func (e *laterError) Error() string   { return e.msg }
+func (e *laterError) Unwrap() []error { return append(e.errs, ErrSweepRunning) }
 
 // run is the sweep, phase by phase.
 func (s *sweep) run(ctx context.Context) error {
@@ -389,7 +450,12 @@ func (s *sweep) apply(ctx context.Context) error {
 	for _, st := range applySteps {
 		done := phase(st.stmts[0])
 		if err := s.chunks(ctx, st.table, s.opt.ChunkSize, true, func(lo, hi int64) error {
-			return s.applyChunk(ctx, st.table, st.stmts, lo, hi)
+			for _, name := range st.stmts {
+				if _, err := s.db.exec(ctx, name, append(chunkArgs(lo, hi), sql.Named("step", st.table))...); err != nil {
+					return err
+				}
+			}
+			return nil
 		}); err != nil {
 			return fmt.Errorf("sweep: %s: %w", st.what, err)
 		}
@@ -449,6 +515,9 @@ func (s *sweep) loadClock(ctx context.Context) (err error) {
 		return err
 	}
 	if s.clock, err = pickClock(s.cfg, s.opt.Now, s.opt.WallNow); err != nil {
+		return err
+	}
+	if s.clock, err = s.clock.forSweep(s.cfg, s.opt.Now != nil, s.opt.Force); err != nil {
 		return err
 	}
 	s.report = Report{DryRun: s.opt.DryRun, ClockHours: s.clock.Hours, WallTime: s.clock.Wall.Unix()}

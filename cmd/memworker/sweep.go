@@ -23,6 +23,7 @@ func sweepFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "dry-run", Usage: "compute and report; change no byte of the file"},
 		&cli.BoolFlag{Name: "full", Usage: "evaluate every row, not only those changed or due (same result, slower)"},
 		&cli.StringFlag{Name: "now", Usage: "sweep at active hour `H` instead of mem_config active_hours"},
+		&cli.BoolFlag{Name: "force", Usage: "sweep even at a clock behind the last sweep's (last_curate_at), as at a new one: reinforcing again, and setting last_curate_at back to it"},
 		&cli.StringFlag{Name: "wall-now", Usage: "wall clock `T` (unix seconds, or ISO-8601 / SQLite datetime text: 2026-01-02T15:04:05Z, 2026-01-02 15:04:05 in UTC) for facts, policies and events"},
 		&cli.IntFlag{Name: "chunk", Value: worker.DefaultChunkSize, Usage: "rows per transaction while another connection writes to the file"},
 		&cli.IntFlag{Name: "solo-chunk", Value: worker.DefaultSoloChunkSize, Usage: "rows per transaction while no other connection writes to the file (when above --chunk)"},
@@ -34,7 +35,7 @@ func sweepFlags() []cli.Flag {
 
 // sweepOptions reads the shared sweep flags.
 func sweepOptions(c *cli.Context, cmd string) (worker.SweepOptions, error) {
-	opt := worker.SweepOptions{DryRun: c.Bool("dry-run"), Full: c.Bool("full"), ChunkSize: c.Int("chunk"),
+	opt := worker.SweepOptions{DryRun: c.Bool("dry-run"), Full: c.Bool("full"), Force: c.Bool("force"), ChunkSize: c.Int("chunk"),
 		SoloChunkSize: c.Int("solo-chunk"), SoloHold: durationOf(c, "solo-hold"), Pause: durationOf(c, "pause")}
 	if s := c.String("now"); s != "" {
 		h, err := strconv.ParseFloat(s, 64)
@@ -94,6 +95,9 @@ func sweepCommand() *cli.Command {
 					opt.Progress = progressBar(c.App.ErrWriter)
 				}
 				r, err := sweepWaiting(c, paths[0], opt)
+				if errors.Is(err, worker.ErrClockBehind) {
+					return usagef("sweep", "%v; nothing was changed (--force sweeps there anyway)", err)
+				}
 				if err != nil {
 					return err
 				}
@@ -133,8 +137,8 @@ func sweepCommand() *cli.Command {
 						busy++
 					}
 				}
-				if busy == total.Failed { // only held by other sweeps: try later (exit 75), not a failure
-					return fmt.Errorf("%w: %d of %d databases are held by another sweep", worker.ErrSweepRunning, busy, total.Databases)
+				if busy == total.Failed { // only held by other sweeps or writers: try later (exit 75), not a failure
+					return fmt.Errorf("%w: %d of %d databases are held by another sweep or a writer; try again later", worker.ErrSweepRunning, busy, total.Databases)
 				}
 				return fmt.Errorf("%d of %d databases failed", total.Failed, total.Databases)
 			}

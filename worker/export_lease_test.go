@@ -1,0 +1,24 @@
+package worker
+
+import "time"
+
+// WithLease is opt with the sweep's lease lasting d instead of
+// LeaseDuration, so a test can outlive it.
+func WithLease(opt SweepOptions, d time.Duration) SweepOptions {
+	opt.lease = d
+	return opt
+}
+
+// OwnerName is the lease owner a worker writes for process pid of host,
+// started at start, on the machine whose boot id is boot, in pid namespace
+// ns.
+func OwnerName(pid int, host, boot, ns, start string) string {
+	return ownerName(pid, host, boot, ns, start)
+}
+
+// ThisMachine is this boot's id and this process's pid namespace ("" when
+// unknown).
+func ThisMachine() (boot, ns string) { return machine() }
+
+// ProcessStart is when process pid started, as a lease owner records it.
+func ProcessStart(pid int) string { return processStart(pid) }
