@@ -107,7 +107,7 @@ func TestSweepClocks(t *testing.T) {
 		{"now", []string{"--now", "612.5", "--wall-now", "1700000000"}, 612.5, 1700000000},
 		{"unix", []string{"--wall-now", "1767366245"}, 500, 1767366245},
 		{"rfc3339", []string{"--wall-now", rfc}, 500, rfcTime.Unix()},
-		{"rfc3339 offset", []string{"--wall-now", offset, "--now", "0"}, 0, offsetTime.Unix()},
+		{"rfc3339 offset", []string{"--wall-now", offset, "--now", "0", "--force"}, 0, offsetTime.Unix()}, // behind the last sweep (500): forced
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
