@@ -8,52 +8,124 @@ import "strings"
 // rows removed (encoders, expanded into apply.sql by name), the restore's
 // decoders of those snapshots, and the reason format.
 
+// snapshotValue is the JSON of a column's value in a snapshot, written so
+// that snapshotRead gives back the same SQLite value, type and bytes: NULL,
+// an integer and a finite real as JSON's null and numbers (SQLite writes a
+// real with a point or an exponent, to the bit, and reads it back as a
+// real), a text as a JSON string, and what JSON cannot hold as an object
+// naming its type: a blob as {"blob": "<hex>"}, an infinite real as
+// {"real": "9e999"} or {"real": "-9e999"}. A blob is never handed to
+// json_object as it is: SQLite refuses it, or from 3.45 reads it as JSONB
+// (x'00' would be null).
+func snapshotValue(col string) string {
+	return `CASE typeof(` + col + `) WHEN 'blob' THEN json_object('blob', hex(` + col + `))
+	    WHEN 'real' THEN CASE WHEN abs(` + col + `) > ` + maxFinite + `
+	        THEN json_object('real', CASE WHEN ` + col + ` > 0 THEN '9e999' ELSE '-9e999' END) ELSE ` + col + ` END
+	    ELSE ` + col + ` END`
+}
+
+// snapshotRead is the SQLite value that snapshotValue wrote at path (an SQL
+// expression) of the JSON doc; a plain value, as every snapshot held
+// before, reads as json_extract reads it.
+func snapshotRead(doc, path string) string {
+	at := func(key string) string { return `json_extract(` + doc + `, ` + path + ` || '.` + key + `')` }
+	return `(CASE WHEN json_type(` + doc + `, ` + path + `) = 'object' AND json_type(` + doc + `, ` + path + ` || '.blob') = 'text'
+	    THEN unhex(` + at("blob") + `)
+	    WHEN json_type(` + doc + `, ` + path + `) = 'object' AND json_type(` + doc + `, ` + path + ` || '.real') = 'text'
+	    THEN CAST(` + at("real") + ` AS REAL)
+	    ELSE json_extract(` + doc + `, ` + path + `) END)`
+}
+
+// snapshotObject is the JSON object of the columns cols of a row alias,
+// each value by snapshotValue.
+func snapshotObject(alias string, cols ...string) string {
+	fields := make([]string, len(cols))
+	for i, c := range cols {
+		fields[i] = `'` + c + `', ` + snapshotValue(alias+`.`+c)
+	}
+	return `json_object(` + strings.Join(fields, ",\n\t") + `)`
+}
+
+// snapshotColumns are the columns of the snapshot at path of an event's
+// detail d, each by snapshotRead, for an INSERT … SELECT of them.
+func snapshotColumns(doc, path string, cols ...string) string {
+	vals := make([]string, len(cols))
+	for i, c := range cols {
+		vals[i] = snapshotRead(doc, `'`+path+`.`+c+`'`)
+	}
+	return strings.Join(vals, ",\n\t")
+}
+
+// edgeColumns are the columns of an edge row a snapshot keeps.
+var edgeColumns = []string{"from_id", "to_id", "weight", "reinforcement_count", "relation_type", "origin",
+	"last_active_hours", "last_observed_at", "pinned", "note", "created_at", "excluded"}
+
 // edgeSnapshot is the JSON snapshot of an edge row e kept in mem_events, so
 // restore can bring the row back exactly (edgeFromSnapshot).
-const edgeSnapshot = `json_object('from_id', e.from_id, 'to_id', e.to_id, 'weight', e.weight,
-	'reinforcement_count', e.reinforcement_count, 'relation_type', e.relation_type, 'origin', e.origin,
-	'last_active_hours', e.last_active_hours, 'last_observed_at', e.last_observed_at, 'pinned', e.pinned,
-	'note', e.note, 'created_at', e.created_at, 'excluded', e.excluded)`
+var edgeSnapshot = snapshotObject("e", edgeColumns...)
 
 // blockSnapshot and blockTags are the JSON snapshot of a block row b and
 // of its tags.
-const blockSnapshot = `json_object('id', b.id, 'category', b.category, 'status', b.status,
-	'archive_reason', b.archive_reason, 'confidence', b.confidence, 'reinforcement_count', b.reinforcement_count,
-	'last_reinforced_hours', b.last_reinforced_hours, 'content', b.content, 'created_at', b.created_at)`
+var blockSnapshot = snapshotObject("b", "id", "category", "status", "archive_reason", "confidence",
+	"reinforcement_count", "last_reinforced_hours", "content", "created_at")
 
-const blockTags = `json((SELECT json_group_array(t.tag) FROM main.mem_block_tags t WHERE t.block_id = b.id))`
+var blockTags = `json((SELECT json_group_array(` + snapshotValue("t.tag") + `) FROM main.mem_block_tags t WHERE t.block_id = b.id))`
+
+// factColumns are the columns of a fact row a snapshot keeps.
+var factColumns = []string{"id", "segment", "tier", "importance", "decay_rate", "access_count", "last_accessed_at",
+	"status", "content", "created_at"}
 
 // factSnapshot is the JSON snapshot of a fact row f (factFromSnapshot).
-const factSnapshot = `json_object('id', f.id, 'segment', f.segment, 'tier', f.tier, 'importance', f.importance,
-	'decay_rate', f.decay_rate, 'access_count', f.access_count, 'last_accessed_at', f.last_accessed_at,
-	'status', f.status, 'content', f.content, 'created_at', f.created_at)`
+var factSnapshot = snapshotObject("f", factColumns...)
 
-// edgeFromSnapshot inserts the edge in the JSON snapshot at '$.edge' of the
-// event detail d, with its anchors refreshed to :now and :wall.
-const edgeFromSnapshot = `
+// A restore takes back only the row its subject names: the ids in the
+// snapshot it reads must be the subject's (an edited event is refused, see
+// restore.go), and the row's key is written from the subject, not from
+// the snapshot.
+
+// edgeSnapshotIsSubject holds while the event :event's snapshot is of the
+// edge :from — :to.
+var edgeSnapshotIsSubject = `EXISTS (SELECT 1 FROM mem_events v WHERE v.id = :event
+	AND ` + snapshotRead("v.detail", "'$.edge.from_id'") + ` IS :from AND ` + snapshotRead("v.detail", "'$.edge.to_id'") + ` IS :to)`
+
+// edgeFromSnapshot inserts the edge :from — :to from the JSON snapshot at
+// '$.edge' of the event :event's detail d, with its anchors refreshed to
+// :now and :wall; a restore appends the conditions (AND …) under which it
+// comes back.
+var edgeFromSnapshot = `
 INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, relation_type, origin, last_active_hours,
                        last_observed_at, pinned, note, created_at)
-SELECT json_extract(d, '$.edge.from_id'), json_extract(d, '$.edge.to_id'), json_extract(d, '$.edge.weight'),
-       json_extract(d, '$.edge.reinforcement_count'), json_extract(d, '$.edge.relation_type'), json_extract(d, '$.edge.origin'),
+SELECT :from, :to, ` + snapshotColumns("d", "$.edge", "weight", "reinforcement_count", "relation_type", "origin") + `,
        CASE WHEN json_extract(d, '$.edge.last_active_hours') IS NULL THEN NULL ELSE :now END,
        CASE WHEN json_extract(d, '$.edge.last_observed_at') IS NULL THEN NULL ELSE :wall END,
-       json_extract(d, '$.edge.pinned'), json_extract(d, '$.edge.note'), json_extract(d, '$.edge.created_at')
-FROM (SELECT detail AS d FROM mem_events WHERE id = :event)`
+       ` + snapshotColumns("d", "$.edge", "pinned", "note", "created_at") + `
+FROM (SELECT detail AS d FROM mem_events WHERE id = :event) WHERE ` + edgeSnapshotIsSubject
+
+// blockSnapshotIsSubject holds while the event :event's snapshot is of the
+// block :id.
+var blockSnapshotIsSubject = `EXISTS (SELECT 1 FROM mem_events v WHERE v.id = :event
+	AND ` + snapshotRead("v.detail", "'$.block.id'") + ` IS :id)`
 
 // blockTagsFromSnapshot puts back the tags of the archived block :id from
-// the event :event.
-const blockTagsFromSnapshot = `INSERT OR IGNORE INTO mem_block_tags (block_id, tag)
-SELECT :id, value FROM mem_events, json_each(json_extract(detail, '$.tags')) WHERE mem_events.id = :event`
+// the event :event (tags an older sweep kept as a string holding the JSON
+// array included).
+var blockTagsFromSnapshot = `INSERT OR IGNORE INTO mem_block_tags (block_id, tag)
+SELECT :id, ` + snapshotRead("json_extract(detail, '$.tags')", "fullkey") + `
+FROM mem_events, json_each(json_extract(detail, '$.tags'))
+WHERE mem_events.id = :event AND ` + blockSnapshotIsSubject
 
-// factFromSnapshot inserts the pruned fact of the event :event, active and
-// accessed at :wall.
-const factFromSnapshot = `INSERT INTO mem_facts (id, segment, tier, importance, decay_rate, access_count,
+// factSnapshotIsSubject holds while the event :event's snapshot is of the
+// fact :id.
+var factSnapshotIsSubject = `EXISTS (SELECT 1 FROM mem_events v WHERE v.id = :event
+	AND ` + snapshotRead("v.detail", "'$.fact.id'") + ` IS :id)`
+
+// factFromSnapshot inserts the pruned fact :id of the event :event, active
+// and accessed at :wall.
+var factFromSnapshot = `INSERT INTO mem_facts (id, segment, tier, importance, decay_rate, access_count,
 	last_accessed_at, status, content, created_at)
-SELECT json_extract(detail, '$.fact.id'), json_extract(detail, '$.fact.segment'), json_extract(detail, '$.fact.tier'),
-       json_extract(detail, '$.fact.importance'), json_extract(detail, '$.fact.decay_rate'),
-       json_extract(detail, '$.fact.access_count'), :wall, 'active', json_extract(detail, '$.fact.content'),
-       json_extract(detail, '$.fact.created_at')
-FROM mem_events WHERE id = :event`
+SELECT :id, ` + snapshotColumns("detail", "$.fact", "segment", "tier", "importance", "decay_rate", "access_count") + `,
+       :wall, 'active', ` + snapshotColumns("detail", "$.fact", "content", "created_at") + `
+FROM mem_events WHERE id = :event AND ` + factSnapshotIsSubject
 
 // restoreEvent records a restore, pointing at the event it undid; a
 // restore appends the WHERE under which the row it records comes back.

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -82,6 +84,9 @@ func RestoreEdge(ctx context.Context, db *DB, a, b string, wall time.Time) (*Res
 		if err := edgeRestorable(ctx, q, a, b); err != nil {
 			return nil, err
 		}
+		if err := edgeSnapshotOf(ctx, q, what, r.FromEvent, a, b); err != nil {
+			return nil, err
+		}
 		subject, err := jsonPair(ctx, q, a, b)
 		if err != nil {
 			return nil, err
@@ -89,8 +94,8 @@ func RestoreEdge(ctx context.Context, db *DB, a, b string, wall time.Time) (*Res
 		back := args(sql.Named("from", a), sql.Named("to", b), sql.Named("block", nil), sql.Named("event", r.FromEvent),
 			sql.Named("kind", "edge"), sql.Named("subject", subject))
 		return []step{
-			{restoreEvent + ` WHERE ` + edgeCanReturn, back},
-			{edgeFromSnapshot + ` WHERE ` + edgeCanReturn, back},
+			{restoreEvent + ` WHERE ` + edgeCanReturn + ` AND ` + edgeSnapshotIsSubject, back},
+			{edgeFromSnapshot + ` AND ` + edgeCanReturn, back},
 		}, nil
 	})
 	if err != nil {
@@ -136,6 +141,52 @@ func edgeRestorable(ctx context.Context, q querier, a, b string) error {
 	return nil
 }
 
+// ErrEditedEvent means an event's snapshot names another row than the
+// event's subject: its record was edited, and a restore will not trust it.
+var ErrEditedEvent = errors.New("the event's snapshot is of another row than its subject (edited?); nothing was restored")
+
+// edgeSnapshotOf fails unless the snapshot of the event is of the edge
+// a — b: a restore takes back only the edge it names, never ids, weights
+// or flags from a record that does not match its subject.
+func edgeSnapshotOf(ctx context.Context, q querier, what string, event int64, a, b string) error {
+	var from, to sql.NullString
+	var ok bool
+	err := q.QueryRowContext(ctx, `SELECT `+snapshotRead("detail", "'$.edge.from_id'")+`, `+snapshotRead("detail", "'$.edge.to_id'")+`,
+		`+edgeSnapshotIsSubject+` FROM mem_events WHERE id = :event`,
+		sql.Named("event", event), sql.Named("from", a), sql.Named("to", b)).Scan(&from, &to, &ok)
+	if err != nil {
+		return fmt.Errorf("%s: event #%d: %w", what, event, err)
+	}
+	if !ok {
+		return fmt.Errorf("%s: event #%d records the edge %s — %s: %w", what, event, snapshotID(from), snapshotID(to), ErrEditedEvent)
+	}
+	return nil
+}
+
+// snapshotOf fails unless the snapshot at path ('$.block' or '$.fact') of
+// the event is of the row id.
+func snapshotOf(ctx context.Context, q querier, what string, event int64, path, id string) error {
+	var got sql.NullString
+	var ok bool
+	err := q.QueryRowContext(ctx, `SELECT `+snapshotRead("detail", "'"+path+".id'")+`, `+snapshotRead("detail", "'"+path+".id'")+` IS :id
+		FROM mem_events WHERE id = :event`, sql.Named("event", event), sql.Named("id", id)).Scan(&got, &ok)
+	if err != nil {
+		return fmt.Errorf("%s: event #%d: %w", what, event, err)
+	}
+	if !ok {
+		return fmt.Errorf("%s: event #%d records %s %s: %w", what, event, strings.TrimPrefix(path, "$."), snapshotID(got), ErrEditedEvent)
+	}
+	return nil
+}
+
+// snapshotID quotes an id read from a snapshot for an error message.
+func snapshotID(id sql.NullString) string {
+	if !id.Valid {
+		return "(none)"
+	}
+	return strconv.Quote(id.String)
+}
+
 // jsonPair is an edge's subject_id in mem_events, built by SQLite's own
 // json_array so it matches the sweep's byte for byte.
 func jsonPair(ctx context.Context, q querier, a, b string) (string, error) {
@@ -163,16 +214,22 @@ func RestoreBlock(ctx context.Context, db *DB, id string, wall time.Time) (*Rest
 		if err != nil {
 			return nil, err
 		}
-		// The edges removed with the block in the same sweep.
-		rows, err := q.QueryContext(ctx, `SELECT e.id, json_extract(e.detail, '$.edge.from_id'), json_extract(e.detail, '$.edge.to_id')
-			FROM mem_events e WHERE e.sweep_id IS ? AND e.subject_kind = 'edge' AND e.reason = 'block_archived'
-			AND ? IN (json_extract(e.detail, '$.edge.from_id'), json_extract(e.detail, '$.edge.to_id')) ORDER BY e.id`, sweepID, id)
+		if err := snapshotOf(ctx, q, what, r.FromEvent, "$.block", id); err != nil {
+			return nil, err
+		}
+		// The edges removed with the block in the same sweep, by their
+		// subjects; each snapshot must be of its subject.
+		rows, err := q.QueryContext(ctx, `SELECT id, from_id, to_id, subject_id FROM (
+			SELECT e.id, e.subject_id, CASE WHEN json_valid(e.subject_id) THEN e.subject_id ->> '$[0]' END AS from_id,
+			       CASE WHEN json_valid(e.subject_id) THEN e.subject_id ->> '$[1]' END AS to_id
+			FROM mem_events e WHERE e.sweep_id IS ? AND e.subject_kind = 'edge' AND e.reason = 'block_archived')
+			WHERE ? IN (from_id, to_id) ORDER BY id`, sweepID, id)
 		if err != nil {
 			return nil, err
 		}
 		for rows.Next() {
 			var e edgeEvent
-			if err := rows.Scan(&e.event, &e.from, &e.to); err != nil {
+			if err := rows.Scan(&e.event, &e.from, &e.to, &e.subject); err != nil {
 				rows.Close()
 				return nil, err
 			}
@@ -182,25 +239,26 @@ func RestoreBlock(ctx context.Context, db *DB, id string, wall time.Time) (*Rest
 		if err := rows.Err(); err != nil {
 			return nil, err
 		}
-		for i := range edges {
-			if edges[i].subject, err = jsonPair(ctx, q, edges[i].from, edges[i].to); err != nil {
+		for _, e := range edges {
+			if err := edgeSnapshotOf(ctx, q, what, e.event, e.from, e.to); err != nil {
 				return nil, err
 			}
 		}
 		block := args(sql.Named("block", id), sql.Named("id", id), sql.Named("event", r.FromEvent),
 			sql.Named("kind", "block"), sql.Named("subject", id))
 		steps := []step{
-			{restoreEvent + ` WHERE ` + blockArchived, block},
+			{restoreEvent + ` WHERE ` + blockArchived + ` AND ` + blockSnapshotIsSubject, block},
 			{blockTagsFromSnapshot + ` AND ` + blockArchived, block},
 		}
 		for _, e := range edges {
 			edge := args(sql.Named("block", id), sql.Named("from", e.from), sql.Named("to", e.to), sql.Named("event", e.event),
 				sql.Named("kind", "edge"), sql.Named("subject", e.subject))
-			when := ` WHERE ` + blockArchived + ` AND ` + edgeCanReturn
-			steps = append(steps, step{restoreEvent + when, edge}, step{edgeFromSnapshot + when, edge})
+			when := blockArchived + ` AND ` + edgeCanReturn
+			steps = append(steps, step{restoreEvent + ` WHERE ` + when + ` AND ` + edgeSnapshotIsSubject, edge},
+				step{edgeFromSnapshot + ` AND ` + when, edge})
 		}
 		return append(steps, step{`UPDATE mem_blocks SET status = 'active', archive_reason = NULL, last_reinforced_hours = :now
-			WHERE id = :id AND status = 'archived'`, block}), nil
+			WHERE id = :id AND status = 'archived' AND ` + blockSnapshotIsSubject, block}), nil
 	})
 	if err != nil {
 		return nil, err
@@ -254,8 +312,12 @@ func RestoreFact(ctx context.Context, db *DB, id string, wall time.Time) (*Resto
 		}
 		fact := args(sql.Named("id", id), sql.Named("event", r.FromEvent), sql.Named("kind", "fact"), sql.Named("subject", id))
 		if pruned {
+			if err := snapshotOf(ctx, q, what, r.FromEvent, "$.fact", id); err != nil {
+				return nil, err
+			}
 			const missing = `NOT EXISTS (SELECT 1 FROM mem_facts f WHERE f.id = :id)`
-			return []step{{restoreEvent + ` WHERE ` + missing, fact}, {factFromSnapshot + ` AND ` + missing, fact}}, nil
+			return []step{{restoreEvent + ` WHERE ` + missing + ` AND ` + factSnapshotIsSubject, fact},
+				{factFromSnapshot + ` AND ` + missing, fact}}, nil
 		}
 		const archived = `EXISTS (SELECT 1 FROM mem_facts f WHERE f.id = :id AND f.status = 'archived')`
 		return []step{{restoreEvent + ` WHERE ` + archived, fact},

@@ -40,11 +40,33 @@ func wallClockProblem(col, name string) string {
 	    ELSE '` + name + ` is ' || typeof(` + col + `) END`
 }
 
+// blobKey names a blob where a key belongs (an id, an edge's end or
+// kind), as a WHEN of a problem's CASE. A blob is ordinary data in any
+// other column (events keep it, restore gives it back); as a key, no event
+// subject, report or restore could name the row, so it is a bad row.
+func blobKey(col, name string) string {
+	return `WHEN typeof(` + col + `) = 'blob' THEN '` + name + ` is blob ' || quote(` + col + `)`
+}
+
+// blockKeyProblem is the WHEN of a block row b's problem (refresh.sql)
+// for an id that is a blob.
+var blockKeyProblem = blobKey("b.id", "id")
+
+// edgeName is how a report names an edge of a table with from_id and
+// to_id columns: the JSON array of its ends, as its events' subject_id, an
+// end that is a blob (an invalid edge) as its SQL literal.
+const edgeName = `json_array(CASE typeof(from_id) WHEN 'blob' THEN quote(from_id) ELSE from_id END,
+	CASE typeof(to_id) WHEN 'blob' THEN quote(to_id) ELSE to_id END)`
+
 // edgeProblem names what makes an edge row e invalid, NULL when it is
-// valid: a number that is not a finite number where one is needed, a
-// last_observed_at that is no time, or a pinned flag that is not 0 or 1.
-// Invalid rows are reported and never touched.
-var edgeProblem = `CASE WHEN typeof(e.weight) NOT IN ('integer', 'real') THEN 'weight is ' || typeof(e.weight)
+// valid: an end or a relation type that is a blob, a number that is not a
+// finite number where one is needed, a last_observed_at that is no time,
+// or a pinned flag that is not 0 or 1. Invalid rows are reported and never
+// touched.
+var edgeProblem = `CASE ` + blobKey("e.from_id", "from_id") + `
+	` + blobKey("e.to_id", "to_id") + `
+	` + blobKey("e.relation_type", "relation_type") + `
+	WHEN typeof(e.weight) NOT IN ('integer', 'real') THEN 'weight is ' || typeof(e.weight)
 	WHEN e.weight < 0 THEN 'weight is negative'
 	WHEN e.weight > ` + maxFinite + ` THEN 'weight is not finite'
 	WHEN typeof(e.reinforcement_count) NOT IN ('integer', 'real') THEN 'reinforcement_count is ' || typeof(e.reinforcement_count)
@@ -67,12 +89,12 @@ var validEdge = `((` + edgeProblem + `) IS NULL)`
 var edgeObservedAt = wallSeconds("e.last_observed_at")
 
 // factProblem names what makes a fact row f unusable, NULL when it is
-// usable: no tier, an importance outside [0, 1], a count or rate that is
-// not a finite non-negative number, or an age that cannot be told. Its age
-// counts from last_accessed_at, or from created_at when that is NULL, so
-// created_at matters only then; a blob there is a bad row all the same,
-// since the JSON snapshot an archive or prune keeps could not hold it.
+// usable: an id that is a blob, no tier, an importance outside [0, 1], a
+// count or rate that is not a finite non-negative number, or an age that
+// cannot be told. Its age counts from last_accessed_at, or from created_at
+// when that is NULL, so created_at matters only then.
 var factProblem = `CASE
+	` + blobKey("f.id", "id") + `
 	WHEN f.tier IS NULL THEN 'tier is NULL (unknown segment ' || quote(f.segment) || ')'
 	WHEN typeof(f.importance) NOT IN ('integer', 'real') OR f.importance < 0 OR f.importance > 1
 	    THEN 'importance is ' || typeof(f.importance) || ' ' || quote(f.importance)
@@ -84,7 +106,6 @@ var factProblem = `CASE
 	    THEN ` + wallClockProblem("f.last_accessed_at", "last_accessed_at") + `
 	WHEN f.last_accessed_at IS NULL AND ` + badWallClock("f.created_at") + `
 	    THEN ` + wallClockProblem("f.created_at", "created_at") + `
-	WHEN typeof(f.created_at) = 'blob' THEN 'created_at is blob'
 END`
 
 // factSince is the unix time a fact f's age counts from: its last access,

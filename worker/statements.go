@@ -22,7 +22,7 @@ var macros = strings.NewReplacer(
 	"VALID_EDGE", validEdge, "EDGE_PROBLEM", edgeProblem, "EDGE_LAMBDA", edgeLambda, "EDGE_STRENGTH", edgeStrength,
 	"STATIC_PRUNE", staticPrune, "MAX_FINITE", maxFinite, "TEMPORAL_DECAY", temporalDecay, "REMOVAL_PHASES", removalPhases,
 	"EDGE_EVALUATION", edgeEvaluation, "EDGE_DUE_ROWS", edgeDueRows, "EDGE_OBSERVED_AT", edgeObservedAt,
-	"FACT_PROBLEM", factProblem, "FACT_SINCE", factSince)
+	"FACT_PROBLEM", factProblem, "FACT_SINCE", factSince, "BLOCK_KEY_PROBLEM", blockKeyProblem, "EDGE_NAME", edgeName)
 
 // statements holds the named statement lists of the SQL files.
 var statements = func() map[string][]string {

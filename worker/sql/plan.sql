@@ -41,7 +41,7 @@ EDGE_EVALUATION;
 
 -- name: plan_invalid
 INSERT INTO sweep_invalid (kind, id, problem)
-SELECT 'edge', json_array(from_id, to_id), problem FROM mem_edge_due WHERE problem IS NOT NULL;
+SELECT 'edge', EDGE_NAME, problem FROM mem_edge_due WHERE problem IS NOT NULL;
 INSERT INTO sweep_invalid (kind, id, problem)
 SELECT 'block', id, problem FROM mem_block_state WHERE problem IS NOT NULL;
 INSERT INTO sweep_invalid (kind, id, problem)

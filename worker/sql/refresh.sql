@@ -57,6 +57,7 @@ WITH rows AS MATERIALIZED (
                        CROSS JOIN mem_edge_due d ON d.from_id = e.from_id AND d.to_id = e.to_id WHERE e.to_id = b.id)
                     + coalesce((SELECT strength FROM gone_due_to g WHERE g.id = b.id), 0)) AS degree,
            CASE WHEN b.status != 'active' THEN NULL
+                BLOCK_KEY_PROBLEM
                 WHEN b.last_reinforced_hours IS NOT NULL AND typeof(b.last_reinforced_hours) NOT IN ('integer', 'real')
                     THEN 'last_reinforced_hours is ' || typeof(b.last_reinforced_hours)
                 WHEN abs(b.last_reinforced_hours) > MAX_FINITE THEN 'last_reinforced_hours is not finite'
