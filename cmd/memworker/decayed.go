@@ -14,7 +14,8 @@ func decayedCommand() *cli.Command {
 		Usage: "recent removals, and the edges closest to decaying; --invalid: every row sweeps skip",
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "limit", Value: 10, Usage: "rows per list"},
-			&cli.BoolFlag{Name: "invalid", Usage: "list every invalid row sweeps skip (table, id, problem), not only the report's sample"},
+			&cli.BoolFlag{Name: "invalid", Usage: "list every invalid row sweeps skip (table, id, problem), not only the report's sample " +
+				"(a change an app's trigger or constraint refused is found by trying it: a sweep's report names it)"},
 			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
