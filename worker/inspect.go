@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"strconv"
 	"time"
 
@@ -31,6 +32,18 @@ type Status struct {
 	Events          int64          `json:"events"`
 	EdgesDecayed    int64          `json:"edges_decayed_total"`
 	LastSweep       *SweepRecord   `json:"last_sweep"`
+	// FileBytes and WALBytes are the sizes of a file database and of its
+	// -wal beside it (none on rqlite). A reader that holds a transaction
+	// open keeps every page written since from being checkpointed back, so
+	// beside a long sweep the WAL grows until it lets go.
+	FileBytes *int64 `json:"file_bytes,omitempty"`
+	WALBytes  *int64 `json:"wal_bytes,omitempty"`
+}
+
+// LargeWAL reports a WAL worth a person's attention: bigger than the file
+// it belongs to, or than a sweep leaves it (WALSizeLimit).
+func (st *Status) LargeWAL() bool {
+	return st.WALBytes != nil && st.FileBytes != nil && (*st.WALBytes > *st.FileBytes || *st.WALBytes > WALSizeLimit)
 }
 
 // SweepRecord is one row of mem_sweeps.
@@ -59,6 +72,17 @@ func GetStatus(ctx context.Context, db *DB) (*Status, error) {
 		// reader of the JSON finds each key.
 		Blocks: map[string]int{"inbox": 0, "active": 0, "archived": 0},
 		Facts:  map[string]int{"active": 0, "confirmed": 0, "archived": 0}}
+	if !db.Rqlite {
+		if fi, err := os.Stat(db.Path); err == nil {
+			size := fi.Size()
+			st.FileBytes = &size
+			wal := int64(0)
+			if wi, err := os.Stat(db.Path + "-wal"); err == nil {
+				wal = wi.Size()
+			}
+			st.WALBytes = &wal
+		}
+	}
 	if cfg.LastCurateAt != nil {
 		h := cfg.ActiveHours - *cfg.LastCurateAt
 		if h < 0 {

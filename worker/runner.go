@@ -82,6 +82,11 @@ type fileStore struct {
 }
 
 // openFileStore pins a connection and sets it up for a sweep.
+// WALSizeLimit is the size a sweep cuts a file's WAL back to when it
+// restarts it: SQLite reuses a WAL from its start but never shrinks it by
+// itself, so one that a long read transaction let grow would stay that big.
+const WALSizeLimit = 64 << 20
+
 func openFileStore(ctx context.Context, db *DB, opt SweepOptions) (*fileStore, error) {
 	conn, err := db.SQL.Conn(ctx)
 	if err != nil {
@@ -89,9 +94,12 @@ func openFileStore(ctx context.Context, db *DB, opt SweepOptions) (*fileStore, e
 	}
 	// A bigger page cache than SQLite's 2 MB default: a sweep touches the
 	// edge indexes all over a big file. The sweep checkpoints after each of
-	// its commits itself (see checkpoint).
+	// its commits itself (see checkpoint). A WAL an app's long read kept
+	// from restarting has grown past what the sweep needs: once it restarts,
+	// it is cut back to WALSizeLimit.
 	for _, pragma := range []string{fmt.Sprintf("PRAGMA cache_size = -%d", SweepCacheKiB),
-		fmt.Sprintf("PRAGMA temp.cache_size = -%d", SweepCacheKiB), "PRAGMA wal_autocheckpoint = 0"} {
+		fmt.Sprintf("PRAGMA temp.cache_size = -%d", SweepCacheKiB), "PRAGMA wal_autocheckpoint = 0",
+		fmt.Sprintf("PRAGMA journal_size_limit = %d", WALSizeLimit)} {
 		if _, err := conn.ExecContext(ctx, pragma); err != nil {
 			conn.Close()
 			return nil, err

@@ -49,6 +49,10 @@ func statusCommand() *cli.Command {
 			fmt.Fprintf(w, "edges         %d (%d decayed in all)\n", st.Edges, st.EdgesDecayed)
 			fmt.Fprintf(w, "facts         %s\n", counts(st.Facts))
 			fmt.Fprintf(w, "events        %d\n", st.Events)
+			if st.LargeWAL() {
+				fmt.Fprintf(w, "wal           %.1f MB beside a %.1f MB file: a read transaction held open kept it from restarting; the next sweep cuts it back once none is (docs/running.md)\n",
+					float64(*st.WALBytes)/(1<<20), float64(*st.FileBytes)/(1<<20))
+			}
 			if ls := st.LastSweep; ls != nil {
 				fmt.Fprintf(w, "sweep %d       %s at %.2f h: %s\n", ls.ID, ls.Status, ls.ClockHours, escapeControls(ls.Summary))
 			}
