@@ -2,7 +2,6 @@ package worker
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -450,12 +449,7 @@ func (s *sweep) apply(ctx context.Context) error {
 	for _, st := range applySteps {
 		done := phase(st.stmts[0])
 		if err := s.chunks(ctx, st.table, s.opt.ChunkSize, true, func(lo, hi int64) error {
-			for _, name := range st.stmts {
-				if _, err := s.db.exec(ctx, name, append(chunkArgs(lo, hi), sql.Named("step", st.table))...); err != nil {
-					return err
-				}
-			}
-			return nil
+			return s.applyChunk(ctx, st.table, st.stmts, lo, hi)
 		}); err != nil {
 			return fmt.Errorf("sweep: %s: %w", st.what, err)
 		}
