@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -47,20 +49,17 @@ var ErrNoExtension = errors.New("the rqlite node has not loaded memdecay")
 // OpenRqlite connects to the rqlite cluster of the node at rawURL (any node:
 // requests follow the leader) and checks that it answers with memdecay's
 // functions. Basic auth comes from the URL or from MEMWORKER_RQLITE_USER and
-// MEMWORKER_RQLITE_PASSWORD.
+// MEMWORKER_RQLITE_PASSWORD. A URL it cannot use (parseNodeURL) is refused
+// with ErrBadURL before anything is sent.
 func OpenRqlite(ctx context.Context, rawURL string) (*DB, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("--db %s: not a node's address (want http://HOST:PORT)", redactURL(rawURL))
+	u, err := parseNodeURL(rawURL)
+	if err != nil {
+		return nil, err
 	}
 	if u.User == nil {
 		if user := os.Getenv("MEMWORKER_RQLITE_USER"); user != "" {
 			u.User = url.UserPassword(user, os.Getenv("MEMWORKER_RQLITE_PASSWORD"))
 		}
-	}
-	if q := u.Query(); q.Get("timeout") == "" {
-		q.Set("timeout", strconv.Itoa(int(rqliteTimeout/time.Second)))
-		u.RawQuery = q.Encode()
 	}
 	name := redactURL(rawURL)
 	db, err := sql.Open(rqliteDriverName, u.String())
@@ -80,32 +79,161 @@ func OpenRqlite(ctx context.Context, rawURL string) (*DB, error) {
 	return &DB{SQL: db, Path: name, Rqlite: true, url: u.String()}, nil
 }
 
-// rqliteTimeout is how long a request waits for its answer when --db sets
-// no timeout= (gorqlite's own default is 10 s). A request that times out
-// is sent again to the next node, which forwards it to the leader: a write
-// still running there would be applied twice. A first sweep of 1M edges
-// has single requests of more than 10 s on a 2-core machine
-// (bench/RESULTS.md), so the bound is far above any request's time.
-const rqliteTimeout = 10 * time.Minute
+// The bounds of one request to a node. gorqlite sends a request that
+// fails to the next node it knows, which forwards it to the leader: after
+// a timeout of the HTTP client's own, a write still running at the leader
+// would be applied twice. So the client has no timeout of its own (the
+// URL's timeout= is refused, parseNodeURL); each request runs under a
+// deadline on its context instead, and once that passes gorqlite tries no
+// other node.
+//
+// A read (and the client's own look-up of the leader) answers within
+// rqliteReadTimeout. A write, the sweep's among them, is excepted: it may
+// hold the leader a long while (a first sweep of 1M edges has single
+// requests of more than 10 s on a 2-core machine, bench/RESULTS.md), so
+// its bound, rqliteWriteTimeout, is far above any request's time. No
+// answer may be longer than rqliteMaxResponse (the dry run's download of
+// the database excepted): an endpoint that streams without end fails the
+// request instead of filling the memory. Tests shorten them.
+var (
+	rqliteConnectTimeout       = 10 * time.Second
+	rqliteReadTimeout          = time.Minute
+	rqliteWriteTimeout         = 10 * time.Minute
+	rqliteMaxResponse    int64 = 256 << 20
+)
 
-// redactURL hides a password in messages.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
-		return raw
+// noAnswerError: a request's deadline passed before its answer came.
+type noAnswerError struct {
+	after time.Duration
+	write bool
+}
+
+func (e *noAnswerError) Error() string {
+	if e.write {
+		return fmt.Sprintf("no answer within %v (the write may yet be applied; it was not sent again)", e.after)
 	}
-	if _, set := u.User.Password(); set {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	return fmt.Sprintf("no answer within %v", e.after)
+}
+
+// tooLargeError: an answer longer than rqliteMaxResponse.
+type tooLargeError struct{ max int64 }
+
+func (e *tooLargeError) Error() string {
+	return fmt.Sprintf("answer larger than %s: memworker reads no answer that large (is this an rqlite node?)", sizeText(e.max))
+}
+
+// Context keys: the cancel of the request under way, which an answer too
+// large calls so that gorqlite tries no other node; and a request whose
+// answer is not capped.
+type (
+	abortKey    struct{}
+	uncappedKey struct{}
+)
+
+// rqliteHTTP is the HTTP client of every request to a node: connections
+// made within rqliteConnectTimeout, each request bounded (boundedTransport).
+var rqliteHTTP = &http.Client{Transport: boundedTransport{base: func() http.RoundTripper {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		return (&net.Dialer{Timeout: rqliteConnectTimeout, KeepAlive: 30 * time.Second}).DialContext(ctx, network, addr)
 	}
-	return u.String()
+	t.TLSHandshakeTimeout = rqliteConnectTimeout
+	return t
+}()}}
+
+// boundedTransport bounds a request that has no deadline of its own (the
+// client's look-ups of the leader) by rqliteReadTimeout, and caps every
+// answer at rqliteMaxResponse.
+type boundedTransport struct{ base http.RoundTripper }
+
+func (t boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	parent := req.Context()
+	ctx, cancel := parent, context.CancelFunc(func() {})
+	if _, ok := parent.Deadline(); !ok {
+		ctx, cancel = context.WithTimeoutCause(parent, rqliteReadTimeout, &noAnswerError{after: rqliteReadTimeout})
+	}
+	resp, err := t.base.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		err = ownCause(parent, ctx, err)
+		cancel()
+		return nil, err
+	}
+	left := rqliteMaxResponse
+	if ctx.Value(uncappedKey{}) != nil {
+		left = math.MaxInt64
+	}
+	resp.Body = &boundedBody{ReadCloser: resp.Body, parent: parent, ctx: ctx, cancel: cancel, left: left}
+	return resp, nil
+}
+
+// ownCause is the reason of a request's failure when it is the request's
+// own deadline or cap, not its caller's.
+func ownCause(parent, ctx context.Context, err error) error {
+	if parent.Err() == nil && ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	return err
+}
+
+// boundedBody is an answer read within its request's bounds.
+type boundedBody struct {
+	io.ReadCloser
+	parent, ctx context.Context
+	cancel      context.CancelFunc
+	left        int64
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		err := &tooLargeError{max: rqliteMaxResponse}
+		if abort, ok := b.ctx.Value(abortKey{}).(context.CancelCauseFunc); ok {
+			abort(err)
+		}
+		return 0, err
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	if err != nil && err != io.EOF {
+		err = ownCause(b.parent, b.ctx, err)
+	}
+	return n, err
+}
+
+func (b *boundedBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
+}
+
+// request runs one request of a connection (retried) within its bound:
+// a write's, or a read's. When the bound passes, or the answer is too
+// large, gorqlite stops and the error says which.
+func request[T any](ctx context.Context, c *rqConn, write bool, call func(ctx context.Context) (T, error)) (T, error) {
+	bound := rqliteReadTimeout
+	if write {
+		bound = rqliteWriteTimeout
+	}
+	rctx, abort := context.WithCancelCause(ctx)
+	defer abort(nil)
+	rctx, cancel := context.WithTimeoutCause(rctx, bound, &noAnswerError{after: bound, write: write})
+	defer cancel()
+	rctx = context.WithValue(rctx, abortKey{}, abort)
+	v, err := retried(rctx, c, func() (T, error) { return call(rctx) })
+	if err != nil {
+		err = ownCause(ctx, rctx, err)
+	}
+	return v, err
 }
 
 type rqliteDriver struct{}
 
 func (rqliteDriver) Open(name string) (driver.Conn, error) {
-	conn, err := gorqlite.Open(name)
+	conn, err := gorqlite.OpenWithClient(name, rqliteHTTP)
 	if err != nil {
-		return nil, fmt.Errorf("rqlite %s: %w", redactURL(name), err)
+		return nil, fmt.Errorf("rqlite: %s", rqliteMessage(err))
 	}
 	return &rqConn{conn: conn}, nil
 }
@@ -156,7 +284,9 @@ func (c *rqConn) commit(ctx context.Context) error {
 	if len(stmts) == 0 {
 		return nil
 	}
-	results, err := retried(ctx, c, func() ([]gorqlite.WriteResult, error) { return c.conn.WriteParameterizedContext(ctx, stmts) })
+	results, err := request(ctx, c, true, func(ctx context.Context) ([]gorqlite.WriteResult, error) {
+		return c.conn.WriteParameterizedContext(ctx, stmts)
+	})
 	for _, r := range results {
 		c.committed = append(c.committed, r.RowsAffected)
 	}
@@ -206,7 +336,7 @@ func (c *rqConn) ExecContext(ctx context.Context, query string, args []driver.Na
 		c.conn.SetExecutionWithTransaction(false)
 		defer c.conn.SetExecutionWithTransaction(true)
 	}
-	results, err := retried(ctx, c, func() ([]gorqlite.WriteResult, error) {
+	results, err := request(ctx, c, true, func(ctx context.Context) ([]gorqlite.WriteResult, error) {
 		return c.conn.WriteParameterizedContext(ctx, []gorqlite.ParameterizedStatement{stmt})
 	})
 	if err != nil {
@@ -243,7 +373,7 @@ func (c *rqConn) QueryContext(ctx context.Context, query string, args []driver.N
 		if c.inTx {
 			return nil, errPendingResult
 		}
-		results, err := retried(ctx, c, func() ([]gorqlite.RequestResult, error) {
+		results, err := request(ctx, c, true, func(ctx context.Context) ([]gorqlite.RequestResult, error) {
 			return c.conn.RequestParameterizedContext(ctx, []gorqlite.ParameterizedStatement{stmt})
 		})
 		if err != nil {
@@ -254,7 +384,7 @@ func (c *rqConn) QueryContext(ctx context.Context, query string, args []driver.N
 		}
 		return &rqRows{qr: *results[0].Query}, nil
 	}
-	results, err := retried(ctx, c, func() ([]gorqlite.QueryResult, error) {
+	results, err := request(ctx, c, false, func(ctx context.Context) ([]gorqlite.QueryResult, error) {
 		return c.conn.QueryParameterizedContext(ctx, []gorqlite.ParameterizedStatement{stmt})
 	})
 	if err != nil {
@@ -307,26 +437,68 @@ func statement(query string, args []driver.NamedValue) (gorqlite.ParameterizedSt
 	return stmt, nil
 }
 
-// rqliteError names the first statement that failed.
+// rqliteError names the first statement that failed, on one line.
 func rqliteError(err error, stmts []gorqlite.ParameterizedStatement) error {
 	if err == nil {
 		return nil
 	}
-	msg := err.Error()
+	msg := rqliteMessage(err)
 	// gorqlite counts the statement errors on a line of its own; the
 	// messages themselves are what a reader needs, on one line.
 	var se gorqlite.StatementErrors
-	if errors.As(err, &se) && len(se) > 0 {
+	rejected := errors.As(err, &se) && len(se) > 0
+	if rejected {
 		msgs := make([]string, len(se))
 		for i, e := range se {
-			msgs[i] = e.Error()
+			msgs[i] = oneLine(e.Error())
 		}
 		msg = strings.Join(msgs, "; ")
 	}
-	if len(stmts) == 1 {
+	switch {
+	case len(stmts) == 1:
 		return fmt.Errorf("rqlite: %s", msg)
+	case rejected:
+		return fmt.Errorf("rqlite: in a request of %d statements: %s (the request was rolled back)", len(stmts), msg)
 	}
-	return fmt.Errorf("rqlite: in a request of %d statements: %s (the request was rolled back)", len(stmts), msg)
+	return fmt.Errorf("rqlite: a request of %d statements: %s", len(stmts), msg)
+}
+
+var (
+	// peerFailure is a line of gorqlite's report of a request every node
+	// failed: the URL it sent to (with its internal options) and why.
+	peerFailure = regexp.MustCompile(`^peer #\d+: (\S+) failed due to (.*)$`)
+	// clientOp is net/http's prefix of an error, which quotes the URL.
+	clientOp = regexp.MustCompile(`^(?:Get|Post|GET|POST) "[^"]*": `)
+	// statusAnswer is gorqlite's wording of an answer that is not 200 OK.
+	statusAnswer = regexp.MustCompile(`^got: (\d{3}[^,]*), message: ?`)
+)
+
+// rqliteMessage is an error of gorqlite on one line: each node that failed
+// named by its host alone (not the URL with the client's internal query
+// string), and why, joined by "; ".
+func rqliteMessage(err error) string {
+	msg := err.Error()
+	rest, ok := strings.CutPrefix(msg, "tried all peers unsuccessfully. here are the results:")
+	if !ok {
+		return oneLine(msg)
+	}
+	var parts []string
+	for _, l := range strings.Split(rest, "\n") {
+		if l = strings.TrimSpace(l); l == "" {
+			continue
+		}
+		if m := peerFailure.FindStringSubmatch(l); m != nil {
+			node := m[1]
+			if u, err := url.Parse(node); err == nil && u.Host != "" {
+				node = u.Host
+			}
+			why := statusAnswer.ReplaceAllString(clientOp.ReplaceAllString(m[2], ""), "$1: ")
+			why = strings.TrimPrefix(why, "dial tcp "+node+": ")
+			l = node + ": " + strings.TrimSuffix(strings.TrimSpace(why), ":")
+		}
+		parts = append(parts, l)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // rqRows turns rqlite's JSON values back into SQLite's types: numbers come
@@ -407,16 +579,20 @@ func dryRunCopy(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) 
 	return Sweep(ctx, copied, opt)
 }
 
-// backupRqlite writes the cluster's database, as the leader has it, to path.
+// backupRqlite writes the cluster's database, as the leader has it, to
+// path. The download is bounded as a write is (rqliteWriteTimeout) and not
+// capped: it is as large as the database.
 func backupRqlite(ctx context.Context, db *DB, path string) error {
 	u, err := url.Parse(db.url)
 	if err != nil {
-		return err
+		return errors.New("backup: the node's address does not parse")
 	}
 	u.Path, u.RawQuery = "/db/backup", ""
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	ctx, cancel := context.WithTimeoutCause(ctx, rqliteWriteTimeout, &noAnswerError{after: rqliteWriteTimeout})
+	defer cancel()
+	req, err := http.NewRequestWithContext(context.WithValue(ctx, uncappedKey{}, true), http.MethodGet, u.String(), nil)
 	if err != nil {
-		return err
+		return errors.New("backup: the node's address does not parse")
 	}
 	if u.User != nil {
 		pass, _ := u.User.Password()
@@ -424,14 +600,14 @@ func backupRqlite(ctx context.Context, db *DB, path string) error {
 		u.User = nil
 		req.URL = u
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := rqliteHTTP.Do(req)
 	if err != nil {
-		return err
+		return fmt.Errorf("backup: %s", oneLine(err.Error()))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return fmt.Errorf("backup: %s: %s", resp.Status, strings.TrimSpace(string(body)))
+		return fmt.Errorf("backup: %s: %s", resp.Status, oneLine(string(body)))
 	}
 	f, err := os.Create(path)
 	if err != nil {
@@ -439,7 +615,7 @@ func backupRqlite(ctx context.Context, db *DB, path string) error {
 	}
 	if _, err := io.Copy(f, resp.Body); err != nil {
 		f.Close()
-		return err
+		return fmt.Errorf("backup: %s", oneLine(err.Error()))
 	}
 	return f.Close()
 }

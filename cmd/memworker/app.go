@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -39,7 +40,21 @@ func usagef(cmd, format string, a ...any) error {
 // run executes memworker with args, writing to the given streams, and
 // returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
-	return exitStatus(newApp(stdout, stderr, time.Now).RunContext(context.Background(), args), stderr)
+	return guarded(stderr, func() int {
+		return exitStatus(newApp(stdout, stderr, time.Now).RunContext(context.Background(), args), stderr)
+	})
+}
+
+// guarded runs f, turning a panic into a failure with its stack on stderr:
+// the runtime would exit 2, which means a usage mistake here.
+func guarded(stderr io.Writer, f func() int) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(stderr, "memworker: internal error: %v\n%s", p, debug.Stack())
+			code = exitFailure
+		}
+	}()
+	return f()
 }
 
 // exitStatus turns what the app returned into the exit status, printing
@@ -51,6 +66,10 @@ func exitStatus(err error, stderr io.Writer) int {
 	var ue *usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(stderr, "memworker: %s\n%s\n", escapeControls(ue.msg), ue.hint)
+		return exitUsage
+	}
+	if errors.Is(err, worker.ErrBadURL) { // --db names a node in a way it cannot be used
+		fmt.Fprintf(stderr, "memworker: %s\nTry: memworker --help\n", escapeControls(err.Error()))
 		return exitUsage
 	}
 	fmt.Fprintf(stderr, "memworker: %s\n", escapeControls(err.Error()))
