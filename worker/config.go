@@ -34,6 +34,28 @@ type Config struct {
 	WallClock *time.Time
 }
 
+// HoursSinceSweep is the active hours since the last sweep: nil when no
+// sweep ran, and 0 when the last one ran ahead of the clock (sweep --now
+// past it), with ahead saying by how much; never a negative age.
+func (c Config) HoursSinceSweep() (since, ahead *float64) {
+	if c.LastCurateAt == nil {
+		return nil, nil
+	}
+	h := c.ActiveHours - *c.LastCurateAt
+	if h < 0 {
+		a := -h
+		return new(float64), &a
+	}
+	return &h, nil
+}
+
+// SweepDue is the one rule for "a sweep is due" (status, run --when-due):
+// none ran yet, or curate_interval_hours have passed since the last.
+func (c Config) SweepDue() bool {
+	since, _ := c.HoursSinceSweep()
+	return since == nil || *since >= c.CurateIntervalHours
+}
+
 // configKey documents and validates one mem_config key.
 type configKey struct {
 	name, doc string

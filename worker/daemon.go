@@ -167,14 +167,18 @@ func duePaths(ctx context.Context, paths []string, log *slog.Logger, failed *boo
 			*failed = true
 			continue
 		}
-		if cfg.LastCurateAt == nil || cfg.ActiveHours-*cfg.LastCurateAt >= cfg.CurateIntervalHours {
+		if cfg.SweepDue() {
 			due = append(due, p)
 			delete(notDue, p)
 			continue
 		}
 		// Say why nothing happens, in the clock's own terms: once, and again
 		// only when the clock has moved, not at every poll.
-		why := fmt.Sprintf("%.4g of %.4g active hours since the last sweep", cfg.ActiveHours-*cfg.LastCurateAt, cfg.CurateIntervalHours)
+		since, ahead := cfg.HoursSinceSweep()
+		why := fmt.Sprintf("%.4g of %.4g active hours since the last sweep", *since, cfg.CurateIntervalHours)
+		if ahead != nil {
+			why = fmt.Sprintf("the last sweep ran %.4g active hours ahead of the clock", *ahead)
+		}
 		if notDue[p] != why {
 			notDue[p] = why
 			log.Info("not due", "db", DisplayName(p), "why", why)

@@ -83,17 +83,8 @@ func GetStatus(ctx context.Context, db *DB) (*Status, error) {
 			st.WALBytes = &wal
 		}
 	}
-	if cfg.LastCurateAt != nil {
-		h := cfg.ActiveHours - *cfg.LastCurateAt
-		if h < 0 {
-			ahead := -h
-			st.SweepAheadHours, h = &ahead, 0
-		}
-		st.HoursSinceCurate = &h
-		st.CurateDue = h >= cfg.CurateIntervalHours
-	} else {
-		st.CurateDue = true
-	}
+	st.HoursSinceCurate, st.SweepAheadHours = cfg.HoursSinceSweep()
+	st.CurateDue = cfg.SweepDue()
 	for table, m := range map[string]map[string]int{"mem_blocks": st.Blocks, "mem_facts": st.Facts} {
 		rows, err := db.SQL.QueryContext(ctx, "SELECT status, count(*) FROM "+table+" GROUP BY status")
 		if err != nil {
