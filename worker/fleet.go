@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -54,8 +53,7 @@ func ExpandPaths(pattern string) ([]string, error) {
 // databases: a glob of files, or several rqlite URLs.
 func IsFleet(db string) bool {
 	if IsRqliteURL(db) {
-		urls, err := splitURLs(db)
-		return err == nil && len(urls) > 1
+		return len(urlList(db)) > 1
 	}
 	return strings.ContainsAny(db, "*?[")
 }
@@ -67,10 +65,11 @@ func splitURLs(list string) ([]string, error) {
 	if len(urls) == 1 {
 		return urls, nil
 	}
+	// Every URL is checked before any is swept, as one URL is: a mistake
+	// in one is a usage mistake (ErrBadURL), not one failed database.
 	for _, u := range urls {
-		if parsed, err := url.Parse(u); err != nil || parsed.Host == "" {
-			return nil, fmt.Errorf("--db %s: want rqlite URLs separated by commas (http://HOST:PORT,http://HOST:PORT); files and URLs do not mix",
-				DisplayName(list))
+		if _, err := parseNodeURL(u); err != nil {
+			return nil, fmt.Errorf("%w (--db takes rqlite URLs separated by commas; files and URLs do not mix)", err)
 		}
 	}
 	return urls, nil

@@ -39,7 +39,7 @@ func demoCommand() *cli.Command {
 			if c.Bool("json") {
 				w = c.App.ErrWriter // stdout carries the JSON report alone
 			}
-			fmt.Fprintf(w, "sample memory graph loaded into %s\n", path)
+			fmt.Fprintf(w, "sample memory graph loaded into %s\n", worker.DisplayName(path))
 			now, err := worker.AdvanceClock(c.Context, db, worker.DemoSweepAt-480)
 			if err != nil {
 				return err
@@ -54,7 +54,7 @@ func demoCommand() *cli.Command {
 			}
 			fmt.Fprintf(w, "\n%s\n\n", r.Summary)
 			printSweepDetail(w, r)
-			fmt.Fprintf(w, "\nExplore: memworker status --db %s; memworker decayed --db %s\n", path, path)
+			fmt.Fprintf(w, "\nExplore: memworker status --db %s; memworker decayed --db %s\n", worker.DisplayName(path), worker.DisplayName(path))
 			return nil
 		},
 	})
