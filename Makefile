@@ -41,7 +41,7 @@ demo: build ## Run the main job on the embedded sample memory graph
 	$(WORKER) demo
 
 demo-cluster: build ## Run the demo against a 3-node rqlite cluster on loopback
-	$(GO) run ./worker/rqcluster/demo -memworker $(abspath $(WORKER)) -extension $(abspath $(SO))
+	$(GO) run ./internal/rqcluster/demo -memworker $(abspath $(WORKER)) -extension $(abspath $(SO))
 
 lint: ## gofmt, go vet and go mod tidy must be clean
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi

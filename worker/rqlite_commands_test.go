@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memdecay/memdecay/internal/rqcluster"
 	"github.com/memdecay/memdecay/worker"
-	"github.com/memdecay/memdecay/worker/rqcluster"
 )
 
 // restoreMemory is restoreFixture with, at clock 100, an edge the static

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memdecay/memdecay/internal/rqcluster"
 	"github.com/memdecay/memdecay/worker"
-	"github.com/memdecay/memdecay/worker/rqcluster"
 )
 
 // TestRqliteRunSweepsSeveralClusters: the daemon given two clusters' URLs

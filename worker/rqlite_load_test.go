@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memdecay/memdecay/worker/rqcluster"
+	"github.com/memdecay/memdecay/internal/rqcluster"
 )
 
 // loadSchema is the table the load reads and writes, and the log the

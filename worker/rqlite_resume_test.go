@@ -21,8 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memdecay/memdecay/internal/rqcluster"
 	"github.com/memdecay/memdecay/worker"
-	"github.com/memdecay/memdecay/worker/rqcluster"
 )
 
 // TestRqliteCutSweepFinishedThroughSurvivor: the worker is stopped (its

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memdecay/memdecay/internal/rqcluster"
 	"github.com/memdecay/memdecay/worker"
-	"github.com/memdecay/memdecay/worker/rqcluster"
 )
 
 // startCluster starts nodes with memdecay and loads the memory file orig

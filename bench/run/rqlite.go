@@ -21,7 +21,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memdecay/memdecay/worker/rqcluster"
+	"github.com/memdecay/memdecay/internal/rqcluster"
 )
 
 // RqliteNodes is the size of the benchmarked cluster.

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/memdecay/memdecay/worker/rqcluster"
+	"github.com/memdecay/memdecay/internal/rqcluster"
 )
 
 // loadRequestBytes bounds one request of loadRows: a 1M-edge graph does

@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memdecay/memdecay/worker/rqcluster"
+	"github.com/memdecay/memdecay/internal/rqcluster"
 )
 
 // startNodes starts a cluster of n nodes with memdecay, stopped at cleanup.

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/memdecay/memdecay/internal/rqcluster"
 	"github.com/memdecay/memdecay/schema"
-	"github.com/memdecay/memdecay/worker/rqcluster"
 )
 
 // On an rqlite cluster started with -fk (foreign keys on), migrating down

@@ -4,7 +4,7 @@
 // reads the memory's counts from each node's own copy, and stops the
 // cluster (also on Ctrl-C, and on failure).
 //
-//	go run ./worker/rqcluster/demo -memworker build/memworker -extension build/memdecay.so
+//	go run ./internal/rqcluster/demo -memworker build/memworker -extension build/memdecay.so
 //
 // make demo-cluster builds both and runs it.
 package main
@@ -23,7 +23,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/memdecay/memdecay/worker/rqcluster"
+	"github.com/memdecay/memdecay/internal/rqcluster"
 )
 
 func main() {
