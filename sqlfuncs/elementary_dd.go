@@ -83,7 +83,7 @@ func roundsTo(h, l, eps float64) bool {
 	if b&(1<<52-1) == 0 && (l < 0) != (h < 0) {
 		ulp *= 0.5
 	}
-	half := 0.5 * ulp
+	half := float64(0.5 * ulp)
 	al := math.Abs(l)
 	// half - al is exact when al ≥ half/2 (Sterbenz); otherwise it is above
 	// half/2, which dwarfs eps·|h|.
