@@ -126,28 +126,35 @@ func (s *sweep) clearQueues(ctx context.Context, midSweep bool) error {
 	}
 }
 
-// expireEvents removes events older than event_retention_days (0 keeps
-// them forever), in bounded chunks, and counts them in the stored report.
+// expireEvents removes events, and the records of sweeps, older than
+// event_retention_days (0 keeps them forever), in bounded chunks, and
+// counts them in the stored report.
 func (s *sweep) expireEvents(ctx context.Context) error {
 	if s.cfg.EventRetentionDays <= 0 {
 		return nil
 	}
 	cutoff := s.retentionCutoff()
-	for {
-		err := s.db.inTx(ctx, func() error {
-			_, err := s.db.exec(ctx, "expire_events", sql.Named("cutoff", cutoff), sql.Named("limit", int64(s.opt.ChunkSize)))
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		n := s.db.changed()
-		s.report.EventsExpired += n
-		if n < int64(s.opt.ChunkSize) {
-			break
+	for _, expire := range []struct {
+		name  string
+		count *int64
+	}{{"expire_events", &s.report.EventsExpired}, {"expire_sweeps", &s.report.SweepsExpired}} {
+		for {
+			err := s.db.inTx(ctx, func() error {
+				_, err := s.db.exec(ctx, expire.name, sql.Named("cutoff", cutoff), sql.Named("sweep", s.report.SweepID),
+					sql.Named("limit", int64(s.opt.ChunkSize)))
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			n := s.db.changed()
+			*expire.count += n
+			if n < int64(s.opt.ChunkSize) {
+				break
+			}
 		}
 	}
-	if s.report.EventsExpired == 0 {
+	if s.report.EventsExpired == 0 && s.report.SweepsExpired == 0 {
 		return nil
 	}
 	return s.db.inTx(ctx, func() error { return s.recordSweep(ctx, s.db.querier(), "done") })

@@ -40,6 +40,7 @@ type Report struct {
 	InvalidRows              InvalidRows   `json:"invalid_rows"`
 	DecayedSample            []EdgeSample  `json:"decayed_sample"`
 	EventsExpired            int64         `json:"events_expired"`
+	SweepsExpired            int64         `json:"sweeps_expired,omitempty"` // records of sweeps as old as the expired events
 	DurationMS               int64         `json:"duration_ms"`
 	Summary                  string        `json:"summary"`
 }

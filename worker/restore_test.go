@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -330,6 +331,43 @@ func TestEventRetention(t *testing.T) {
 			}
 			if r.EventsExpired != 0 {
 				t.Errorf("second sweep expired %d", r.EventsExpired)
+			}
+		})
+	}
+}
+
+// TestSweepRecordsExpire: the records of sweeps expire with the events of
+// their time (mem_sweeps would otherwise grow by about 1 KB a sweep), all
+// but the last one done and any that holds a lease; 0 keeps them all.
+func TestSweepRecordsExpire(t *testing.T) {
+	for _, c := range []struct {
+		retention string
+		left      string
+	}{{"30", "3 4 5"}, {"0", "1 2 3 4 5"}} {
+		t.Run("retention "+c.retention, func(t *testing.T) {
+			db, _ := newMemory(t, "")
+			mustExec(t, db, `UPDATE mem_config SET value = ? WHERE key = 'event_retention_days'`, c.retention)
+			old, recent := fixedWall.Unix()-40*daySeconds, fixedWall.Unix()-daySeconds
+			mustExec(t, db, `INSERT INTO mem_sweeps (id, started_at, finished_at, clock_hours, dry_run, status) VALUES
+				(1, ?1, ?1, 0, 0, 'done'), (2, ?1, ?1, 0, 0, 'failed'),
+				(3, ?1, NULL, 0, 0, 'interrupted'), (4, ?2, ?2, 0, 0, 'done')`, old, recent)
+			now := 0.0
+			dry, err := worker.Sweep(context.Background(), db, worker.SweepOptions{Now: &now, WallNow: &fixedWall, DryRun: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := worker.Sweep(context.Background(), db, worker.SweepOptions{Now: &now, WallNow: &fixedWall})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if dry.SweepsExpired != r.SweepsExpired {
+				t.Errorf("the dry run said %d sweeps expire, the sweep expired %d", dry.SweepsExpired, r.SweepsExpired)
+			}
+			if got := scalar[string](t, db, `SELECT group_concat(id, ' ') FROM (SELECT id FROM mem_sweeps ORDER BY id)`); got != c.left {
+				t.Errorf("sweeps left %q, want %q", got, c.left)
+			}
+			if want := int64(5 - len(strings.Fields(c.left))); r.SweepsExpired != want {
+				t.Errorf("sweeps_expired %d, want %d", r.SweepsExpired, want)
 			}
 		})
 	}

@@ -22,7 +22,13 @@ var macros = strings.NewReplacer(
 	"VALID_EDGE", validEdge, "EDGE_PROBLEM", edgeProblem, "EDGE_LAMBDA", edgeLambda, "EDGE_STRENGTH", edgeStrength,
 	"STATIC_PRUNE", staticPrune, "MAX_FINITE", maxFinite, "TEMPORAL_DECAY", temporalDecay, "REMOVAL_PHASES", removalPhases,
 	"EDGE_EVALUATION", edgeEvaluation, "EDGE_DUE_ROWS", edgeDueRows, "EDGE_OBSERVED_AT", edgeObservedAt,
-	"FACT_PROBLEM", factProblem, "FACT_SINCE", factSince, "BLOCK_KEY_PROBLEM", blockKeyProblem, "EDGE_NAME", edgeName)
+	"FACT_PROBLEM", factProblem, "FACT_SINCE", factSince, "BLOCK_KEY_PROBLEM", blockKeyProblem, "EDGE_NAME", edgeName,
+	"EXPIRED_SWEEP", expiredSweep)
+
+// expiredSweep is a mem_sweeps row that expires with the events of its
+// time: finished, started before :cutoff and older than the sweep :sweep
+// (its own row stays: status reads it, later ids count from it).
+const expiredSweep = `(started_at < :cutoff AND finished_at IS NOT NULL AND status != 'running' AND id < :sweep)`
 
 // statements holds the named statement lists of the SQL files.
 var statements = func() map[string][]string {

@@ -2,8 +2,10 @@ package worker
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/mattn/go-sqlite3"
@@ -329,7 +331,9 @@ func (s *sweep) dryRun(ctx context.Context) error {
 			return err
 		}
 		if s.cfg.EventRetentionDays > 0 {
-			s.report.EventsExpired, err = s.db.count(ctx, `SELECT count(*) FROM main.mem_events WHERE at < ?`, s.retentionCutoff())
+			// As the sweep would, once its own row is the newest.
+			err = s.db.querier().QueryRowContext(ctx, stmts("count_expired")[0], sql.Named("cutoff", s.retentionCutoff()),
+				sql.Named("sweep", math.MaxInt64)).Scan(&s.report.EventsExpired, &s.report.SweepsExpired)
 		}
 		return err
 	})

@@ -16,6 +16,16 @@ DELETE FROM main.mem_sweep_plans WHERE (sweep_id, step, seq) IN (
 DELETE FROM main.mem_events WHERE id IN (
     SELECT id FROM main.mem_events WHERE at < :cutoff ORDER BY id LIMIT :limit);
 
+-- name: expire_sweeps
+-- The record of a sweep (about 1 KB each) expires with the events of its
+-- time (EXPIRED_SWEEP).
+DELETE FROM main.mem_sweeps WHERE id IN (
+    SELECT id FROM main.mem_sweeps WHERE EXPIRED_SWEEP ORDER BY id LIMIT :limit);
+
+-- name: count_expired
+-- What expire_events and expire_sweeps would remove (a dry run's report).
+SELECT (SELECT count(*) FROM main.mem_events WHERE at < :cutoff), (SELECT count(*) FROM main.mem_sweeps WHERE EXPIRED_SWEEP);
+
 -- name: empty_mem_dirty_blocks
 -- Emptied whole, which SQLite does by freeing its pages rather than row
 -- by row, keeping the rows queued after :mark.
