@@ -1,5 +1,5 @@
 -- The edge rules of bench/plain.sql with what every memworker sweep also
--- guarantees (SPEC §4.4), and nothing else: each removed edge gets an
+-- guarantees (docs/sweep.md), and nothing else: each removed edge gets an
 -- event with a JSON snapshot of its row, committed with its delete, and
 -- the removals run in transactions of at most 5,000 rows. No incremental
 -- state, no re-check of what changed since the plan, no resuming: the

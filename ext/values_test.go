@@ -20,7 +20,7 @@ const (
 )
 
 // everyFunction calls each function at each arity, with NULL and
-// numeric-text arguments; the values are worked out by hand from SPEC §2.
+// numeric-text arguments; the values are worked out by hand from the formulas in docs/.
 var everyFunction = []exprCase{
 	{`memdecay_version()`, "0.1.0"},
 	{`decay_tier('["self/value","self/constitutional"]', 'observation')`, "permanent"},

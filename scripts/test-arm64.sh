@@ -2,7 +2,7 @@
 # make test-arm64: the formulas' tests (golden bits included) and the
 # SQLite shim's tests, cross-compiled for linux/arm64 and run under qemu.
 # arm64's Go fuses multiply-adds and its math.Exp is FMA assembly: the
-# golden files pin the bits memdecay must give there too (SPEC §4.4).
+# golden files pin the bits memdecay must give there too (docs/sweep.md).
 #
 # Needs Debian's gcc-aarch64-linux-gnu, libc6-dev-arm64-cross and
 # qemu-user-static. SKIP_ARM64=1 skips (for a machine without them).

@@ -186,7 +186,7 @@ func TestLinearWeight(t *testing.T) {
 		weight, rate, elapsed, hold float64
 		want                        float64
 	}{
-		// SPEC §4.2: a rate of 0.25 per day loses 0.25 per day; death at w₀/k = 4 days.
+		// docs/policies.md: a rate of 0.25 per day loses 0.25 per day; death at w₀/k = 4 days.
 		{"linear at 0", 1, 0.25, 0, 0, 1},
 		{"linear at 1 day", 1, 0.25, 1, 0, 0.75},
 		{"linear at 3 days", 1, 0.25, 3, 0, 0.25},

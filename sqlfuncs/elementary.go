@@ -6,7 +6,7 @@ import "math"
 // rounded (to nearest, ties to even) and so the same bits on every machine.
 // Go's math.Exp takes another path on CPUs with FMA, and on arm64 the
 // compiler fuses multiply-adds in math's pure-Go code: results would differ
-// between replicas of a cluster (SPEC §4.4).
+// between replicas of a cluster (docs/sweep.md).
 //
 // Each function is Ziv's method in two steps. A fast path evaluates the
 // function in double-double arithmetic (elementary_dd.go) from tables

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestArgErrors checks SPEC §2's convention: a negative weight, rate or
+// TestArgErrors checks the SQL functions' convention: a negative weight, rate or
 // half-life, a zero half-life or scale, an infinite value or NaN is an error
 // "memdecay: <function>: <argument> <what is wrong>", never a silent 0.
 func TestArgErrors(t *testing.T) {

@@ -37,7 +37,7 @@ func LogNormalise(count, maxCount float64) (float64, error) {
 
 // CompositeScore ranks blocks for top-N reinforcement:
 // (0.30·confidence + 0.05·recency + 0.25·centrality + 0.30·reinforcement) / 0.90.
-// Each term is a share in [0, 1] (SPEC §4.1 phase 6), so the score is too;
+// Each term is a share in [0, 1] (docs/sweep.md, phase 6), so the score is too;
 // a term outside it is an error, not a score that outranks every block.
 func CompositeScore(confidence, recency, centrality, reinforcement float64) (float64, error) {
 	const fn = "composite_score"

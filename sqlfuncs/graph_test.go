@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestEdgeStrength is SPEC §4.1's weighted-degree term:
+// TestEdgeStrength is docs/sweep.md's weighted-degree term:
 // weight + ln(1 + reinforcement_count) × 0.10.
 func TestEdgeStrength(t *testing.T) {
 	for _, tc := range []struct {
@@ -70,7 +70,7 @@ func TestLogNormalise(t *testing.T) {
 	}
 }
 
-// TestCompositeScore is SPEC §4.1 phase 6:
+// TestCompositeScore is docs/sweep.md, phase 6:
 // (0.30·confidence + 0.05·recency + 0.25·centrality + 0.30·reinforcement) / 0.90.
 func TestCompositeScore(t *testing.T) {
 	for _, tc := range []struct {

@@ -107,9 +107,9 @@ func TestTidelineScoreErrors(t *testing.T) {
 	}
 }
 
-// TestLifecycleAction is the fact sweep of SPEC §4.3, with scores either side
+// TestLifecycleAction is the fact sweep of docs/facts.md, with scores either side
 // of 0.05 and 0.15. Where reference 001 archives a long fact at 0.05–0.15,
-// SPEC wins: a long fact is archived only below 0.05.
+// docs/facts.md wins: a long fact is archived only below 0.05.
 func TestLifecycleAction(t *testing.T) {
 	below05, below15 := math.Nextafter(0.05, 0), math.Nextafter(0.15, 0)
 	for _, tc := range []struct {

@@ -83,7 +83,7 @@ func TestLambdaEdgeErrors(t *testing.T) {
 	}
 }
 
-// TestDecayTier checks the precedence of SPEC §2: self/constitutional, then
+// TestDecayTier checks the precedence of docs/tiers-and-edges.md: self/constitutional, then
 // the durable self tags, then category mind, then observation, else standard.
 func TestDecayTier(t *testing.T) {
 	for _, tc := range []struct {

@@ -1,7 +1,7 @@
 package worker_test
 
 // An app's trigger or constraint that refuses one of the sweep's changes
-// stops only that change (SPEC §4.4: bad rows are skipped, counted and
+// stops only that change (docs/sweep.md: bad rows are skipped, counted and
 // named; they never abort the sweep).
 
 import (

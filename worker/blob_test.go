@@ -1,6 +1,6 @@
 package worker_test
 
-// BLOBs are rows like any other (SPEC §4.4): a blob in a removed row's
+// BLOBs are rows like any other (docs/sweep.md): a blob in a removed row's
 // columns is archived and restored to the byte, and every other value
 // comes back with its own SQLite type; a blob where an id belongs is a bad
 // row, named and never touched.

@@ -58,7 +58,7 @@ func (c Clock) restoreAnchor(cfg Config) float64 {
 var ErrClockBehind = errors.New("the clock is behind the last sweep's")
 
 // forSweep is the clock a sweep runs at. A clock already swept, or behind
-// the last sweep's, changes nothing (SPEC §4.4): a sweep there would
+// the last sweep's, changes nothing (docs/sweep.md): a sweep there would
 // otherwise reinforce again and set last_curate_at back, and the next
 // sweep ahead would archive and reinforce anew. So a clock read from
 // mem_config that is behind the last sweep's (a sweep ran ahead of it,

@@ -19,7 +19,7 @@ import (
 // same clock at once, each with its own handle. Either one is refused
 // (ErrSweepRunning) and the file ends as after one sweep, or they run one
 // after the other and it ends as after two sweeps at one clock, which
-// remove exactly what one does (only reinforcement runs twice, SPEC §4.4).
+// remove exactly what one does (only reinforcement runs twice, docs/sweep.md).
 // Every removal has exactly one event either way.
 func TestConcurrentSweepsEndLikeOne(t *testing.T) {
 	orig := bigMemory(t, 11, 150, 1500)

@@ -1,6 +1,6 @@
 package worker_test
 
-// The fact lifecycle (SPEC §4.3, reference 001): segment defaults and the
+// The fact lifecycle (docs/facts.md, reference 001): segment defaults and the
 // sweep's keep / archive / prune at ages either side of each threshold.
 
 import (
@@ -63,8 +63,8 @@ func TestFactSegmentDefaults(t *testing.T) {
 // and 0.05 (solved from reference 001's formula), plus permanent, confirmed,
 // recalled and never-accessed facts. Short: kept ≥ 0.15, archived below,
 // pruned below 0.05. Long: kept down to 0.05, archived below, never pruned
-// (SPEC §4.3; reference 001's table also archives long facts at 0.05–0.15,
-// the SPEC wins). The view reads the wall clock pinned in mem_config.
+// (docs/facts.md; reference 001's table also archives long facts at 0.05–0.15,
+// docs/facts.md wins). The view reads the wall clock pinned in mem_config.
 func TestFactLifecycle(t *testing.T) {
 	db, _ := newMemory(t, "")
 	wall := pinWall(t, db, fixedWall)

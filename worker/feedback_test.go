@@ -1,6 +1,6 @@
 package worker_test
 
-// What an agent does to facts between sweeps (SPEC §4.3): feedback,
+// What an agent does to facts between sweeps (docs/facts.md): feedback,
 // recall and explain, and how they move the next sweep.
 
 import (

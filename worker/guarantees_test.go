@@ -1,6 +1,6 @@
 package worker_test
 
-// What every sweep guarantees (SPEC §4.4), mostly on the rich fixture
+// What every sweep guarantees (docs/sweep.md), mostly on the rich fixture
 // (helpers_fixtures_test.go) where every phase has work: dry runs predict
 // and change nothing, a second sweep at one clock removes nothing, every
 // removal has one event with the row's snapshot, invalid rows are skipped.

@@ -9,7 +9,7 @@ import (
 )
 
 // A linear curve dies at weight <= 0 whether its threshold is NULL or 0
-// (SPEC §4.2): with threshold 0 the edge that reached 0 goes too.
+// (docs/policies.md): with threshold 0 the edge that reached 0 goes too.
 func TestLinearThresholdZeroRemoves(t *testing.T) {
 	for _, threshold := range []any{nil, 0.0} {
 		db, _ := newMemory(t, knowledgeBlocks("a", "b", "c"))

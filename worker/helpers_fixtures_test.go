@@ -38,7 +38,7 @@ func daysAgo(wall time.Time, days float64) int64 {
 func fixture(stmts ...string) string { return strings.Join(stmts, "\n") }
 
 // richFixture is one graph where every sweep phase has work (the
-// guarantees of SPEC §4.4 are checked on it): at clock 500 a sweep
+// guarantees of docs/sweep.md are checked on it): at clock 500 a sweep
 // archives obs1 and obs2 (their 2 edges go with them), keeps the faded hub
 // (a bridge: degree 4.54 ≥ d[9] = 2.84) and the faded pin (pinned edge),
 // prunes db1-ds2, decays py1-py2 and db2-py2, and skips 3 invalid rows.
@@ -103,7 +103,7 @@ func addPolicy(t *testing.T, db *worker.DB, relation, model, params, clock strin
 		VALUES (?, ?, ?, ?, ?, ?, ?)`, relation, model, params, clock, threshold, action, orphans)
 }
 
-// segmentDefaults is the segment defaults table of SPEC §2 and reference
+// segmentDefaults is the segment defaults table of docs/facts.md and reference
 // 001, written out rather than read from sqlfuncs: TestFactSegmentDefaults
 // checks the trigger and the SQL functions against the spec's numbers.
 var segmentDefaults = []struct {

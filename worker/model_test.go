@@ -1,7 +1,7 @@
 package worker_test
 
 // A differential test: random memory graphs swept by the worker and by an
-// independent Go model of SPEC §4.1, written from the SPEC's text with
+// independent Go model of docs/sweep.md, written from the text of docs/sweep.md with
 // math.Exp and math.Log1p (no SQL, no sqlfuncs). Any disagreement prints
 // the seed and the differing rows. The random graphs, and moving them in
 // and out of a memory file, are in model_graphs_test.go.
@@ -125,7 +125,7 @@ type mResult struct {
 	fragile        []string // decisions too close to call in floating point
 }
 
-// Tier rates per active hour (SPEC §2 tier_lambda).
+// Tier rates per active hour (docs/tiers-and-edges.md, tier_lambda).
 var modelLambda = map[string]float64{"permanent": 0.00001, "durable": 0.001, "standard": 0.010, "ephemeral": 0.050}
 
 // modelTier is decay_tier: first match wins.
@@ -170,7 +170,7 @@ func modelDegrees(edges []mEdge) map[string]float64 {
 // summation noise.
 func tooClose(a, b float64) bool { return a != b && math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(a)) }
 
-// runModel applies SPEC §4.1 phases 1-6 to g at clock now. sameClock is a
+// runModel applies docs/sweep.md phases 1-6 to g at clock now. sameClock is a
 // second sweep at the clock of the last one: §4.4 says it removes nothing.
 func runModel(g mGraph, cfg mConfig, now float64, sameClock bool) mResult {
 	r := mResult{archived: map[string]bool{}, withBlocks: map[string]bool{}, pruned: map[string]bool{},
@@ -286,7 +286,7 @@ func runModel(g mGraph, cfg mConfig, now float64, sameClock bool) mResult {
 		}
 	}
 	r.after = len(kept)
-	// A clock already swept reinforces nothing (SPEC §4.4: idempotent).
+	// A clock already swept reinforces nothing (docs/sweep.md: idempotent).
 	if sameClock {
 		return r
 	}

@@ -1,6 +1,6 @@
 package worker_test
 
-// Relation policy curves (SPEC §4.2, references 003 and 004): half-life,
+// Relation policy curves (docs/policies.md, references 003 and 004): half-life,
 // linear, multi-linear, exponential and power-law, on either clock, with
 // rows just before and just after each death time or minimum.
 

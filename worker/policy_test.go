@@ -1,6 +1,6 @@
 package worker_test
 
-// Relation policies (SPEC §4.2, references 003 and 004) beside the rest of
+// Relation policies (docs/policies.md, references 003 and 004) beside the rest of
 // the sweep: pinned edges, orphans, the tiered phases they replace, broken
 // policy rows, and dry runs.
 

@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-// Report is the result of one sweep (SPEC §4.5), printed by sweep --json
+// Report is the result of one sweep (docs/sweep.md, the report), printed by sweep --json
 // and stored in mem_sweeps.result.
 type Report struct {
 	SweepID int64 `json:"sweep_id"`

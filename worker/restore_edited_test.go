@@ -1,6 +1,6 @@
 package worker_test
 
-// A restore takes back only the row it names (SPEC §4.4): an event whose
+// A restore takes back only the row it names (docs/sweep.md): an event whose
 // snapshot names another row than its subject was edited, and is refused.
 
 import (

@@ -1,6 +1,6 @@
 package worker_test
 
-// Restore (SPEC §4.3, §4.4: archive and prune can be undone) and the event
+// Restore (docs/facts.md, docs/sweep.md: archive and prune can be undone) and the event
 // log's retention.
 
 import (

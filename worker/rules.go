@@ -10,7 +10,7 @@ const maxFinite = `1.7976931348623157e308`
 
 // Wall-clock columns (mem_facts.last_accessed_at and created_at,
 // mem_edges.last_observed_at) hold unix seconds, as an integer or a real,
-// or ISO-8601 / SQLite datetime text, as apps write them (SPEC §4.3). The
+// or ISO-8601 / SQLite datetime text, as apps write them (docs/facts.md). The
 // one reading of them is try_unix_seconds (sqlfuncs/wallclock.go), which
 // the views call too. Numbers, the common case, take a shortcut in plain
 // SQL that gives what the function gives (a finite number is its own unix
@@ -116,8 +116,8 @@ var factSince = wallSeconds("coalesce(f.last_accessed_at, f.created_at)")
 // tb (a block with none is standard).
 const edgeLambda = `lambda_edge(coalesce(ta.tier, 'standard'), coalesce(tb.tier, 'standard'), e.reinforcement_count, :established)`
 
-// edgeStrength is an edge e's share of each end's weighted degree (SPEC
-// §4.1: weight + ln(1 + reinforcement_count) × 0.10) in fixed point, a
+// edgeStrength is an edge e's share of each end's weighted degree (docs/sweep.md
+// phase 1: weight + ln(1 + reinforcement_count) × 0.10) in fixed point, a
 // multiple of 2^-32: sums and differences of such numbers are exact while
 // a degree stays below 2^21, so a full recount and degrees kept by deltas
 // (refresh_edges, remove_edges) agree to the bit, in any order.
@@ -125,11 +125,11 @@ const edgeLambda = `lambda_edge(coalesce(ta.tier, 'standard'), coalesce(tb.tier,
 // degree overflows to infinity.
 const edgeStrength = `(round(min(edge_strength(e.weight, e.reinforcement_count), 1048576.0) * 4294967296.0) / 4294967296.0)`
 
-// staticPrune is the static prune (SPEC §4.1 phase 2): an edge never
+// staticPrune is the static prune (docs/sweep.md, phase 2): an edge never
 // reinforced whose weight is below edge_prune_threshold.
 const staticPrune = `(weight < :prune_threshold AND reinforcement_count = 0)`
 
-// temporalDecay says whether temporal decay (SPEC §4.1 phase 3) applies to
+// temporalDecay says whether temporal decay (docs/sweep.md, phase 3) applies to
 // an edge: not agent-asserted, anchored, not pinned (an edge of a relation
 // with a policy is decayed by its policy instead).
 const temporalDecay = `(origin IS NOT 'agent' AND last_active_hours IS NOT NULL AND NOT pinned)`

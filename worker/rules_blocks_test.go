@@ -1,6 +1,6 @@
 package worker_test
 
-// Rules of SPEC §4.1 for blocks, each on a real SQLite file with rows on
+// Rules of docs/sweep.md for blocks, each on a real SQLite file with rows on
 // both sides of every threshold: archival, bridge protection and
 // reinforcement.
 
@@ -144,7 +144,7 @@ func TestBridgeProtection(t *testing.T) {
 	})
 }
 
-// composite is SPEC §4.1 phase 6's score, for checking fixtures by hand.
+// composite is docs/sweep.md, phase 6's score, for checking fixtures by hand.
 func composite(confidence, recency, centrality, reinforcement float64) float64 {
 	return (0.30*confidence + 0.05*recency + 0.25*centrality + 0.30*reinforcement) / 0.90
 }
@@ -165,7 +165,7 @@ func TestReinforcement(t *testing.T) {
 		INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours) VALUES
 			('c','x',0.9,4,1000), ('c','y',0.9,4,1000),
 			('p','q',0.9,2,0);   -- decays (0.006): p's centrality is 0 after phase 3`
-	// The composites as SPEC §4.1 defines them, after phases 1-5.
+	// The composites as docs/sweep.md defines them, after phases 1-5.
 	maxCount := math.Log1p(8)
 	cDeg := 2 * (0.9 + math.Log1p(4)*0.1)
 	scores := map[string]float64{

@@ -1,6 +1,6 @@
 package worker_test
 
-// Rules of SPEC §4.1 for edges, each on a real SQLite file with rows on
+// Rules of docs/sweep.md for edges, each on a real SQLite file with rows on
 // both sides of every threshold: tiers, the established cliff, anchors,
 // origins, pins, the decay cap and thresholds, and the tallies they keep.
 

@@ -1,6 +1,6 @@
 package worker_test
 
-// The summary line of SPEC §4.5.
+// The summary line of docs/sweep.md, the report.
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestSummary checks each part of the summary line (SPEC §4.5), with the
+// TestSummary checks each part of the summary line (docs/sweep.md, the report), with the
 // 25% escalation on both sides.
 func TestSummary(t *testing.T) {
 	blocks := func(ids ...string) string {
@@ -37,7 +37,7 @@ func TestSummary(t *testing.T) {
 			t.Errorf("summary %q", r.Summary)
 		}
 	})
-	t.Run("the SPEC's example line", func(t *testing.T) {
+	t.Run("the example line of docs/sweep.md", func(t *testing.T) {
 		ids := make([]string, 12)
 		for i := range ids {
 			ids[i] = fmt.Sprintf("n%02d", i)

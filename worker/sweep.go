@@ -166,7 +166,7 @@ type sweep struct {
 	report Report
 }
 
-// Sweep runs the edge curate sweep (SPEC §4.1): plan every phase at one
+// Sweep runs the edge curate sweep (docs/sweep.md): plan every phase at one
 // snapshot into temp tables, then (unless DryRun) apply the plan in chunks,
 // each chunk's removals and their events in one transaction.
 func Sweep(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) {

@@ -98,7 +98,7 @@ func TestPlotCountsPolicyRemovals(t *testing.T) {
 }
 
 // TestBridgeThresholdActiveOnly: the bridge threshold is taken over the
-// degrees of the active blocks only (SPEC §4.1). A clique of inbox blocks
+// degrees of the active blocks only (docs/sweep.md). A clique of inbox blocks
 // and a pair of archived ones, all heavier than any active block, would
 // raise d[floor(0.8 n)] to 3.0 and leave the faded lb (0.95) unprotected;
 // over the active blocks it is 0.95, so lb stays and lc (0.94) goes.

@@ -1,6 +1,6 @@
 package worker_test
 
-// Wall-clock columns as apps write them (SPEC §4.3): unix seconds (integer
+// Wall-clock columns as apps write them (docs/facts.md): unix seconds (integer
 // or real) and ISO-8601 / SQLite datetime text give the same decisions in
 // the sweep, the views, explain and feedback; anything else is a bad row,
 // skipped, counted and named, that stops nothing.

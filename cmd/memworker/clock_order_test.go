@@ -2,7 +2,7 @@ package main
 
 // Sweeps at two clocks, as when cron sweeps with --now ahead of a daemon
 // that sweeps at active_hours: a clock already swept, or behind the last
-// sweep's, changes nothing (SPEC §4.4); a --now behind it is refused
+// sweep's, changes nothing (docs/sweep.md); a --now behind it is refused
 // unless --force.
 
 import (

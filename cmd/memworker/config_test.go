@@ -7,7 +7,7 @@ import (
 	"github.com/memdecay/memdecay/worker"
 )
 
-// specConfigKeys are the mem_config keys SPEC §3 names.
+// specConfigKeys are the mem_config keys docs/schema.md names.
 var specConfigKeys = []string{"active_hours", "edge_prune_threshold", "edge_decay_threshold",
 	"established_edge_threshold", "block_prune_threshold", "curate_interval_hours", "reinforce_top_n",
 	"max_decay_fraction", "block_archival", "last_curate_at", "edges_decayed_total", "event_retention_days"}

@@ -268,12 +268,12 @@ func num(t *testing.T, m map[string]any, key string) float64 {
 	return v
 }
 
-// reportKeys are the keys SPEC §4.5 requires in a sweep report.
+// reportKeys are the keys docs/sweep.md, the report requires in a sweep report.
 var reportKeys = []string{"sweep_id", "dry_run", "clock_hours", "archived", "edges_pruned", "edges_decayed",
 	"edges_deferred", "total_edges_after", "reinforced", "constitutional_reinforced", "policies", "facts",
 	"invalid_rows", "decayed_sample", "duration_ms", "summary"}
 
-// wantReport checks a sweep report for every SPEC §4.5 key and shape.
+// wantReport checks a sweep report for every docs/sweep.md, the report key and shape.
 func wantReport(t *testing.T, m map[string]any) {
 	t.Helper()
 	wantKeys(t, "report", m, reportKeys...)

@@ -19,7 +19,7 @@ const (
 	twoTierJSON = `{"model":"multi_linear","tiers":` + twoTiers + `}`
 )
 
-// tidelineWant is the fact score formula of SPEC §2, written out here
+// tidelineWant is the fact score formula of docs/facts.md, written out here
 // independently of sqlfuncs.
 func tidelineWant(importance, decayRate, days, count float64) float64 {
 	halfLife := 11.25 * (1 + importance)
@@ -201,7 +201,7 @@ var valueCases = []exprCase{
 	{`policy_curve(NULL, '{}', 'wall')`, nil},
 }
 
-// segmentSpec is the segment defaults table of SPEC §2.
+// segmentSpec is the segment defaults table of docs/facts.md.
 var segmentSpec = []struct {
 	name, tier            string
 	importance, decayRate float64

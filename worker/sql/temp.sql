@@ -1,4 +1,4 @@
--- The sweep's temp tables (SPEC §4): the plan and its working tables live on
+-- The sweep's temp tables (docs/sweep.md): the plan and its working tables live on
 -- the sweep's own connection. A full sweep (the first, --full, or a dry run)
 -- computes the derived state into temp tables of the same names that shadow
 -- the main ones (shadow_state), and afterwards copies only the rows that
