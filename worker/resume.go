@@ -108,10 +108,9 @@ func (s *sweep) restorePlan(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		// A plan saved by a memworker before arrays names its columns.
 		extracts := make([]string, len(cols))
-		for i, c := range cols {
-			extracts[i] = fmt.Sprintf("CASE json_type(row) WHEN 'array' THEN json_extract(row, '$[%d]') ELSE json_extract(row, '$.%s') END", i, c)
+		for i := range cols {
+			extracts[i] = fmt.Sprintf("json_extract(row, '$[%d]')", i)
 		}
 		query := fmt.Sprintf(`INSERT INTO temp.%s (%s) SELECT %s FROM main.mem_sweep_plans WHERE sweep_id = ? AND step = ? ORDER BY seq`,
 			st.table, strings.Join(cols, ", "), strings.Join(extracts, ", "))
