@@ -84,26 +84,25 @@ func (s *sweep) clearQueues(ctx context.Context, midSweep bool) error {
 	// rather than row by row (much the cheapest for the big queue a first
 	// sweep leaves), keeping the few rows queued after the mark; one table
 	// per transaction, and only while no other connection writes.
-	tables := []struct {
-		table, newer string
-		mark         int64
-	}{
-		{"mem_dirty_blocks", "seq > ?", s.marks.block - keep},
-		{"mem_dirty_edges", "seq > ?", s.marks.edge - keep},
-		{"mem_dirty_facts", "seq > ?", s.marks.fact - keep},
-		{"mem_sweep_plans", "sweep_id > ?", s.report.SweepID},
+	marks := map[string]int64{
+		"mem_dirty_blocks": s.marks.block - keep, "mem_dirty_edges": s.marks.edge - keep,
+		"mem_dirty_facts": s.marks.fact - keep, "mem_sweep_plans": s.report.SweepID,
 	}
-	for _, t := range tables {
+	for _, t := range emptiedWhole {
 		if s.db.othersWriting() {
 			break // beside an app's writes, short batches below
 		}
+		mark, ok := marks[t.table]
+		if !ok {
+			panic("worker: no mark for " + t.table)
+		}
 		err := s.db.inTx(ctx, func() error {
-			newer, err := s.db.count(ctx, "SELECT count(*) FROM (SELECT 1 FROM main."+t.table+" WHERE "+t.newer+" LIMIT ?)",
-				t.mark, keepRowsMax+1)
+			newer, err := s.db.count(ctx, "SELECT count(*) FROM (SELECT 1 FROM main."+t.table+" WHERE "+t.key+" > ? LIMIT ?)",
+				mark, keepRowsMax+1)
 			if err != nil || newer > keepRowsMax {
 				return err // too many: left to the batches below
 			}
-			_, err = s.db.exec(ctx, "empty_"+t.table, sql.Named("mark", t.mark))
+			_, err = s.db.exec(ctx, "empty_"+t.table, sql.Named("mark", mark))
 			return err
 		})
 		if err != nil {

@@ -37,20 +37,40 @@ var statements = func() map[string][]string {
 	if err != nil {
 		panic(err)
 	}
+	add := func(name, file string, list []string) {
+		if _, dup := named[name]; dup {
+			panic(fmt.Sprintf("worker: statement %q named twice (%s)", name, file))
+		}
+		named[name] = list
+	}
 	for _, f := range files {
 		text, err := sqlFiles.ReadFile(f)
 		if err != nil {
 			panic(err)
 		}
 		for name, list := range parseNamed(string(text)) {
-			if _, dup := named[name]; dup {
-				panic(fmt.Sprintf("worker: statement %q named twice (%s)", name, f))
+			if name != "empty_QUEUE" {
+				add(name, f, list)
+				continue
 			}
-			named[name] = list
+			for _, q := range emptiedWhole {
+				r := strings.NewReplacer("QUEUE_KEY", q.key, "QUEUE", q.table)
+				each := make([]string, len(list))
+				for i, stmt := range list {
+					each[i] = r.Replace(stmt)
+				}
+				add("empty_"+q.table, f, each)
+			}
 		}
 	}
 	return named
 }()
+
+// emptiedWhole are the tables a finished sweep may empty whole but for the
+// rows queued after its mark (empty_QUEUE), each with its mark's column.
+var emptiedWhole = []struct{ table, key string }{
+	{"mem_dirty_blocks", "seq"}, {"mem_dirty_edges", "seq"}, {"mem_dirty_facts", "seq"}, {"mem_sweep_plans", "sweep_id"},
+}
 
 // parseNamed splits "-- name: x" sections into their statements (split at a
 // ';' that ends a line; no statement here has a trigger body), with the

@@ -26,38 +26,13 @@ DELETE FROM main.mem_sweeps WHERE id IN (
 -- What expire_events and expire_sweeps would remove (a dry run's report).
 SELECT (SELECT count(*) FROM main.mem_events WHERE at < :cutoff), (SELECT count(*) FROM main.mem_sweeps WHERE EXPIRED_SWEEP);
 
--- name: empty_mem_dirty_blocks
--- Emptied whole, which SQLite does by freeing its pages rather than row
--- by row, keeping the rows queued after :mark.
+-- name: empty_QUEUE
+-- One statement list per table of emptiedWhole (statements.go), QUEUE its
+-- name and QUEUE_KEY the column its mark counts in. Emptied whole, which
+-- SQLite does by freeing its pages rather than row by row, keeping the rows
+-- queued after :mark.
 DROP TABLE IF EXISTS temp.keep_rows;
-CREATE TEMP TABLE keep_rows AS SELECT * FROM main.mem_dirty_blocks WHERE seq > :mark;
-DELETE FROM main.mem_dirty_blocks;
-INSERT INTO main.mem_dirty_blocks SELECT * FROM temp.keep_rows;
-DROP TABLE temp.keep_rows;
-
--- name: empty_mem_dirty_edges
--- Emptied whole, which SQLite does by freeing its pages rather than row
--- by row, keeping the rows queued after :mark.
-DROP TABLE IF EXISTS temp.keep_rows;
-CREATE TEMP TABLE keep_rows AS SELECT * FROM main.mem_dirty_edges WHERE seq > :mark;
-DELETE FROM main.mem_dirty_edges;
-INSERT INTO main.mem_dirty_edges SELECT * FROM temp.keep_rows;
-DROP TABLE temp.keep_rows;
-
--- name: empty_mem_dirty_facts
--- Emptied whole, which SQLite does by freeing its pages rather than row
--- by row, keeping the rows queued after :mark.
-DROP TABLE IF EXISTS temp.keep_rows;
-CREATE TEMP TABLE keep_rows AS SELECT * FROM main.mem_dirty_facts WHERE seq > :mark;
-DELETE FROM main.mem_dirty_facts;
-INSERT INTO main.mem_dirty_facts SELECT * FROM temp.keep_rows;
-DROP TABLE temp.keep_rows;
-
--- name: empty_mem_sweep_plans
--- Emptied whole, which SQLite does by freeing its pages rather than row
--- by row, keeping the rows queued after :mark.
-DROP TABLE IF EXISTS temp.keep_rows;
-CREATE TEMP TABLE keep_rows AS SELECT * FROM main.mem_sweep_plans WHERE sweep_id > :mark;
-DELETE FROM main.mem_sweep_plans;
-INSERT INTO main.mem_sweep_plans SELECT * FROM temp.keep_rows;
+CREATE TEMP TABLE keep_rows AS SELECT * FROM main.QUEUE WHERE QUEUE_KEY > :mark;
+DELETE FROM main.QUEUE;
+INSERT INTO main.QUEUE SELECT * FROM temp.keep_rows;
 DROP TABLE temp.keep_rows;
