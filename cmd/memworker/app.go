@@ -81,7 +81,7 @@ func exitStatus(err error, stderr io.Writer) int {
 
 // Flags are made per app: urfave/cli stores values in them.
 func dbFlag() cli.Flag {
-	return &cli.StringFlag{Name: "db", Usage: "SQLite `PATH` of the memory database", EnvVars: []string{"MEMWORKER_DB"}}
+	return &cli.StringFlag{Name: "db", Usage: "the memory database: a SQLite file `PATH`, a glob of files, or an rqlite node's URL (http://HOST:PORT)", EnvVars: []string{"MEMWORKER_DB"}}
 }
 
 func jsonFlag() cli.Flag { return &cli.BoolFlag{Name: "json", Usage: "print JSON"} }
