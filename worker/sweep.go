@@ -178,6 +178,9 @@ func Sweep(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) {
 	if !opt.DryRun {
 		opt.Owner = withRunID(opt.Owner)
 	}
+	if err := refuseAppMapping(ctx, db); err != nil {
+		return nil, fmt.Errorf("sweep: %w", err)
+	}
 	if !opt.DryRun && db.ReadOnly {
 		return nil, fmt.Errorf("sweep: %w", ErrReadOnly)
 	}
