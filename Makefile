@@ -58,10 +58,10 @@ prereqs: ## Check the tools make test needs; as root, install the missing ones (
 
 test: prereqs lint unit test-arm64 test-dist ## Everything CI runs: the tools checked, lint, every test (amd64 and arm64), then the packages installed and used
 
-dist: ## Write dist/: stripped memdecay.so and memworker, the Python wheel, the npm package
-	bash packaging/dist.sh
+dist: ## Write dist/: memdecay.so and memworker for linux/amd64 and linux/arm64, memdecay.dll for windows/amd64, a wheel per Linux platform, the npm package, SHA256SUMS
+	GO=$(GO) bash packaging/dist.sh
 
-test-dist: dist ## Install the wheel into a fresh venv and the npm package into a fresh project, and use them
+test-dist: dist ## Install the wheels and the npm package and use them; the arm64 files under qemu, the Windows DLL under wine
 	MEMDECAY_DIST=$(abspath dist) $(GO) test -tags dist,$(TAGS) -count=1 ./packaging
 
 .PHONY: test-arm64

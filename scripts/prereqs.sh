@@ -42,6 +42,9 @@ g++                    | g++ --version
 gcc-aarch64-linux-gnu  | aarch64-linux-gnu-gcc --version
 libc6-dev-arm64-cross  | test -f /usr/aarch64-linux-gnu/include/stdio.h
 qemu-user-static       | qemu-aarch64-static --version
+binutils               | readelf --version
+gcc-mingw-w64-x86-64   | x86_64-w64-mingw32-gcc --version
+wine64                 | test -x /usr/lib/wine/wine64
 ROWS
 )
 

@@ -10,15 +10,24 @@
 const fs = require('fs');
 const path = require('path');
 
-// SQLite derives the entry point (sqlite3_memdecay_init) from this file name.
-const LIBRARY = 'memdecay.so';
+// The library for each platform the package carries, by process.platform
+// and process.arch, in a folder named as make dist names it. SQLite derives
+// the entry point (sqlite3_memdecay_init) from the file name.
+const LIBRARIES = {
+  'linux-x64': 'linux-amd64/memdecay.so',
+  'linux-arm64': 'linux-arm64/memdecay.so',
+  'win32-x64': 'windows-amd64/memdecay.dll',
+};
 
-// The absolute path of the bundled extension, for db.loadExtension.
+// The absolute path of the bundled extension for the running platform, for
+// db.loadExtension.
 function getLoadablePath() {
-  if (process.platform !== 'linux' || process.arch !== 'x64') {
-    throw new Error(`memdecay: this package bundles a Linux x86-64 library; ${process.platform}/${process.arch} is not supported`);
+  const running = `${process.platform}-${process.arch}`;
+  const library = LIBRARIES[running];
+  if (!library) {
+    throw new Error(`memdecay: no bundled extension for ${running}; this package carries ${Object.keys(LIBRARIES).join(', ')}`);
   }
-  const file = path.join(__dirname, 'lib', LIBRARY);
+  const file = path.join(__dirname, 'lib', library);
   if (!fs.existsSync(file)) {
     throw new Error(`memdecay: the bundled extension ${file} is missing; reinstall the memdecay package`);
   }

@@ -1,5 +1,7 @@
 """The wheel bundles a native library (not a Python extension module): it is
-installed as platform code and tagged py3-none-<platform>, for any Python 3."""
+installed as platform code and tagged py3-none-<platform>, for any Python 3.
+make dist (packaging/dist.sh) names the platform in setup.cfg
+([bdist_wheel] plat_name = manylinux_2_X_<arch>) and adds memworker."""
 
 from setuptools import setup
 from setuptools.dist import Distribution

@@ -7,23 +7,39 @@
 """
 
 import os
+import platform
 import sqlite3
+import sys
 
 __all__ = ["loadable_path", "load", "__version__"]
 
 from ._version import __version__
 
-# SQLite derives the entry point (sqlite3_memdecay_init) from this file name.
-_LIBRARY = "memdecay.so"
+# SQLite derives the entry point (sqlite3_memdecay_init) from the file name,
+# kept in a folder per platform: memdecay/linux-arm64/memdecay.so.
+_LIBRARY = {"linux": "memdecay.so", "win32": "memdecay.dll"}
+_OS = {"linux": "linux", "win32": "windows"}
+_ARCH = {"x86_64": "amd64", "amd64": "amd64", "aarch64": "arm64", "arm64": "arm64"}
+
+
+def _platform():
+    """The running platform as the wheel names its folders (linux-arm64)."""
+    machine = platform.machine().lower()
+    return "%s-%s" % (_OS.get(sys.platform, sys.platform), _ARCH.get(machine, machine))
 
 
 def loadable_path():
-    """The absolute path of the bundled extension, for conn.load_extension."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), _LIBRARY)
-    if not os.path.isfile(path):
-        raise FileNotFoundError(
-            "memdecay: the bundled extension %s is missing; reinstall the memdecay wheel" % path)
-    return path
+    """The absolute path of the bundled extension for this machine, for conn.load_extension."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    running = _platform()
+    path = os.path.join(here, running, _LIBRARY.get(sys.platform, "memdecay.so"))
+    if os.path.isfile(path):
+        return path
+    carried = sorted(d for d in os.listdir(here)
+                     if any(os.path.isfile(os.path.join(here, d, f)) for f in _LIBRARY.values()))
+    raise FileNotFoundError(
+        "memdecay: no bundled extension for %s (this install carries %s); install the "
+        "memdecay wheel built for %s" % (running, ", ".join(carried) or "none", running))
 
 
 def load(conn):
