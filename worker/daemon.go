@@ -31,8 +31,9 @@ type RunOptions struct {
 // or when due.
 var ErrOneTrigger = errors.New("run: want exactly one of Schedule, Every or WhenDue")
 
-// Validate checks that exactly one trigger is set and the cron expression
-// parses.
+// Validate checks every option rule, the sweep's included: exactly one
+// trigger, a cron expression that parses, nothing negative. The zero
+// values are the defaults.
 func (o *RunOptions) Validate() error {
 	n := 0
 	for _, set := range []bool{o.Schedule != "", o.Every > 0, o.WhenDue} {
@@ -48,7 +49,32 @@ func (o *RunOptions) Validate() error {
 			return fmt.Errorf("run: schedule %q: %w", o.Schedule, err)
 		}
 	}
+	switch {
+	case o.Every < 0:
+		return fmt.Errorf("run: %w: Every %v is negative", ErrBadOption, o.Every)
+	case o.Poll < 0:
+		return fmt.Errorf("run: %w: Poll %v is negative", ErrBadOption, o.Poll)
+	case o.Jobs < 0:
+		return fmt.Errorf("run: %w: Jobs %d is negative", ErrBadOption, o.Jobs)
+	case o.BackoffMin < 0 || o.BackoffMax < 0 || o.BackoffMax > 0 && o.BackoffMin > o.BackoffMax:
+		return fmt.Errorf("run: %w: BackoffMin %v, BackoffMax %v", ErrBadOption, o.BackoffMin, o.BackoffMax)
+	}
+	if err := o.Sweep.Validate(); err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
 	return nil
+}
+
+// withDefaults fills the zero fields with the documented defaults.
+func (o RunOptions) withDefaults() RunOptions {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	o.Poll = cmp.Or(o.Poll, time.Minute)
+	o.Jobs = cmp.Or(o.Jobs, 1)
+	o.BackoffMin = cmp.Or(o.BackoffMin, 5*time.Second)
+	o.BackoffMax = cmp.Or(o.BackoffMax, 5*time.Minute)
+	return o
 }
 
 // Run sweeps the databases pattern names (ExpandPaths: a file, a glob of
@@ -59,13 +85,8 @@ func Run(ctx context.Context, pattern string, opt RunOptions) error {
 	if err := opt.Validate(); err != nil {
 		return err
 	}
+	opt = opt.withDefaults()
 	log := opt.Logger
-	if log == nil {
-		log = slog.Default()
-	}
-	opt.Poll = cmp.Or(opt.Poll, time.Minute)
-	opt.BackoffMin = cmp.Or(opt.BackoffMin, 5*time.Second)
-	opt.BackoffMax = cmp.Or(opt.BackoffMax, 5*time.Minute)
 	var sched cron.Schedule
 	if opt.Schedule != "" {
 		sched, _ = cron.ParseStandard(opt.Schedule)

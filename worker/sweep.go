@@ -137,6 +137,9 @@ func (o SweepOptions) Validate() error {
 		if err := finiteHours(*o.Now); err != nil {
 			return fmt.Errorf("%w: Now: %v", ErrBadOption, err)
 		}
+		if *o.Now < 0 {
+			return fmt.Errorf("%w: Now %v is negative; the active-hours clock starts at 0", ErrBadOption, *o.Now)
+		}
 	}
 	return nil
 }
