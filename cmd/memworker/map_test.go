@@ -20,32 +20,14 @@ INSERT INTO memories (body, kind, tags, last_used_at) VALUES ('a', 'note', '["x"
 INSERT INTO links (src, dst, kind, strength, touched_at) VALUES (1, 2, 'related', 0.5, '2026-01-05T00:00:00Z'), (1, 2, 'causes', 0.9, '2026-01-05T00:00:00Z');
 `
 
-const appMapping = `# memory.toml: which of the app's tables memworker sweeps
-[nodes]
-table = "memories"
-key = "id"
-last_used = "last_used_at"
-last_used_clock = "iso8601"
-category = "kind"
-tags = { column = "tags" }
-status = "state"
-status_active = ["active"]
-status_archived = "archived"
-confidence = "confidence"
-reinforcement_count = "uses"
-
-[edges]
-table = "links"
-key = "id"
-from = "src"
-to = "dst"
-directed = true
-kind = "kind"
-weight = "strength"
-reinforcement_count = "hits"
-last_active = "touched_at"
-last_active_clock = "iso8601"
-`
+// appMapping is the app's mapping file, shared with the mapping's own tests.
+var appMapping = func() string {
+	b, err := os.ReadFile("../../worker/mapping/testdata/memory.toml")
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
 
 // appDBWithMapping makes the app's database, migrated, and its mapping
 // file beside it.

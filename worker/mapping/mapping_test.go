@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -29,33 +30,6 @@ CREATE TRIGGER memories_touch AFTER UPDATE OF uses ON memories BEGIN SELECT 1; E
 CREATE VIEW recent AS SELECT * FROM memories;
 CREATE TABLE notes (id TEXT PRIMARY KEY, body TEXT);
 CREATE TABLE keyed (a TEXT, b TEXT, PRIMARY KEY (a, b)) WITHOUT ROWID;
-`
-
-const appTOML = `
-[nodes]
-table = "memories"
-key = "id"
-last_used = "last_used_at"
-last_used_clock = "iso8601"
-category = "kind"
-tags = { column = "tags" }
-status = "state"
-status_active = ["active"]
-status_archived = "archived"
-confidence = "confidence"
-reinforcement_count = "uses"
-
-[edges]
-table = "links"
-key = "id"
-from = "src"
-to = "dst"
-directed = true
-kind = "kind"
-weight = "strength"
-reinforcement_count = "hits"
-last_active = "touched_at"
-last_active_clock = "iso8601"
 `
 
 const appJSON = `{
@@ -135,7 +109,11 @@ func TestPresetsFitTheirSchemas(t *testing.T) {
 // for, and survives being stored and read back.
 func TestAppMappingParsesAndFits(t *testing.T) {
 	ctx := context.Background()
-	fromTOML, err := mapping.Parse("memory.toml", []byte(appTOML))
+	appTOML, err := os.ReadFile("testdata/memory.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromTOML, err := mapping.Parse("memory.toml", appTOML)
 	if err != nil {
 		t.Fatal(err)
 	}
