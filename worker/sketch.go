@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/memdecay/memdecay/sqlfuncs"
 )
 
 // Sketch is one row's decay over its own time axis, for explain --plot:
@@ -109,10 +110,10 @@ func FactSketch(ctx context.Context, db *DB, x *FactExplanation) (*Sketch, error
 	s := &Sketch{Title: fmt.Sprintf("fact %s (%s, tier %s)", Printable(x.ID), Printable(x.Segment), Printable(x.Tier)),
 		Clock: "wall", YLabel: "score", Now: x.DaysSinceAccess, At: float64(x.WallTime)}
 	switch x.Tier {
-	case "short":
-		s.Lines = []SketchLine{{Name: "archive below", Value: 0.15}, {Name: "prune below", Value: 0.05}}
-	case "long":
-		s.Lines = []SketchLine{{Name: "archive below", Value: 0.05}}
+	case sqlfuncs.FactShort:
+		s.Lines = []SketchLine{{Name: "archive below", Value: sqlfuncs.ArchiveScore}, {Name: "prune below", Value: sqlfuncs.PruneScore}}
+	case sqlfuncs.FactLong:
+		s.Lines = []SketchLine{{Name: "archive below", Value: sqlfuncs.PruneScore}}
 	}
 	for i := range s.Lines {
 		var at sql.NullFloat64
