@@ -10,11 +10,20 @@ import (
 )
 
 // store is what a sweep needs of the database it runs on: a statement
-// runner (named statements of the phase files, counts, queries) and a
-// transaction pacer (bounded write transactions, read snapshots, the lock
-// left free for an app's writes). The phases and their SQL are written
-// once against it; fileStore is the implementation for a SQLite file.
+// runner and a transaction pacer. The phases and their SQL are written once
+// against it; fileStore (a SQLite file: runner.go, pacer.go) and
+// replicaStore (every write replicated: rqstore.go) implement it.
 type store interface {
+	statementRunner
+	transactions
+	// bind gives the store the sweep's bound parameters (:now, :wall, …).
+	bind(args func(extra ...any) []any)
+	close() error
+}
+
+// statementRunner runs the named statements of the phase files, counts
+// and queries.
+type statementRunner interface {
 	// exec runs every statement of a named section of the phase files,
 	// binding the sweep's arguments and extra, and returns the rows changed.
 	exec(ctx context.Context, name string, extra ...any) (int64, error)
@@ -22,6 +31,21 @@ type store interface {
 	count(ctx context.Context, query string, args ...any) (int64, error)
 	// querier reads and writes outside the named statements.
 	querier() querier
+	// changed is the rows exec's statements changed in the last committed
+	// transaction (a replica knows them only once it has committed).
+	changed() int64
+	// snapshots: derived state can be computed aside at one read snapshot
+	// and compared (temp tables); otherwise it is refreshed in place.
+	snapshots() bool
+	// dropWorking drops the working tables a replica keeps in main, while
+	// the sweep holds the lease (a file's temp tables go with its
+	// connection).
+	dropWorking(ctx context.Context) error
+}
+
+// transactions paces the sweep's writes: bounded write transactions, read
+// snapshots, the lock left free for an app's writes, the lease's fence.
+type transactions interface {
 	// inTx runs f in one bounded write transaction, fenced by the lease
 	// and with its heartbeat in it (see hold).
 	inTx(ctx context.Context, f func() error) error
@@ -34,19 +58,12 @@ type store interface {
 	// hold fences every write from now on with the sweep's lease (nil:
 	// the sweep holds none, and writes no working state).
 	hold(f fence)
-	// dropWorking drops the working tables a replica keeps in main, while
-	// the sweep holds the lease (a file's temp tables go with its
-	// connection).
-	dropWorking(ctx context.Context) error
-	// changed is the rows exec's statements changed in the last committed
-	// transaction (a replica knows them only once it has committed).
-	changed() int64
-	// snapshots: derived state can be computed aside at one read snapshot
-	// and compared (temp tables); otherwise it is refreshed in place.
-	snapshots() bool
-	bind(args func(extra ...any) []any)
-	close() error
 }
+
+var (
+	_ store = (*fileStore)(nil)
+	_ store = (*replicaStore)(nil)
+)
 
 // fence is the lease as a store writes it. Only the sweep that holds the
 // database writes to it: the writes of a sweep that lost its lease (paused
