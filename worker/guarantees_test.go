@@ -138,22 +138,8 @@ func rowsByKey(t *testing.T, db *worker.DB, query string) map[string]map[string]
 	cols, _ := rows.Columns()
 	out := map[string]map[string]any{}
 	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		m := map[string]any{}
-		for i, c := range cols {
-			if b, ok := vals[i].([]byte); ok {
-				vals[i] = string(b)
-			}
-			m[c] = vals[i]
-		}
-		out[fmt.Sprint(vals[0])] = m
+		m := rowMap(t, rows)
+		out[fmt.Sprint(m[cols[0]])] = m
 	}
 	return out
 }

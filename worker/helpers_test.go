@@ -321,7 +321,23 @@ func factRow(t *testing.T, db *worker.DB, id string) map[string]any {
 	if !rows.Next() {
 		return nil
 	}
-	cols, _ := rows.Columns()
+	m := rowMap(t, rows)
+	for c, v := range m {
+		if i, ok := v.(int64); ok {
+			m[c] = float64(i) // as JSON reads it back
+		}
+	}
+	return m
+}
+
+// rowMap scans the row rows is at as column → value, BLOB and TEXT as
+// strings.
+func rowMap(t *testing.T, rows *sql.Rows) map[string]any {
+	t.Helper()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
 	vals := make([]any, len(cols))
 	ptrs := make([]any, len(cols))
 	for i := range vals {
@@ -332,14 +348,10 @@ func factRow(t *testing.T, db *worker.DB, id string) map[string]any {
 	}
 	m := map[string]any{}
 	for i, c := range cols {
-		switch v := vals[i].(type) {
-		case []byte:
-			m[c] = string(v)
-		case int64:
-			m[c] = float64(v) // as JSON reads it back
-		default:
-			m[c] = v
+		if b, ok := vals[i].([]byte); ok {
+			vals[i] = string(b)
 		}
+		m[c] = vals[i]
 	}
 	return m
 }
