@@ -338,22 +338,30 @@ func rowMap(t *testing.T, rows *sql.Rows) map[string]any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vals := make([]any, len(cols))
-	ptrs := make([]any, len(cols))
+	m := map[string]any{}
+	for i, v := range rowValues(t, rows, len(cols)) {
+		m[cols[i]] = v
+	}
+	return m
+}
+
+// rowValues scans the row rows is at, n columns, BLOB and TEXT as strings.
+func rowValues(t *testing.T, rows *sql.Rows, n int) []any {
+	t.Helper()
+	vals := make([]any, n)
+	ptrs := make([]any, n)
 	for i := range vals {
 		ptrs[i] = &vals[i]
 	}
 	if err := rows.Scan(ptrs...); err != nil {
 		t.Fatal(err)
 	}
-	m := map[string]any{}
-	for i, c := range cols {
-		if b, ok := vals[i].([]byte); ok {
+	for i, v := range vals {
+		if b, ok := v.([]byte); ok {
 			vals[i] = string(b)
 		}
-		m[c] = vals[i]
 	}
-	return m
+	return vals
 }
 
 // excludedFlag is an edge's excluded column.
@@ -397,20 +405,7 @@ func dumpRows(t *testing.T, db *worker.DB, query string) (cols []string, body st
 	cols, _ = rows.Columns()
 	var b strings.Builder
 	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		for i, v := range vals {
-			if s, ok := v.([]byte); ok {
-				vals[i] = string(s)
-			}
-		}
-		fmt.Fprintf(&b, "  %v\n", vals)
+		fmt.Fprintf(&b, "  %v\n", rowValues(t, rows, len(cols)))
 	}
 	return cols, b.String()
 }
