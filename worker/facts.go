@@ -55,6 +55,9 @@ type FactChange struct {
 // the clock to do its work. machine is the machine's wall time; a pinned
 // wall_clock wins over it (commandClock).
 func Feedback(ctx context.Context, db *DB, id string, up bool, machine time.Time) (*FactChange, error) {
+	if err := refuseAppMapping(ctx, db); err != nil {
+		return nil, fmt.Errorf("fact feedback: %w", err)
+	}
 	kind := "down"
 	if up {
 		kind = "up"
@@ -69,6 +72,9 @@ func Feedback(ctx context.Context, db *DB, id string, up bool, machine time.Time
 // reset. A passive auto-recall reinforces nothing and writes nothing.
 // machine is the machine's wall time (commandClock).
 func Recall(ctx context.Context, db *DB, id string, auto bool, machine time.Time) (*FactChange, error) {
+	if err := refuseAppMapping(ctx, db); err != nil {
+		return nil, fmt.Errorf("fact recall: %w", err)
+	}
 	if auto {
 		now, err := commandWall(ctx, db, machine)
 		if err != nil {
@@ -195,6 +201,9 @@ type FactExplanation struct {
 // the machine's reading, unless wall_clock is pinned: commandClock) and
 // says why it will or will not be archived or pruned, and when.
 func ExplainFact(ctx context.Context, db *DB, id string, machine time.Time) (*FactExplanation, error) {
+	if err := refuseAppMapping(ctx, db); err != nil {
+		return nil, fmt.Errorf("explain: %w", err)
+	}
 	now, err := commandWall(ctx, db, machine)
 	if err != nil {
 		return nil, fmt.Errorf("explain: fact %q: %w", id, err)

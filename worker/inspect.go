@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/memdecay/memdecay/worker/mapping"
 	"math"
 	"os"
 	"strconv"
@@ -38,6 +39,11 @@ type Status struct {
 	// beside a long sweep the WAL grows until it lets go.
 	FileBytes *int64 `json:"file_bytes,omitempty"`
 	WALBytes  *int64 `json:"wal_bytes,omitempty"`
+	// Mapping names the mapping in force ("mem": memworker's own tables),
+	// and MappingTables what its roles are when an app's tables are
+	// declared, which sweeps do not reach yet (docs/mapping.md).
+	Mapping       string `json:"mapping"`
+	MappingTables string `json:"mapping_tables,omitempty"`
 }
 
 // LargeWAL reports a WAL worth a person's attention: bigger than the file
@@ -82,6 +88,14 @@ func GetStatus(ctx context.Context, db *DB) (*Status, error) {
 			}
 			st.WALBytes = &wal
 		}
+	}
+	d, err := mapping.Load(ctx, db.SQL)
+	if err != nil {
+		return nil, err
+	}
+	st.Mapping = d.Preset
+	if !d.IsDefault() {
+		st.Mapping, st.MappingTables = d.Source, d.Tables()
 	}
 	st.HoursSinceCurate, st.SweepAheadHours = cfg.HoursSinceSweep()
 	st.CurateDue = cfg.SweepDue()
@@ -195,6 +209,9 @@ type EdgeOutlook struct {
 // Decayed lists recent removals and the edges nearest their horizon, every
 // model and clock together (a wall-clock day counted as 24 hours).
 func Decayed(ctx context.Context, db *DB, limit int) ([]DecayEvent, []EdgeOutlook, error) {
+	if err := refuseAppMapping(ctx, db); err != nil {
+		return nil, nil, fmt.Errorf("decayed: %w", err)
+	}
 	events := []DecayEvent{}
 	rows, err := db.SQL.QueryContext(ctx, `SELECT id, sweep_id, at, coalesce(clock_hours, 0), subject_kind, subject_id, action, coalesce(reason, '')
 		FROM mem_events WHERE action IN ('archive', 'prune', 'decay', 'delete', 'exclude') ORDER BY id DESC LIMIT ?`, limit)
@@ -284,6 +301,9 @@ type EdgeExplanation struct {
 
 // ExplainEdge explains the edge between blocks a and b (in either order).
 func ExplainEdge(ctx context.Context, db *DB, a, b string) (*EdgeExplanation, error) {
+	if err := refuseAppMapping(ctx, db); err != nil {
+		return nil, fmt.Errorf("explain: %w", err)
+	}
 	if a > b {
 		a, b = b, a
 	}

@@ -88,6 +88,9 @@ func logTimes(lo float64, n, perDecade int) string {
 // with OpenMemory.
 func Plot(ctx context.Context, db *DB) (PlotData, error) {
 	var d PlotData
+	if err := refuseAppMapping(ctx, db); err != nil {
+		return d, fmt.Errorf("plot: %w", err)
+	}
 	if err := plotCurves(ctx, db, &d); err != nil {
 		return d, fmt.Errorf("plot: the curves: %w", err)
 	}

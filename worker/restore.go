@@ -65,6 +65,9 @@ const edgeCanReturn = `NOT EXISTS (SELECT 1 FROM mem_edges x WHERE x.from_id = :
 
 // RestoreEdge brings back the edge between a and b from its last removal.
 func RestoreEdge(ctx context.Context, db *DB, a, b string, wall time.Time) (*Restored, error) {
+	if err := refuseAppMapping(ctx, db); err != nil {
+		return nil, fmt.Errorf("restore: %w", err)
+	}
 	if a > b {
 		a, b = b, a
 	}
@@ -202,6 +205,9 @@ const blockArchived = `EXISTS (SELECT 1 FROM mem_blocks k WHERE k.id = :block AN
 // RestoreBlock brings back an archived block with its tags and the edges
 // removed with it (those whose other end is active).
 func RestoreBlock(ctx context.Context, db *DB, id string, wall time.Time) (*Restored, error) {
+	if err := refuseAppMapping(ctx, db); err != nil {
+		return nil, fmt.Errorf("restore: %w", err)
+	}
 	r := &Restored{Kind: "block", ID: id, EdgesSkipped: []string{}}
 	type edgeEvent struct {
 		event             int64
@@ -303,6 +309,9 @@ func archivedBlock(ctx context.Context, q querier, id string, event *int64) (sql
 
 // RestoreFact brings back an archived or pruned fact as active.
 func RestoreFact(ctx context.Context, db *DB, id string, wall time.Time) (*Restored, error) {
+	if err := refuseAppMapping(ctx, db); err != nil {
+		return nil, fmt.Errorf("restore: %w", err)
+	}
 	r := &Restored{Kind: "fact", ID: id, EdgesSkipped: []string{}}
 	what := fmt.Sprintf("restore: fact %q", id)
 	applied, err := restoreTx(ctx, db, wall, what, func(q querier, args func(...any) []any, _ Config) ([]step, error) {

@@ -112,6 +112,21 @@ func TestMapRefusalsChangeNothing(t *testing.T) {
 			t.Errorf("memworker %s changed the file", strings.Join(args, " "))
 		}
 	}
+	// status says which tables the mapping names; the commands that read
+	// the memory refuse rather than read memworker's empty tables.
+	if r := ok(t, "status", "--db", db); !strings.Contains(r.stdout, "mapping       memory.toml (nodes memories, edges links): sweeping an app's own tables is not built yet") {
+		t.Errorf("status does not name the mapping:\n%s", r.stdout)
+	}
+	if m := decodeJSON(t, ok(t, "status", "--json", "--db", db)); m["mapping"] != "memory.toml" || m["mapping_tables"] != "nodes memories, edges links" {
+		t.Errorf("status --json: mapping %v, tables %v", m["mapping"], m["mapping_tables"])
+	}
+	for _, args := range [][]string{{"decayed"}, {"explain", "--edge", "1", "2"}, {"explain", "--fact", "f"}, {"restore", "--edge", "1", "2"},
+		{"restore", "--block", "1"}, {"fact", "recall", "f"}, {"plot", "--json"}} {
+		wantExit(t, mw(t, append(args, "--db", db)...), exitFailure, "not built yet", "memory.toml")
+	}
+	if fileHash(t, db) != declared {
+		t.Error("a refused command changed the file")
+	}
 	wantExit(t, mw(t, "migrate", "down", "--db", db), exitFailure, "step 11 drops the declared mapping", "--force")
 	ok(t, "migrate", "down", "--force", "--db", db)
 }
