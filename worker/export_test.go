@@ -18,3 +18,10 @@ func QuietRemovals(ctx context.Context, db *DB) (bool, error) {
 	defer st.close()
 	return st.quietAllowed(ctx), nil
 }
+
+// WithChunk sets the test hook a sweep calls before each transaction of a
+// step and once when the step is done.
+func (o SweepOptions) WithChunk(f func(step string, done, total int64)) SweepOptions {
+	o.signals.Chunk = f
+	return o
+}

@@ -116,11 +116,11 @@ func TestSweepAppliesDefaults(t *testing.T) {
 	}
 	now := 101.0
 	txs := 0
-	r, err := Sweep(ctx, db, SweepOptions{Now: &now, ChunkSize: 1, Signals: SweepSignals{Chunk: func(step string, done, total int64) {
+	r, err := Sweep(ctx, db, SweepOptions{Now: &now, ChunkSize: 1}.WithChunk(func(step string, done, total int64) {
 		if step == "plan_edges" && done < total {
 			txs++
 		}
-	}}})
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -124,13 +124,12 @@ func cancelledSweep(t *testing.T, db *worker.DB, clock float64, wall time.Time, 
 	defer cancel()
 	calls := 0
 	where := ""
-	_, err := worker.Sweep(ctx, db, worker.SweepOptions{Now: &clock, WallNow: &wall, Full: full, ChunkSize: 7,
-		Signals: worker.SweepSignals{Chunk: func(step string, _, _ int64) {
-			if calls++; calls == at {
-				where = step
-				cancel()
-			}
-		}}})
+	_, err := worker.Sweep(ctx, db, worker.SweepOptions{Now: &clock, WallNow: &wall, Full: full, ChunkSize: 7}.WithChunk(func(step string, _, _ int64) {
+		if calls++; calls == at {
+			where = step
+			cancel()
+		}
+	}))
 	if err == nil {
 		return true, ""
 	}

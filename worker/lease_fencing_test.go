@@ -48,12 +48,12 @@ func (f *leaseFixture) opt() worker.SweepOptions {
 // pausedAt calls pause once, when the sweep has removed 20 edges.
 func pausedAt(opt worker.SweepOptions, pause func()) worker.SweepOptions {
 	paused := false
-	opt.Signals.Chunk = func(step string, done, _ int64) {
+	opt = opt.WithChunk(func(step string, done, _ int64) {
 		if step == "plan_edges" && done >= 20 && !paused {
 			paused = true
 			pause()
 		}
-	}
+	})
 	return opt
 }
 

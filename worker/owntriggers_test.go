@@ -109,7 +109,7 @@ func TestAppTriggerAddedMidSweep(t *testing.T) {
 	clock, wall := bigClock+150, bigWall.Add(30*24*time.Hour)
 	var since int64 = -1
 	opt := worker.SweepOptions{Now: &clock, WallNow: &wall, ChunkSize: 7, SoloChunkSize: 7}
-	opt.Signals.Chunk = func(step string, done, total int64) {
+	opt = opt.WithChunk(func(step string, done, total int64) {
 		if step != "plan_edges" || done == 0 || since >= 0 {
 			return
 		}
@@ -122,7 +122,7 @@ func TestAppTriggerAddedMidSweep(t *testing.T) {
 		if err := app.QueryRow(`SELECT coalesce(max(id), 0) FROM mem_events`).Scan(&since); err != nil {
 			t.Error(err)
 		}
-	}
+	})
 	if _, err := worker.Sweep(context.Background(), db, opt); err != nil {
 		t.Fatal(err)
 	}

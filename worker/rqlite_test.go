@@ -184,15 +184,14 @@ func TestRqliteLeaderKilledMidSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	killed := false
-	opt := worker.SweepOptions{Now: &clock, WallNow: &wall, ChunkSize: 10, SoloChunkSize: 10,
-		Signals: worker.SweepSignals{Chunk: func(step string, done, total int64) {
-			if step == "plan_edges" && done > 0 && !killed {
-				killed = true
-				if err := leader.Kill(); err != nil {
-					t.Error(err)
-				}
+	opt := worker.SweepOptions{Now: &clock, WallNow: &wall, ChunkSize: 10, SoloChunkSize: 10}.WithChunk(func(step string, done, total int64) {
+		if step == "plan_edges" && done > 0 && !killed {
+			killed = true
+			if err := leader.Kill(); err != nil {
+				t.Error(err)
 			}
-		}}}
+		}
+	})
 	_, err = worker.Sweep(context.Background(), openNode(t, followers[0]), opt)
 	if !killed {
 		t.Fatalf("the sweep never reached its edge removals (err %v)", err)

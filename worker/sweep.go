@@ -77,8 +77,9 @@ type SweepOptions struct {
 	// Progress, when set, is told before each transaction of a step how far
 	// the step is, and once when it is done (a terminal's progress bar).
 	Progress func(step string, done, total int64)
-	// Signals are for tests: points in a sweep a test can act at.
-	Signals SweepSignals
+	// signals are for tests: points in a sweep a test can act at (set
+	// through export_test.go's WithChunk).
+	signals sweepSignals
 	// allInvalid: the report names every invalid row, not a sample
 	// (ListInvalid's dry run).
 	allInvalid bool
@@ -90,9 +91,9 @@ type SweepOptions struct {
 	lease time.Duration
 }
 
-// SweepSignals lets a test act at known points of a sweep (write as an
+// sweepSignals lets a test act at known points of a sweep (write as an
 // app would, cancel, look at the file) without reusing the progress hook.
-type SweepSignals struct {
+type sweepSignals struct {
 	// Chunk is called before each transaction of a step with the rows done
 	// so far, and once when the step has done them all.
 	Chunk func(step string, done, total int64)
@@ -508,8 +509,8 @@ func (s *sweep) tell(step string, done, total int64) {
 	if s.opt.Progress != nil {
 		s.opt.Progress(step, done, total)
 	}
-	if s.opt.Signals.Chunk != nil {
-		s.opt.Signals.Chunk(step, done, total)
+	if s.opt.signals.Chunk != nil {
+		s.opt.signals.Chunk(step, done, total)
 	}
 }
 

@@ -142,7 +142,7 @@ func TestWriterBesideSweep(t *testing.T) {
 		}
 	}
 	r, err := worker.Sweep(context.Background(), db, worker.SweepOptions{Now: &clock, WallNow: &wall, ChunkSize: 20,
-		Pause: worker.DefaultPause, Signals: worker.SweepSignals{Chunk: chunk}})
+		Pause: worker.DefaultPause}.WithChunk(chunk))
 	close(stop)
 	wg.Wait()
 	if err != nil {
@@ -238,7 +238,7 @@ func TestRefreshDuringSweepWins(t *testing.T) {
 			}
 		}
 	}
-	r := sweepChunked(t, db, clock, wall, worker.SweepOptions{Signals: worker.SweepSignals{Chunk: func(step string, done, total int64) {
+	r := sweepChunked(t, db, clock, wall, worker.SweepOptions{}.WithChunk(func(step string, done, total int64) {
 		if step == "plan_blocks" && done == 0 {
 			if _, err := app.Exec(`INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours)
 				VALUES (?, ?, 0.9, 0, ?)`, link[0], link[1], clock); err != nil {
@@ -255,7 +255,7 @@ func TestRefreshDuringSweepWins(t *testing.T) {
 			refresh(late)
 			late = nil
 		}
-	}}})
+	}))
 	if late != nil {
 		t.Fatal("the edge step never reached its middle")
 	}
@@ -321,7 +321,7 @@ func TestSweepSettlesItsQueue(t *testing.T) {
 		t.Fatal(err)
 	}
 	written := false
-	r := sweepChunked(t, db, clock, wall, worker.SweepOptions{Signals: worker.SweepSignals{Chunk: func(step string, done, total int64) {
+	r := sweepChunked(t, db, clock, wall, worker.SweepOptions{}.WithChunk(func(step string, done, total int64) {
 		if step == "plan_edges" && done >= total/2 && !written {
 			// Weak and never reinforced: a static prune, for the next sweep.
 			if _, err := app.Exec(`INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours)
@@ -330,7 +330,7 @@ func TestSweepSettlesItsQueue(t *testing.T) {
 			}
 			written = true
 		}
-	}}})
+	}))
 	if !written || r.EdgesDecayed+r.EdgesPruned == 0 {
 		t.Fatalf("the sweep removed nothing or never reached its middle: %+v", r)
 	}

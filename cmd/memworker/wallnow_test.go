@@ -48,7 +48,7 @@ func TestStepLabels(t *testing.T) {
 	defer db.Close()
 	seen := map[string]bool{}
 	_, err = worker.Sweep(context.Background(), db, worker.SweepOptions{Full: true, ChunkSize: 1,
-		Signals: worker.SweepSignals{Chunk: func(step string, done, total int64) { seen[step] = true }}})
+		Progress: func(step string, done, total int64) { seen[step] = true }})
 	if err != nil {
 		t.Fatal(err)
 	}
