@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/rqlite/gorqlite"
+
+	"github.com/memdecay/memdecay/worker/internal/nodeurl"
 )
 
 // rqlite is the distributed SQLite engine memdecay runs on when one machine
@@ -39,9 +41,7 @@ const rqliteDriverName = "memdecay-rqlite"
 func init() { sql.Register(rqliteDriverName, rqliteDriver{}) }
 
 // IsRqliteURL reports whether --db names an rqlite node rather than a file.
-func IsRqliteURL(db string) bool {
-	return strings.HasPrefix(db, "http://") || strings.HasPrefix(db, "https://")
-}
+func IsRqliteURL(db string) bool { return nodeurl.Is(db) }
 
 // ErrNoExtension: a node answers without memdecay's functions.
 var ErrNoExtension = errors.New("the rqlite node has not loaded memdecay")
