@@ -38,47 +38,29 @@ const (
 // writes its transactions take a few chunks' worth of rows (see chunkRows).
 const syncChunkFactor = 4
 
-// inTx runs f in one BEGIN IMMEDIATE transaction on the sweep's connection,
-// fenced by the lease, with its heartbeat in the same transaction.
-func (st *fileStore) inTx(ctx context.Context, f func() error) (err error) {
-	// The lock stays free for at least Pause between two transactions
-	// (a checkpoint after the commit counts), so a writer waiting on it
-	// gets it: SQLite's busy handler retries at most 100 ms apart.
+// inTx runs f in one write transaction on the sweep's connection
+// (runTx), then checkpoints and leaves the lock free as long as the
+// transaction held it.
+func (st *fileStore) inTx(ctx context.Context, f func() error) error {
 	p := &st.pacing
 	if p.broken != nil {
 		return p.broken
 	}
-	if err := pauseAfter(ctx, p.committed, st.opt.Pause); err != nil {
-		return err
-	}
-	began := time.Now()
-	if _, err := st.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		return err
-	}
-	p.inTransaction, st.execRows = true, 0
-	st.noteOthers(ctx)
-	defer func() {
-		p.inTransaction = false
-		if err != nil {
-			st.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
-		} else if _, err = st.conn.ExecContext(context.WithoutCancel(ctx), "COMMIT"); err == nil {
+	return runTx(ctx, txHooks{conn: st.conn, q: st.conn, fence: st.fence, pause: st.opt.Pause, last: p.committed,
+		begun: func() {
+			p.inTransaction, st.execRows = true, 0
+			st.noteOthers(ctx)
+		},
+		ended: func() { p.inTransaction = false },
+		committed: func(began time.Time) error {
 			committed := time.Now()
 			p.held, p.committed = committed.Sub(began), committed
 			st.lastChanged = st.execRows
 			st.checkpoint(context.WithoutCancel(ctx))
 			st.yieldLock(ctx, committed, p.held)
-		}
-		if err != nil && st.fence != nil {
-			err = st.fence.lost(ctx, st.conn, err)
-		}
-	}()
-	if err := f(); err != nil {
-		return err
-	}
-	if st.fence != nil {
-		return st.fence.beat(ctx, st.conn)
-	}
-	return nil
+			return nil
+		},
+	}, f)
 }
 
 // pauseAfter waits until pause has passed since the last commit (none

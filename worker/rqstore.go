@@ -212,45 +212,30 @@ func (st *replicaStore) count(ctx context.Context, query string, args ...any) (i
 
 // inTx runs f as one transaction: on rqlite, one request applied
 // atomically by every node.
-func (st *replicaStore) inTx(ctx context.Context, f func() error) (err error) {
-	if err := pauseAfter(ctx, st.committed, st.opt.Pause); err != nil {
-		return err
-	}
-	began := time.Now()
-	if _, err := st.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		return err
-	}
-	st.inTransaction, st.writes, st.execRows = true, nil, 0
-	defer func() { st.inTransaction = false }()
-	err = f()
-	if err == nil && st.fence != nil {
-		err = st.fence.beat(ctx, st.querier())
-	}
-	if err != nil {
-		st.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
-		st.inTransaction = false
-		return st.lost(ctx, err)
-	}
-	if _, err := st.conn.ExecContext(context.WithoutCancel(ctx), "COMMIT"); err != nil {
-		st.inTransaction = false
-		return st.lost(ctx, err)
-	}
-	st.committed = time.Now()
-	st.held, st.lastChanged = st.committed.Sub(began), st.execRows
-	if st.rqlite {
-		// rqlite tells the rows each statement changed only once applied.
-		rows, err := lastTxRows(ctx, st.conn)
-		if err != nil {
-			return err
-		}
-		st.lastChanged = 0
-		for i, n := range rows {
-			if i < len(st.writes) && st.writes[i] {
-				st.lastChanged += n
+func (st *replicaStore) inTx(ctx context.Context, f func() error) error {
+	return runTx(ctx, txHooks{conn: st.conn, q: st.querier(), fence: st.fence, pause: st.opt.Pause, last: st.committed,
+		begun: func() { st.inTransaction, st.writes, st.execRows = true, nil, 0 },
+		ended: func() { st.inTransaction = false },
+		committed: func(began time.Time) error {
+			st.committed = time.Now()
+			st.held, st.lastChanged = st.committed.Sub(began), st.execRows
+			if !st.rqlite {
+				return nil
 			}
-		}
-	}
-	return nil
+			// rqlite tells the rows each statement changed only once applied.
+			rows, err := lastTxRows(ctx, st.conn)
+			if err != nil {
+				return err
+			}
+			st.lastChanged = 0
+			for i, n := range rows {
+				if i < len(st.writes) && st.writes[i] {
+					st.lastChanged += n
+				}
+			}
+			return nil
+		},
+	}, f)
 }
 
 // inRead runs f: a replica has no read snapshot across statements; each

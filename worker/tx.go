@@ -1,0 +1,65 @@
+package worker
+
+import (
+	"context"
+	"database/sql"
+	"time"
+)
+
+// txHooks are what a store adds to the one write-transaction skeleton
+// (runTx) that both stores share.
+type txHooks struct {
+	conn  *sql.Conn
+	q     querier // what the fence writes its guard and heartbeat through
+	fence fence   // nil while the sweep holds no lease
+	// pause is the least time since last, the last commit, before BEGIN.
+	pause time.Duration
+	last  time.Time
+	begun func() // after BEGIN, before f
+	ended func() // before COMMIT or ROLLBACK
+	// committed runs after a COMMIT that held, with when BEGIN ran.
+	committed func(began time.Time) error
+}
+
+// runTx is a sweep's write transaction on any store: the lock left free
+// for pause since the last commit (so a writer waiting on it gets it:
+// SQLite's busy handler retries at most 100 ms apart), BEGIN IMMEDIATE, f
+// and the lease's heartbeat in the same transaction, then COMMIT; or
+// ROLLBACK, and an error that the fence turns into ErrLeaseLost when the
+// lease is gone.
+func runTx(ctx context.Context, h txHooks, f func() error) error {
+	if err := pauseAfter(ctx, h.last, h.pause); err != nil {
+		return err
+	}
+	began := time.Now()
+	if _, err := h.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return err
+	}
+	if h.begun != nil {
+		h.begun()
+	}
+	err := f()
+	if err == nil && h.fence != nil {
+		err = h.fence.beat(ctx, h.q)
+	}
+	if h.ended != nil {
+		h.ended()
+	}
+	end := "COMMIT"
+	if err != nil {
+		end = "ROLLBACK"
+	}
+	if _, endErr := h.conn.ExecContext(context.WithoutCancel(ctx), end); err == nil {
+		err = endErr
+	}
+	if err != nil {
+		if h.fence != nil {
+			return h.fence.lost(ctx, h.q, err)
+		}
+		return err
+	}
+	if h.committed != nil {
+		return h.committed(began)
+	}
+	return nil
+}
