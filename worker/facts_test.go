@@ -27,27 +27,27 @@ type factCase struct {
 func TestFactSegmentDefaults(t *testing.T) {
 	db, _ := newMemory(t, "")
 	for _, s := range segmentDefaults {
-		mustExec(t, db, `INSERT INTO mem_facts (id, segment) VALUES (?, ?)`, s.segment, s.segment)
+		mustExec(t, db, `INSERT INTO mem_facts (id, segment) VALUES (?, ?)`, s.Name, s.Name)
 		var tier string
 		var importance, decayRate float64
 		var count int
-		if err := db.SQL.QueryRow(`SELECT tier, importance, decay_rate, access_count FROM mem_facts WHERE id = ?`, s.segment).
+		if err := db.SQL.QueryRow(`SELECT tier, importance, decay_rate, access_count FROM mem_facts WHERE id = ?`, s.Name).
 			Scan(&tier, &importance, &decayRate, &count); err != nil {
 			t.Fatal(err)
 		}
-		if tier != s.tier || importance != s.importance || decayRate != s.decayRate || count != 0 {
+		if tier != s.Tier || importance != s.Importance || decayRate != s.DecayRate || count != 0 {
 			t.Errorf("%s: tier %s importance %v decay_rate %v count %d, want %s %v %v 0",
-				s.segment, tier, importance, decayRate, count, s.tier, s.importance, s.decayRate)
+				s.Name, tier, importance, decayRate, count, s.Tier, s.Importance, s.DecayRate)
 		}
 		// The same defaults as SQL functions.
 		var ft string
 		var fi, fd float64
-		if err := db.SQL.QueryRow(`SELECT segment_tier(?), segment_importance(?), segment_decay_rate(?)`, s.segment, s.segment, s.segment).
+		if err := db.SQL.QueryRow(`SELECT segment_tier(?), segment_importance(?), segment_decay_rate(?)`, s.Name, s.Name, s.Name).
 			Scan(&ft, &fi, &fd); err != nil {
 			t.Fatal(err)
 		}
-		if ft != s.tier || fi != s.importance || fd != s.decayRate {
-			t.Errorf("segment functions for %s: %s %v %v", s.segment, ft, fi, fd)
+		if ft != s.Tier || fi != s.Importance || fd != s.DecayRate {
+			t.Errorf("segment functions for %s: %s %v %v", s.Name, ft, fi, fd)
 		}
 	}
 	mustExec(t, db, `INSERT INTO mem_facts (id, segment, importance) VALUES ('own', 'preference', 0.98)`)
@@ -70,30 +70,30 @@ func TestFactLifecycle(t *testing.T) {
 	wall := pinWall(t, db, fixedWall)
 	var facts []factCase
 	for _, s := range segmentDefaults {
-		if s.tier == "permanent" {
+		if s.Tier == "permanent" {
 			for _, days := range []float64{0, 10000} {
-				facts = append(facts, factCase{id: fmt.Sprintf("%s/%g", s.segment, days), segment: s.segment, status: "active",
+				facts = append(facts, factCase{id: fmt.Sprintf("%s/%g", s.Name, days), segment: s.Name, status: "active",
 					days: days, want: "keep", immune: true})
 			}
 			continue
 		}
-		d15 := factCrossing(s.importance, s.decayRate, 0, 0.15)
-		d05 := factCrossing(s.importance, s.decayRate, 0, 0.05)
+		d15 := factCrossing(s.Importance, s.DecayRate, 0, 0.15)
+		d05 := factCrossing(s.Importance, s.DecayRate, 0, 0.05)
 		wants := map[string][5]string{"short": {"keep", "keep", "archive", "archive", "prune"},
-			"long": {"keep", "keep", "keep", "keep", "archive"}}[s.tier]
+			"long": {"keep", "keep", "keep", "keep", "archive"}}[s.Tier]
 		for i, c := range []struct {
 			label string
 			days  float64
 		}{{"fresh", 0}, {"above-0.15", d15 - 0.5}, {"below-0.15", d15 + 0.5}, {"above-0.05", d05 - 0.5}, {"below-0.05", d05 + 0.5}} {
-			facts = append(facts, factCase{id: s.segment + "/" + c.label, segment: s.segment, status: "active", days: c.days, want: wants[i]})
+			facts = append(facts, factCase{id: s.Name + "/" + c.label, segment: s.Name, status: "active", days: c.days, want: wants[i]})
 		}
 		// Never accessed: the age counts from created_at.
-		facts = append(facts, factCase{id: s.segment + "/never-accessed-old", segment: s.segment, status: "active",
+		facts = append(facts, factCase{id: s.Name + "/never-accessed-old", segment: s.Name, status: "active",
 			days: d05 + 0.5, nullAccess: true, want: wants[4]})
-		facts = append(facts, factCase{id: s.segment + "/never-accessed-new", segment: s.segment, status: "active",
+		facts = append(facts, factCase{id: s.Name + "/never-accessed-new", segment: s.Name, status: "active",
 			days: 1, nullAccess: true, want: "keep"})
 		// Confirmed: immune at any age.
-		facts = append(facts, factCase{id: s.segment + "/confirmed", segment: s.segment, status: "confirmed",
+		facts = append(facts, factCase{id: s.Name + "/confirmed", segment: s.Name, status: "confirmed",
 			days: 10000, want: "keep", immune: true})
 	}
 	// The access count lifts the score by 1 + ln(1 + n) × 0.1.
@@ -117,14 +117,14 @@ func TestFactLifecycle(t *testing.T) {
 	}
 	segment := map[string]int{}
 	for i, s := range segmentDefaults {
-		segment[s.segment] = i
+		segment[s.Name] = i
 	}
 	modelScore := func(f factCase) float64 {
 		s := segmentDefaults[segment[f.segment]]
-		if s.tier == "permanent" {
+		if s.Tier == "permanent" {
 			return 1
 		}
-		return factScore(s.importance, s.decayRate, f.days, float64(f.accessCount))
+		return factScore(s.Importance, s.DecayRate, f.days, float64(f.accessCount))
 	}
 
 	// mem_facts_scored shows the score and what a sweep would do.

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memdecay/memdecay/internal/spec"
 	"github.com/memdecay/memdecay/worker"
 )
 
@@ -103,21 +104,11 @@ func addPolicy(t *testing.T, db *worker.DB, relation, model, params, clock strin
 		VALUES (?, ?, ?, ?, ?, ?, ?)`, relation, model, params, clock, threshold, action, orphans)
 }
 
-// segmentDefaults is the segment defaults table of docs/facts.md and reference
-// 001, written out rather than read from sqlfuncs: TestFactSegmentDefaults
-// checks the trigger and the SQL functions against the spec's numbers.
-var segmentDefaults = []struct {
-	segment, tier         string
-	importance, decayRate float64
-}{
-	{"identity", "permanent", 0.85, 0.01},
-	{"correction", "long", 0.80, 0.015},
-	{"relationship", "long", 0.75, 0.02},
-	{"preference", "long", 0.70, 0.02},
-	{"project", "long", 0.65, 0.025},
-	{"knowledge", "long", 0.60, 0.03},
-	{"context", "short", 0.40, 0.08},
-}
+// segmentDefaults is the segment defaults table of docs/facts.md and
+// reference 001, written out in internal/spec rather than read from
+// sqlfuncs: TestFactSegmentDefaults checks the trigger and the SQL functions
+// against the spec's numbers.
+var segmentDefaults = spec.Segments
 
 // factLambda is reference 001's decay rate per day:
 // ln2 / (11.25 (1 + importance)) × 0.8 × (1 + decay_rate).

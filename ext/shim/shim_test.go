@@ -106,9 +106,9 @@ func TestSegmentDefaults(t *testing.T) {
 	db := openMemDB(t)
 	for _, s := range segmentSpec {
 		for _, tc := range []exprCase{
-			{fmt.Sprintf("segment_tier('%s')", s.name), s.tier},
-			{fmt.Sprintf("segment_importance('%s')", s.name), s.importance},
-			{fmt.Sprintf("segment_decay_rate('%s')", s.name), s.decayRate},
+			{fmt.Sprintf("segment_tier('%s')", s.Name), s.Tier},
+			{fmt.Sprintf("segment_importance('%s')", s.Name), s.Importance},
+			{fmt.Sprintf("segment_decay_rate('%s')", s.Name), s.DecayRate},
 		} {
 			got, err := selectValue(db, tc.expr)
 			if err != nil || !sameValue(got, tc.want) {

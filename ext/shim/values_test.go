@@ -3,6 +3,7 @@ package shim_test
 import (
 	"math"
 
+	"github.com/memdecay/memdecay/internal/spec"
 	"github.com/memdecay/memdecay/sqlfuncs"
 )
 
@@ -201,19 +202,9 @@ var valueCases = []exprCase{
 	{`policy_curve(NULL, '{}', 'wall')`, nil},
 }
 
-// segmentSpec is the segment defaults table of docs/facts.md.
-var segmentSpec = []struct {
-	name, tier            string
-	importance, decayRate float64
-}{
-	{"identity", "permanent", 0.85, 0.01},
-	{"correction", "long", 0.80, 0.015},
-	{"relationship", "long", 0.75, 0.02},
-	{"preference", "long", 0.70, 0.02},
-	{"project", "long", 0.65, 0.025},
-	{"knowledge", "long", 0.60, 0.03},
-	{"context", "short", 0.40, 0.08},
-}
+// segmentSpec is the segment defaults table of docs/facts.md, written out
+// in internal/spec.
+var segmentSpec = spec.Segments
 
 // errorCase is an expression that must fail: the message starts with
 // "memdecay: <fn>: " and contains want.
