@@ -81,3 +81,65 @@ func TestViewsAndSweepAgreeOnValidity(t *testing.T) {
 		}
 	}
 }
+
+// The same for facts: the rows the sweep skips as invalid are the rows
+// mem_facts_scored leaves out.
+func TestFactViewAndSweepAgreeOnValidity(t *testing.T) {
+	ctx := context.Background()
+	db, _ := newMemory(t, "")
+	pinWall(t, db, fixedWall)
+	importances := []string{"0.5", "'0.5'", "'high'", "x'00'", "-0.5", "9e999", "1.5", "NULL"}
+	accesses := []string{"0", "3", "-1", "'x'", "2.5"}
+	times := []string{"1767225600", "'2026-01-01T00:00:00Z'", "'last week'", "x'01'", "NULL", "9e999"}
+	n := 0
+	for i, imp := range importances {
+		for j, acc := range accesses {
+			at := times[(i+j)%len(times)]
+			mustExec(t, db, fmt.Sprintf(`INSERT INTO mem_facts (id, segment, importance, access_count, last_accessed_at)
+				VALUES ('f%03d', 'knowledge', %s, %s, %s)`, n, imp, acc, at))
+			n++
+		}
+	}
+	invalid, err := worker.ListInvalid(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bySweep []string
+	for _, r := range invalid {
+		if r.Kind == "fact" {
+			bySweep = append(bySweep, r.ID)
+		}
+	}
+	var byView []string
+	rows, err := db.SQL.Query(`SELECT id FROM mem_facts WHERE id NOT IN (SELECT id FROM mem_facts_scored) ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		byView = append(byView, id)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(bySweep)
+	if len(bySweep) == 0 || len(bySweep) == n {
+		t.Fatalf("%d of %d facts invalid: the table proves nothing", len(bySweep), n)
+	}
+	describe := func(id string) string {
+		return scalar[string](t, db, `SELECT quote(importance) || ' ' || quote(access_count) || ' ' || quote(last_accessed_at) FROM mem_facts WHERE id = ?`, id)
+	}
+	for _, id := range bySweep {
+		if !slices.Contains(byView, id) {
+			t.Errorf("fact %s: the sweep skips it, the view scores it: %s", id, describe(id))
+		}
+	}
+	for _, id := range byView {
+		if !slices.Contains(bySweep, id) {
+			t.Errorf("fact %s: the view leaves it out, the sweep takes it: %s", id, describe(id))
+		}
+	}
+}
