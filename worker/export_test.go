@@ -1,6 +1,9 @@
 package worker
 
-import "context"
+import (
+	"context"
+	"strings"
+)
 
 // SweepReplicated sweeps a file as a sweep runs on rqlite (replicaStore).
 func SweepReplicated(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) {
@@ -25,3 +28,7 @@ func (o SweepOptions) WithChunk(f func(step string, done, total int64)) SweepOpt
 	o.signals.Chunk = f
 	return o
 }
+
+// ShadowState is temp.sql's shadow_state: the derived tables as a full
+// sweep computes them aside.
+func ShadowState() string { return strings.Join(stmts("shadow_state"), ";\n") }
