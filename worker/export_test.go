@@ -32,3 +32,6 @@ func (o SweepOptions) WithChunk(f func(step string, done, total int64)) SweepOpt
 // ShadowState is temp.sql's shadow_state: the derived tables as a full
 // sweep computes them aside.
 func ShadowState() string { return strings.Join(stmts("shadow_state"), ";\n") }
+
+// EdgeLambdaSQL is the SQL rule for an edge's decay rate (rules.go).
+func EdgeLambdaSQL() string { return edgeLambda }

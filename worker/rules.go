@@ -4,6 +4,12 @@ package worker
 // into the statements of sql/ by name (statements.go). Each reads an edge
 // row as e, or its columns unqualified where the statement has one source.
 
+import (
+	"strconv"
+
+	"github.com/memdecay/memdecay/sqlfuncs"
+)
+
 // maxFinite is the largest finite REAL: a number above it (or below its
 // negative) is an infinity, which no formula takes.
 const maxFinite = `1.7976931348623157e308`
@@ -113,8 +119,22 @@ END`
 var factSince = wallSeconds("coalesce(f.last_accessed_at, f.created_at)")
 
 // edgeLambda is an edge e's decay rate from its ends' block states ta and
-// tb (a block with none is standard).
-const edgeLambda = `lambda_edge(coalesce(ta.tier, 'standard'), coalesce(tb.tier, 'standard'), e.reinforcement_count, :established)`
+// tb (a block with none is standard): lambda_edge of their tiers, min(λa,
+// λb) × 0.5, halved again once established, computed in SQL from the rates
+// the states store (tier_lambda of each tier). A minimum and halvings are
+// exact, so the bits are lambda_edge's (TestEdgeLambdaInSQL holds them
+// equal), and the evaluation of a million edges makes no Go call for it.
+var edgeLambda = `(min(coalesce(ta.lambda, ` + standardLambda + `), coalesce(tb.lambda, ` + standardLambda + `)) * 0.5
+	* CASE WHEN e.reinforcement_count >= :established THEN 0.5 ELSE 1.0 END)`
+
+// standardLambda is tier_lambda('standard') as a SQL literal.
+var standardLambda = func() string {
+	l, err := sqlfuncs.TierLambda(sqlfuncs.TierStandard)
+	if err != nil {
+		panic(err)
+	}
+	return strconv.FormatFloat(l, 'g', -1, 64)
+}()
 
 // edgeStrength is an edge e's share of each end's weighted degree (docs/sweep.md
 // phase 1: weight + ln(1 + reinforcement_count) × 0.10) in fixed point, a
