@@ -125,8 +125,9 @@ func TestEdgesRebuildKeepsEverything(t *testing.T) {
 	if got := edgeRows(t, db); got != rows {
 		t.Errorf("rows changed by the migration:\nbefore:\n%s\nafter:\n%s", rows, got)
 	}
-	if got := edgeObjects(t, db); got != objects {
-		t.Errorf("indexes and triggers: before %s; after %s", objects, got)
+	// Every object stays but mem_edges_relation, which step 12 drops.
+	if want := strings.Replace(objects, "index mem_edges_relation, ", "", 1); edgeObjects(t, db) != want {
+		t.Errorf("indexes and triggers: before %s; after %s", objects, edgeObjects(t, db))
 	}
 	// The triggers work: the queue's and the app's.
 	var queued, logged, viewed int
