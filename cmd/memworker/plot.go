@@ -370,7 +370,11 @@ func timeLeftPlot(groups []worker.TimeLeft, clock string) (*plot.Plot, bool) {
 			base[k] += n
 		}
 		if thumb != nil {
-			p.Legend.Add(fmt.Sprintf("%s (%d edges)", g.Group, len(g.Values)), thumb)
+			edges := "edges"
+			if len(g.Values) == 1 {
+				edges = "edge"
+			}
+			p.Legend.Add(fmt.Sprintf("%s (%d %s)", g.Group, len(g.Values), edges), thumb)
 		}
 	}
 	top := 0
