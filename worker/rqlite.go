@@ -17,6 +17,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/rqlite/gorqlite"
@@ -153,6 +155,9 @@ func (t boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		ctx, cancel = context.WithTimeoutCause(parent, rqliteReadTimeout, &noAnswerError{after: rqliteReadTimeout})
 	}
 	resp, err := t.base.RoundTrip(req.WithContext(ctx))
+	if tries, ok := parent.Value(triesKey{}).(*tries); ok {
+		tries.record(req, resp, err)
+	}
 	if err != nil {
 		err = ownCause(parent, ctx, err)
 		cancel()
@@ -221,7 +226,7 @@ func request[T any](ctx context.Context, c *rqConn, write bool, call func(ctx co
 	rctx, cancel := context.WithTimeoutCause(rctx, bound, &noAnswerError{after: bound, write: write})
 	defer cancel()
 	rctx = context.WithValue(rctx, abortKey{}, abort)
-	v, err := retried(rctx, c, func() (T, error) { return call(rctx) })
+	v, err := retried(rctx, c, call)
 	if err != nil {
 		err = ownCause(ctx, rctx, err)
 	}
@@ -637,14 +642,17 @@ func (r realJSON) MarshalJSON() ([]byte, error) {
 const failoverWait = 20 * time.Second
 
 // retried runs call again, with the cluster's leader looked up afresh,
-// while it fails only because no node could take it: every node it tried
-// refused the connection or had no leader, so nothing was applied and
-// trying again cannot apply it twice.
-func retried[T any](ctx context.Context, c *rqConn, call func() (T, error)) (T, error) {
+// while it fails only because no node could take it: the transport saw
+// every try of a write refused (the connection, or a node with no leader),
+// or the client sent nothing (it knew no node yet), so nothing was applied
+// and trying again cannot apply it twice. A read is tried again on any
+// failure, within the same bound.
+func retried[T any](ctx context.Context, c *rqConn, call func(ctx context.Context) (T, error)) (T, error) {
 	deadline := time.Now().Add(failoverWait)
 	for {
-		v, err := call()
-		if err == nil || !notApplied(err) || time.Now().After(deadline) {
+		tries := &tries{}
+		v, err := call(context.WithValue(ctx, triesKey{}, tries))
+		if err == nil || !tries.noneApplied() || time.Now().After(deadline) {
 			return v, err
 		}
 		select {
@@ -656,23 +664,34 @@ func retried[T any](ctx context.Context, c *rqConn, call func() (T, error)) (T, 
 	}
 }
 
-// notApplied reports whether every attempt of a request failed before any
-// node could apply it.
-func notApplied(err error) bool {
-	msg := err.Error()
-	lines := strings.Split(strings.TrimSpace(msg), "\n")
-	found := false
-	for _, l := range lines {
-		if !strings.Contains(l, "failed due to") {
-			continue
-		}
-		found = true
-		if !strings.Contains(l, "connection refused") && !strings.Contains(l, "leader not found") &&
-			!strings.Contains(l, "503 Service Unavailable") {
-			return false
-		}
+// triesKey carries a request's tries through gorqlite to the transport.
+type triesKey struct{}
+
+// tries is what the transport saw of one request: whether a write may have
+// reached a node that applied it. Decided from typed outcomes (a refused
+// connection, a 503 answer), never from the client's error text.
+type tries struct {
+	mu      sync.Mutex
+	reached bool
+}
+
+// record notes one try: a write (POST to /db/execute or /db/request) that
+// was neither refused nor answered 503 may have been applied.
+func (t *tries) record(req *http.Request, resp *http.Response, err error) {
+	write := req.Method == http.MethodPost &&
+		(strings.HasSuffix(req.URL.Path, "/db/execute") || strings.HasSuffix(req.URL.Path, "/db/request"))
+	refused := err != nil && errors.Is(err, syscall.ECONNREFUSED) ||
+		err == nil && resp.StatusCode == http.StatusServiceUnavailable
+	if write && !refused {
+		t.mu.Lock()
+		t.reached = true
+		t.mu.Unlock()
 	}
-	// No peer known yet (the node had not learned its cluster when the
-	// connection opened): nothing was sent.
-	return found || strings.Contains(msg, "connection refused") || msg == "don't have any cluster info"
+}
+
+// noneApplied reports whether no try could have been applied.
+func (t *tries) noneApplied() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return !t.reached
 }

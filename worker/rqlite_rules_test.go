@@ -1,8 +1,14 @@
 package worker
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"syscall"
 	"testing"
 
 	"github.com/rqlite/gorqlite"
@@ -11,22 +17,44 @@ import (
 // The rules of the rqlite driver and the replica store, each with cases on
 // both sides.
 
-func TestNotAppliedRetriesOnlyWhatNoNodeTook(t *testing.T) {
+// A request is tried again only when no try of it could have been
+// applied: every write refused at the connection or answered 503 (no
+// leader), or nothing sent at all. Decided from typed outcomes.
+func TestTriesRetryOnlyWhatNoNodeTook(t *testing.T) {
+	refused := &url.Error{Op: "Post", URL: "http://a/db/execute",
+		Err: &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}}
+	reset := &url.Error{Op: "Post", URL: "http://a/db/execute",
+		Err: &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}}
+	answer := func(code int) *http.Response { return &http.Response{StatusCode: code} }
+	type try struct {
+		method, path string
+		resp         *http.Response
+		err          error
+	}
 	for _, c := range []struct {
-		msg  string
-		want bool
+		name  string
+		tries []try
+		want  bool
 	}{
-		{"tried all peers unsuccessfully. here are the results:\n   peer #0: http://a/db/execute failed due to dial tcp 127.0.0.1:1: connect: connection refused\n", true},
-		{"tried all peers unsuccessfully. here are the results:\n   peer #0: http://a/db/execute failed due to got: 503 Service Unavailable, message: leader not found\n", true},
-		{"dial tcp 127.0.0.1:1: connect: connection refused", true},
-		{"don't have any cluster info", true},
-		// A request that may have reached a node is not sent again.
-		{"tried all peers unsuccessfully. here are the results:\n   peer #0: http://a failed due to dial tcp: connection refused\n   peer #1: http://b failed due to context deadline exceeded (Client.Timeout exceeded)\n", false},
-		{"UNIQUE constraint failed: mem_sweeps.id", false},
-		{"read tcp 127.0.0.1:5->127.0.0.1:6: connection reset by peer", false},
+		{"nothing sent", nil, true},
+		{"refused", []try{{"POST", "/db/execute", nil, refused}}, true},
+		{"no leader", []try{{"POST", "/db/execute", answer(503), nil}}, true},
+		{"refused, then no leader", []try{{"POST", "/db/request", nil, refused}, {"POST", "/db/request", answer(503), nil}}, true},
+		{"a look-up answered, the write refused", []try{{"GET", "/status", answer(200), nil}, {"POST", "/db/execute", nil, refused}}, true},
+		{"a read that failed", []try{{"POST", "/db/query", nil, reset}}, true},
+		// A write that may have reached a node is not sent again.
+		{"refused, then timed out", []try{{"POST", "/db/execute", nil, refused}, {"POST", "/db/execute", nil, context.DeadlineExceeded}}, false},
+		{"connection reset", []try{{"POST", "/db/execute", nil, reset}}, false},
+		{"answered 200 (a statement failed)", []try{{"POST", "/db/execute", answer(200), nil}}, false},
+		{"answered 500", []try{{"POST", "/db/request", answer(500), nil}}, false},
 	} {
-		if got := notApplied(errors.New(c.msg)); got != c.want {
-			t.Errorf("notApplied(%q) = %v, want %v", c.msg, got, c.want)
+		tr := &tries{}
+		for _, x := range c.tries {
+			req := &http.Request{Method: x.method, URL: &url.URL{Scheme: "http", Host: "a", Path: x.path}}
+			tr.record(req, x.resp, x.err)
+		}
+		if got := tr.noneApplied(); got != c.want {
+			t.Errorf("%s: noneApplied %v, want %v", c.name, got, c.want)
 		}
 	}
 }
