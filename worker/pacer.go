@@ -237,6 +237,7 @@ func (st *fileStore) txRows(size int) *txRows { return &txRows{p: st, size: size
 func (st *fileStore) lastHeld() time.Duration { return st.pacing.held }
 func (st *fileStore) soloHold() time.Duration { return st.opt.SoloHold }
 func (st *fileStore) snapshots() bool         { return true }
+func (st *fileStore) savepoints() bool        { return true }
 
 // next is the rows of the transaction that now holds the lock.
 func (t *txRows) next() int64 {

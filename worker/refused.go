@@ -40,7 +40,7 @@ func (s *sweep) applyChunk(ctx context.Context, table string, names []string, lo
 		}
 		return nil
 	}
-	if _, file := s.db.(*fileStore); !file {
+	if !s.db.savepoints() {
 		return run(lo, hi)
 	}
 	return s.applyOrIsolate(ctx, table, run, lo, hi)

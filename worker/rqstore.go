@@ -322,3 +322,6 @@ func replicatedSQL(q string) string {
 	q = tempQualified.ReplaceAllString(q, workingPrefix+"$1")
 	return workingNames.ReplaceAllString(q, "${1}"+workingPrefix+"$2")
 }
+
+// savepoints: none, a transaction is one request (see transactions).
+func (st *replicaStore) savepoints() bool { return false }

@@ -58,6 +58,10 @@ type transactions interface {
 	// hold fences every write from now on with the sweep's lease (nil:
 	// the sweep holds none, and writes no working state).
 	hold(f fence)
+	// savepoints: a chunk a constraint refuses can be rolled back to a
+	// savepoint and retried by halves (refused.go); a replica's transaction
+	// is one request whose error comes only at COMMIT.
+	savepoints() bool
 }
 
 var (
