@@ -1,6 +1,8 @@
 package sqlfuncs
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -116,9 +118,29 @@ func LambdaEdge(tierA, tierB string, reinforcementCount, establishedThreshold fl
 	if err := nonNegative(fn, "established_threshold", establishedThreshold); err != nil {
 		return 0, err
 	}
-	l := min(la, lb) * 0.5
+	l := min(la, lb) * edgeShare
 	if reinforcementCount >= establishedThreshold {
-		l *= 0.5
+		l *= establishedShare
 	}
 	return l, nil
 }
+
+// An edge decays at edgeShare of its more durable end's rate, and an
+// established edge at establishedShare of that again.
+const (
+	edgeShare        = 0.5
+	establishedShare = 0.5
+)
+
+// LambdaEdgeSQL is LambdaEdge as a SQL expression over the ends' rates
+// (tier_lambda of their tiers, SQL expressions rateA and rateB), the count
+// and the threshold: the same operations in the same order, so the same
+// bits, for SQL that has the rates at hand and need not call lambda_edge
+// once per row. The caller checks its arguments as LambdaEdge does.
+func LambdaEdgeSQL(rateA, rateB, reinforcementCount, establishedThreshold string) string {
+	return fmt.Sprintf("(min(%s, %s) * %s * CASE WHEN %s >= %s THEN %s ELSE 1.0 END)",
+		rateA, rateB, sqlNumber(edgeShare), reinforcementCount, establishedThreshold, sqlNumber(establishedShare))
+}
+
+// sqlNumber is a float64 as a SQL literal that reads back as the same bits.
+func sqlNumber(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

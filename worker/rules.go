@@ -119,21 +119,19 @@ END`
 var factSince = wallSeconds("coalesce(f.last_accessed_at, f.created_at)")
 
 // edgeLambda is an edge e's decay rate from its ends' block states ta and
-// tb (a block with none is standard): lambda_edge of their tiers, min(λa,
-// λb) × 0.5, halved again once established, computed in SQL from the rates
-// the states store (tier_lambda of each tier). A minimum and halvings are
-// exact, so the bits are lambda_edge's (TestEdgeLambdaInSQL holds them
-// equal), and the evaluation of a million edges makes no Go call for it.
-var edgeLambda = `(min(coalesce(ta.lambda, ` + standardLambda + `), coalesce(tb.lambda, ` + standardLambda + `)) * 0.5
-	* CASE WHEN e.reinforcement_count >= :established THEN 0.5 ELSE 1.0 END)`
-
-// standardLambda is tier_lambda('standard') as a SQL literal.
-var standardLambda = func() string {
-	l, err := sqlfuncs.TierLambda(sqlfuncs.TierStandard)
+// tb (a block with none is standard): lambda_edge of their tiers, written
+// in SQL over the rates the states store (sqlfuncs.LambdaEdgeSQL, the
+// same bits, which TestEdgeLambdaInSQL checks), so evaluating a million
+// edges makes no Go call for it.
+var edgeLambda = func() string {
+	standard, err := sqlfuncs.TierLambda(sqlfuncs.TierStandard)
 	if err != nil {
 		panic(err)
 	}
-	return strconv.FormatFloat(l, 'g', -1, 64)
+	rate := func(end string) string {
+		return "coalesce(" + end + ".lambda, " + strconv.FormatFloat(standard, 'g', -1, 64) + ")"
+	}
+	return sqlfuncs.LambdaEdgeSQL(rate("ta"), rate("tb"), "e.reinforcement_count", ":established")
 }()
 
 // edgeStrength is an edge e's share of each end's weighted degree (docs/sweep.md
