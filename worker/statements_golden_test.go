@@ -2,11 +2,12 @@ package worker
 
 import (
 	"flag"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/memdecay/memdecay/internal/golden"
 )
 
 var updateStatements = flag.Bool("update-statements", false, "rewrite testdata/statements.golden")
@@ -31,33 +32,6 @@ func TestStatementsGolden(t *testing.T) {
 		}
 		b.WriteString("\n")
 	}
-	file := filepath.Join("testdata", "statements.golden")
-	if *updateStatements {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("%v (go test ./worker -run TestStatementsGolden -update-statements writes it)", err)
-	}
-	if got := b.String(); got != string(want) {
-		gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
-		i := 0
-		for i < len(gl) && i < len(wl) && gl[i] == wl[i] {
-			i++
-		}
-		line := func(l []string) string {
-			if i < len(l) {
-				return l[i]
-			}
-			return "(end)"
-		}
-		t.Errorf("the expanded statements differ from %s at line %d:\n want: %s\n got:  %s\n(if the change is meant: go test ./worker -run TestStatementsGolden -update-statements)",
-			file, i+1, line(wl), line(gl))
-	}
+	golden.Check(t, filepath.Join("testdata", "statements.golden"), b.String(), *updateStatements, false,
+		"go test ./worker -run TestStatementsGolden -update-statements")
 }

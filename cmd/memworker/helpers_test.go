@@ -19,6 +19,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/memdecay/memdecay/internal/golden"
 )
 
 // The tests run memworker in-process through run(...) and, for what only a
@@ -360,34 +362,6 @@ func (tr *transcript) normalise() string {
 // file under -update.
 func (tr *transcript) check(name string) {
 	tr.t.Helper()
-	got := tr.normalise()
-	file := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			tr.t.Fatal(err)
-		}
-		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
-			tr.t.Fatal(err)
-		}
-		return
-	}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		tr.t.Fatalf("%v (go test ./cmd/memworker -run Golden -update writes it)", err)
-	}
-	if want := string(b); got != want {
-		gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
-		i := 0
-		for i < len(gl) && i < len(wl) && gl[i] == wl[i] {
-			i++
-		}
-		line := func(l []string) string {
-			if i < len(l) {
-				return l[i]
-			}
-			return "(end of output)"
-		}
-		tr.t.Errorf("%s differs at line %d:\n want: %s\n got:  %s\nthe whole output:\n%s(if the change is meant: go test ./cmd/memworker -run Golden -update)",
-			file, i+1, line(wl), line(gl), got)
-	}
+	golden.Check(tr.t, filepath.Join("testdata", name+".golden"), tr.normalise(), *update, true,
+		"go test ./cmd/memworker -run Golden -update")
 }
