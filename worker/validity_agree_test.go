@@ -46,40 +46,12 @@ func TestViewsAndSweepAgreeOnValidity(t *testing.T) {
 		}
 		bySweep = append(bySweep, ends[1])
 	}
-	var byViews []string
-	rows, err := db.SQL.Query(`SELECT to_id FROM mem_edges WHERE from_id = 'a'
+	byViews := column(t, db, `SELECT to_id FROM mem_edges WHERE from_id = 'a'
 		AND to_id NOT IN (SELECT to_id FROM mem_edges_effective WHERE from_id = 'a') ORDER BY to_id`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		byViews = append(byViews, id)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(bySweep)
-	if len(bySweep) == 0 || len(bySweep) == n {
-		t.Fatalf("%d of %d edges invalid: the table proves nothing", len(bySweep), n)
-	}
-	if !slices.Equal(bySweep, byViews) {
-		for _, id := range bySweep {
-			if !slices.Contains(byViews, id) {
-				t.Errorf("edge a-%s: the sweep skips it, the views show it: %s", id, scalar[string](t, db,
-					`SELECT quote(weight) || ' ' || quote(reinforcement_count) || ' ' || quote(pinned) || ' ' || quote(last_active_hours) FROM mem_edges WHERE to_id = ?`, id))
-			}
-		}
-		for _, id := range byViews {
-			if !slices.Contains(bySweep, id) {
-				t.Errorf("edge a-%s: the views leave it out, the sweep takes it: %s", id, scalar[string](t, db,
-					`SELECT quote(weight) || ' ' || quote(reinforcement_count) || ' ' || quote(pinned) || ' ' || quote(last_active_hours) FROM mem_edges WHERE to_id = ?`, id))
-			}
-		}
-	}
+	sameInvalid(t, "edge", n, bySweep, byViews, func(id string) string {
+		return scalar[string](t, db, `SELECT 'a-' || to_id || ': ' || quote(weight) || ' ' || quote(reinforcement_count) || ' ' ||
+			quote(pinned) || ' ' || quote(last_active_hours) FROM mem_edges WHERE to_id = ?`, id)
+	})
 }
 
 // The same for facts: the rows the sweep skips as invalid are the rows
@@ -110,36 +82,52 @@ func TestFactViewAndSweepAgreeOnValidity(t *testing.T) {
 			bySweep = append(bySweep, r.ID)
 		}
 	}
-	var byView []string
-	rows, err := db.SQL.Query(`SELECT id FROM mem_facts WHERE id NOT IN (SELECT id FROM mem_facts_scored) ORDER BY id`)
+	byView := column(t, db, `SELECT id FROM mem_facts WHERE id NOT IN (SELECT id FROM mem_facts_scored) ORDER BY id`)
+	sameInvalid(t, "fact", n, bySweep, byView, func(id string) string {
+		return scalar[string](t, db, `SELECT id || ': ' || quote(importance) || ' ' || quote(access_count) || ' ' ||
+			quote(last_accessed_at) FROM mem_facts WHERE id = ?`, id)
+	})
+}
+
+// sameInvalid fails unless the sweep and the views pick the same rows as
+// invalid (and some, but not all, of the n rows), naming each row they
+// disagree on as describe shows it.
+func sameInvalid(t *testing.T, kind string, n int, bySweep, byViews []string, describe func(id string) string) {
+	t.Helper()
+	slices.Sort(bySweep)
+	if len(bySweep) == 0 || len(bySweep) == n {
+		t.Fatalf("%d of %d %ss invalid: the table proves nothing", len(bySweep), n, kind)
+	}
+	for _, id := range bySweep {
+		if !slices.Contains(byViews, id) {
+			t.Errorf("%s %s: the sweep skips it, the views keep it", kind, describe(id))
+		}
+	}
+	for _, id := range byViews {
+		if !slices.Contains(bySweep, id) {
+			t.Errorf("%s %s: the views leave it out, the sweep takes it", kind, describe(id))
+		}
+	}
+}
+
+// column is every row of a one-column query.
+func column(t *testing.T, db *worker.DB, query string) []string {
+	t.Helper()
+	rows, err := db.SQL.Query(query)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer rows.Close()
+	var out []string
 	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
+		var v string
+		if err := rows.Scan(&v); err != nil {
 			t.Fatal(err)
 		}
-		byView = append(byView, id)
+		out = append(out, v)
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	slices.Sort(bySweep)
-	if len(bySweep) == 0 || len(bySweep) == n {
-		t.Fatalf("%d of %d facts invalid: the table proves nothing", len(bySweep), n)
-	}
-	describe := func(id string) string {
-		return scalar[string](t, db, `SELECT quote(importance) || ' ' || quote(access_count) || ' ' || quote(last_accessed_at) FROM mem_facts WHERE id = ?`, id)
-	}
-	for _, id := range bySweep {
-		if !slices.Contains(byView, id) {
-			t.Errorf("fact %s: the sweep skips it, the view scores it: %s", id, describe(id))
-		}
-	}
-	for _, id := range byView {
-		if !slices.Contains(bySweep, id) {
-			t.Errorf("fact %s: the view leaves it out, the sweep takes it: %s", id, describe(id))
-		}
-	}
+	return out
 }
