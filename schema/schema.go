@@ -179,7 +179,7 @@ var ErrDropsData = errors.New("migrate down would drop data")
 var dataLoss = map[uint]struct{ what, holds string }{
 	1:  {"every mem_ table with its rows: blocks, tags, edges, facts, policies, events, sweeps and settings", ""},
 	2:  {"the soft exclusions of the edges a policy excluded (mem_edges.excluded)", `SELECT EXISTS (SELECT 1 FROM mem_edges WHERE excluded)`},
-	5:  {"a pinned wall clock (the wall_clock setting)", `SELECT EXISTS (SELECT 1 FROM mem_config WHERE key = 'wall_clock')`},
+	5:  {"a pinned wall clock (the wall_clock setting)", `SELECT EXISTS (SELECT 1 FROM mem_config WHERE key = 'wall_clock' AND value != '')`},
 	11: {"the declared mapping (mem_mapping)", `SELECT EXISTS (SELECT 1 FROM mem_mapping)`},
 }
 
