@@ -69,7 +69,7 @@ var edgeSnapshot = snapshotObject("e", edgeColumns...)
 var blockSnapshot = snapshotObject("b", "id", "category", "status", "archive_reason", "confidence",
 	"reinforcement_count", "last_reinforced_hours", "content", "created_at")
 
-var blockTags = `json((SELECT json_group_array(` + snapshotValue("t.tag") + `) FROM main.mem_block_tags t WHERE t.block_id = b.id))`
+var blockTags = `json((SELECT json_group_array(` + snapshotValue("t.tag") + `) FROM @TAGS t WHERE t.block_id = b.id))`
 
 // factColumns are the columns of a fact row a snapshot keeps.
 var factColumns = []string{"id", "segment", "tier", "importance", "decay_rate", "access_count", "last_accessed_at",

@@ -168,12 +168,12 @@ var edgeEvaluation = `SELECT e.*, CASE WHEN lambda IS NOT NULL THEN max(0, :now 
        CASE WHEN lambda IS NOT NULL THEN effective_weight(weight, lambda, :now - last_active_hours) END AS effective,
        ` + edgeStrength + ` AS strength
 FROM (
-    SELECT e.from_id, e.to_id, e.weight, e.reinforcement_count, e.relation_type, e.origin,
+    SELECT e.from_id, e.to_id, @ENDS_Ee.weight, e.reinforcement_count, e.relation_type, e.origin,
            e.last_active_hours, e.last_observed_at, e.pinned, e.excluded, e.has_policy,
            CASE WHEN ` + temporalDecay + ` AND NOT e.has_policy THEN ` + edgeLambda + ` END AS lambda
     FROM (SELECT e.*, e.relation_type IN (SELECT relation_type FROM sweep_policy) AS has_policy FROM eval_source e) e
-    LEFT JOIN mem_block_state ta ON ta.id = e.from_id
-    LEFT JOIN mem_block_state tb ON tb.id = e.to_id
+    LEFT JOIN mem_block_state ta ON ta.id = e.@END_A
+    LEFT JOIN mem_block_state tb ON tb.id = e.@END_B
     LIMIT -1 OFFSET 0) e`
 
 // edgeDueRows is when each edge of a CTE named due_source (an edge's

@@ -18,11 +18,10 @@ var sqlFiles embed.FS
 
 // macros expands the rules and encoders named in the SQL files.
 var macros = strings.NewReplacer(
-	"EDGE_SNAPSHOT", edgeSnapshot, "BLOCK_SNAPSHOT", blockSnapshot, "BLOCK_TAGS", blockTags, "FACT_SNAPSHOT", factSnapshot,
-	"VALID_EDGE", validEdge, "EDGE_PROBLEM", edgeProblem, "EDGE_LAMBDA", edgeLambda, "EDGE_STRENGTH", edgeStrength,
+	"BLOCK_TAGS", blockTags, "VALID_EDGE", validEdge, "EDGE_PROBLEM", edgeProblem, "EDGE_LAMBDA", edgeLambda, "EDGE_STRENGTH", edgeStrength,
 	"STATIC_PRUNE", staticPrune, "MAX_FINITE", maxFinite, "TEMPORAL_DECAY", temporalDecay, "REMOVAL_PHASES", removalPhases,
 	"EDGE_EVALUATION", edgeEvaluation, "EDGE_DUE_ROWS", edgeDueRows, "EDGE_OBSERVED_AT", edgeObservedAt,
-	"FACT_PROBLEM", factProblem, "FACT_SINCE", factSince, "BLOCK_KEY_PROBLEM", blockKeyProblem, "EDGE_NAME", edgeName,
+	"FACT_PROBLEM", factProblem, "FACT_SINCE", factSince, "BLOCK_KEY_PROBLEM", blockKeyProblem,
 	"EXPIRED_SWEEP", expiredSweep)
 
 // expiredSweep is a mem_sweeps row that expires with the events of its
@@ -105,12 +104,6 @@ func parseNamed(text string) map[string][]string {
 	return out
 }
 
-// stmts is the statement list of a name; a name that is not in the SQL
-// files is a programming error.
-func stmts(name string) []string {
-	s, ok := statements[name]
-	if !ok {
-		panic(fmt.Sprintf("worker: no statement %q in sql/", name))
-	}
-	return s
-}
+// stmts is the statement list of a name for memworker's own tables; a
+// name that is not in the SQL files is a programming error.
+func stmts(name string) []string { return memTables.stmts(name) }

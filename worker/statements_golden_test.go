@@ -27,7 +27,7 @@ func TestStatementsGolden(t *testing.T) {
 	var b strings.Builder
 	for _, name := range names {
 		b.WriteString("-- name: " + name + "\n")
-		for _, s := range statements[name] {
+		for _, s := range memTables.stmts(name) {
 			b.WriteString(s + "\n;\n")
 		}
 		b.WriteString("\n")

@@ -11,30 +11,30 @@
 -- change status (archive_blocks).
 DELETE FROM apply_rows;
 INSERT INTO apply_rows (seq)
-SELECT p.seq FROM plan_blocks p CROSS JOIN main.mem_blocks b ON b.id = p.id
+SELECT p.seq FROM plan_blocks p CROSS JOIN @NODES b ON b.id = p.id
 WHERE p.seq BETWEEN :lo AND :hi AND b.status = 'active' AND b.last_reinforced_hours IS p.last_reinforced_hours;
 INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
 SELECT :sweep, :wall, :now, 'block', b.id, 'archive', 'decayed',
        json_patch('{}', json_object('block', BLOCK_SNAPSHOT, 'tags', BLOCK_TAGS, 'tier', p.tier, 'recency', p.recency))
-FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq JOIN main.mem_blocks b ON b.id = p.id;
+FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq JOIN @NODES b ON b.id = p.id;
 DELETE FROM apply_block_ids;
 INSERT INTO apply_block_ids (id) SELECT p.id FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq;
 INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
-SELECT :sweep, :wall, :now, 'edge', json_array(e.from_id, e.to_id), 'delete', 'block_archived',
+SELECT :sweep, :wall, :now, 'edge', @SUBJECT_E, 'delete', 'block_archived',
        json_patch('{}', json_object('edge', EDGE_SNAPSHOT,
-                   'archived_block', CASE WHEN e.from_id IN (SELECT id FROM apply_block_ids) THEN e.from_id ELSE e.to_id END))
+                   'archived_block', CASE WHEN e.@END_A IN (SELECT id FROM apply_block_ids) THEN e.@END_A ELSE e.@END_B END))
 FROM valid_edges e
-WHERE e.from_id IN (SELECT id FROM apply_block_ids) OR e.to_id IN (SELECT id FROM apply_block_ids);
+WHERE e.@END_A IN (SELECT id FROM apply_block_ids) OR e.@END_B IN (SELECT id FROM apply_block_ids);
 DELETE FROM apply_edge_keys;
-INSERT INTO apply_edge_keys (from_id, to_id, strength)
-SELECT e.from_id, e.to_id, EDGE_STRENGTH FROM valid_edges e
-WHERE e.from_id IN (SELECT id FROM apply_block_ids) OR e.to_id IN (SELECT id FROM apply_block_ids);
+INSERT INTO apply_edge_keys (from_id, to_id, @ENDS_COLSstrength)
+SELECT e.from_id, e.to_id, @ENDS_EEDGE_STRENGTH FROM valid_edges e
+WHERE e.@END_A IN (SELECT id FROM apply_block_ids) OR e.@END_B IN (SELECT id FROM apply_block_ids);
 
 -- name: archive_blocks
 -- After remove_edges: the archived blocks lose their tags and change
 -- status (which queues them for a refresh of their state).
-DELETE FROM main.mem_block_tags WHERE block_id IN (SELECT p.id FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq);
-UPDATE main.mem_blocks SET status = 'archived', archive_reason = 'decayed'
+DELETE FROM @TAGS WHERE block_id IN (SELECT p.id FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq);
+UPDATE @NODES SET status = 'archived', archive_reason = 'decayed'
 WHERE id IN (SELECT p.id FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq);
 
 -- name: apply_edges
@@ -43,21 +43,21 @@ WHERE id IN (SELECT p.id FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a
 -- between wins), then the blocks this chunk left orphaned.
 DELETE FROM apply_rows;
 INSERT INTO apply_rows (seq)
-SELECT p.seq FROM plan_edges p CROSS JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id
+SELECT p.seq FROM plan_edges p CROSS JOIN @EDGES e ON e.from_id = p.from_id AND e.to_id = p.to_id
 WHERE p.seq BETWEEN :lo AND :hi AND p.phase IN REMOVAL_PHASES
   AND e.weight IS p.weight AND e.reinforcement_count IS p.reinforcement_count
   AND e.last_active_hours IS p.last_active_hours AND e.last_observed_at IS p.last_observed_at AND NOT e.pinned;
 INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
-SELECT :sweep, :wall, :now, 'edge', json_array(e.from_id, e.to_id),
+SELECT :sweep, :wall, :now, 'edge', @SUBJECT_E,
        CASE p.phase WHEN 'static' THEN 'prune' ELSE 'decay' END,
        CASE p.phase WHEN 'policy' THEN 'policy:' || p.relation_type ELSE p.phase END,
        json_patch('{}', json_object('edge', EDGE_SNAPSHOT, 'effective_weight', p.effective, 'lambda', p.lambda,
                    CASE p.phase WHEN 'policy' THEN 'elapsed' ELSE 'elapsed_hours' END, p.elapsed))
 FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq
-CROSS JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id;
+CROSS JOIN @EDGES e ON e.from_id = p.from_id AND e.to_id = p.to_id;
 DELETE FROM apply_edge_keys;
-INSERT INTO apply_edge_keys (from_id, to_id, strength)
-SELECT e.from_id, e.to_id, EDGE_STRENGTH FROM apply_rows a CROSS JOIN plan_edges e ON e.seq = a.seq;
+INSERT INTO apply_edge_keys (from_id, to_id, @ENDS_COLSstrength)
+SELECT e.from_id, e.to_id, @ENDS_EEDGE_STRENGTH FROM apply_rows a CROSS JOIN plan_edges e ON e.seq = a.seq;
 -- An edge an app changed since it was planned stays. When a full refresh
 -- left it no due row, it gets one storing the strength the degrees counted
 -- for it (the plan's); the app's write queued it for the next refresh.
@@ -74,14 +74,14 @@ WHERE e.seq BETWEEN :lo AND :hi AND e.phase IN REMOVAL_PHASES AND e.seq NOT IN (
 -- statement list, let alone the transaction).
 INSERT INTO main.mem_config (key, value) VALUES ('sweep_removing', 1);
 WITH lost AS MATERIALIZED (
-    SELECT k.from_id, k.to_id, coalesce(d.strength, k.strength) AS strength
+    SELECT k.from_id, k.to_id, @ENDS_Kcoalesce(d.strength, k.strength) AS strength
     FROM apply_edge_keys k LEFT JOIN main.mem_edge_due d ON d.from_id = k.from_id AND d.to_id = k.to_id)
 UPDATE main.mem_block_state SET degree = degree - l.strength
 FROM (SELECT id, sum(strength) AS strength
-      FROM (SELECT from_id AS id, strength FROM lost UNION ALL SELECT to_id, strength FROM lost)
+      FROM (SELECT @END_A AS id, strength FROM lost UNION ALL SELECT @END_B, strength FROM lost)
       GROUP BY id) AS l
 WHERE mem_block_state.id = l.id;
-DELETE FROM main.mem_edges WHERE (from_id, to_id) IN (SELECT from_id, to_id FROM apply_edge_keys);
+DELETE FROM @EDGES WHERE (from_id, to_id) IN (SELECT from_id, to_id FROM apply_edge_keys);
 DELETE FROM main.mem_edge_due WHERE (from_id, to_id) IN (SELECT from_id, to_id FROM apply_edge_keys);
 DELETE FROM main.mem_config WHERE key = 'sweep_removing';
 
@@ -90,56 +90,56 @@ DELETE FROM main.mem_config WHERE key = 'sweep_removing';
 -- 'delete') that this chunk left with no edge at all are archived.
 DELETE FROM apply_block_ids;
 INSERT INTO apply_block_ids (id)
-SELECT b.id FROM (SELECT p.from_id AS id FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq
+SELECT b.id FROM (SELECT p.@END_A AS id FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq
                   WHERE p.phase = 'policy' AND p.orphans = 'delete'
-                  UNION SELECT p.to_id FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq
+                  UNION SELECT p.@END_B FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq
                   WHERE p.phase = 'policy' AND p.orphans = 'delete') AS o
-CROSS JOIN main.mem_blocks b ON b.id = o.id
+CROSS JOIN @NODES b ON b.id = o.id
 WHERE b.status = 'active'
-  AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.from_id = b.id)
-  AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.to_id = b.id);
+  AND NOT EXISTS (SELECT 1 FROM @EDGES e WHERE e.@END_A = b.id)
+  AND NOT EXISTS (SELECT 1 FROM @EDGES e WHERE e.@END_B = b.id);
 INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
 SELECT :sweep, :wall, :now, 'block', b.id, 'archive', 'orphaned', json_patch('{}', json_object('block', BLOCK_SNAPSHOT, 'tags', BLOCK_TAGS))
-FROM apply_block_ids o JOIN main.mem_blocks b ON b.id = o.id;
-DELETE FROM main.mem_block_tags WHERE block_id IN (SELECT id FROM apply_block_ids);
-UPDATE main.mem_blocks SET status = 'archived', archive_reason = 'orphaned' WHERE id IN (SELECT id FROM apply_block_ids);
+FROM apply_block_ids o JOIN @NODES b ON b.id = o.id;
+DELETE FROM @TAGS WHERE block_id IN (SELECT id FROM apply_block_ids);
+UPDATE @NODES SET status = 'archived', archive_reason = 'orphaned' WHERE id IN (SELECT id FROM apply_block_ids);
 
 -- name: apply_flags
 -- One chunk of soft exclusions and readmissions under 'exclude' policies.
 DELETE FROM apply_rows;
 INSERT INTO apply_rows (seq)
-SELECT p.seq FROM plan_flags p CROSS JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id
+SELECT p.seq FROM plan_flags p CROSS JOIN @EDGES e ON e.from_id = p.from_id AND e.to_id = p.to_id
 WHERE p.seq BETWEEN :lo AND :hi AND e.weight IS p.weight AND e.last_active_hours IS p.last_active_hours
   AND e.last_observed_at IS p.last_observed_at AND (e.excluded != 0) != p.excluded_to AND NOT e.pinned;
 INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
-SELECT :sweep, :wall, :now, 'edge', json_array(e.from_id, e.to_id),
+SELECT :sweep, :wall, :now, 'edge', @SUBJECT_E,
        CASE WHEN p.excluded_to THEN 'exclude' ELSE 'readmit' END,
        CASE WHEN p.excluded_to THEN 'below_minimum' ELSE 'reobserved' END || ':' || p.relation_type,
        json_patch('{}', json_object('edge', EDGE_SNAPSHOT, 'effective_weight', p.effective, 'threshold', p.threshold, 'elapsed', p.elapsed))
 FROM apply_rows a CROSS JOIN plan_flags p ON p.seq = a.seq
-JOIN main.mem_edges e ON e.from_id = p.from_id AND e.to_id = p.to_id;
+JOIN @EDGES e ON e.from_id = p.from_id AND e.to_id = p.to_id;
 -- Their due time changes with the flag: queue them for the next refresh.
 INSERT INTO main.mem_dirty_edges (from_id, to_id)
 SELECT p.from_id, p.to_id FROM apply_rows a CROSS JOIN plan_flags p ON p.seq = a.seq;
-UPDATE main.mem_edges SET excluded = p.excluded_to
+UPDATE @EDGES SET excluded = p.excluded_to
 FROM (SELECT p.from_id, p.to_id, p.excluded_to FROM apply_rows a CROSS JOIN plan_flags p ON p.seq = a.seq) AS p
-WHERE mem_edges.from_id = p.from_id AND mem_edges.to_id = p.to_id;
+WHERE @EDGES_NAME.from_id = p.from_id AND @EDGES_NAME.to_id = p.to_id;
 
 -- name: apply_facts
 -- One chunk of fact archivals and prunes; a pruned fact lives on as the
 -- snapshot in its event.
 DELETE FROM apply_rows;
 INSERT INTO apply_rows (seq)
-SELECT p.seq FROM plan_facts p CROSS JOIN main.mem_facts f ON f.id = p.id
+SELECT p.seq FROM plan_facts p CROSS JOIN @FACTS f ON f.id = p.id
 WHERE p.seq BETWEEN :lo AND :hi AND p.action IN ('archive', 'prune') AND f.status = 'active'
   AND f.importance IS p.importance AND f.access_count IS p.access_count AND f.last_accessed_at IS p.last_accessed_at;
 INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
 SELECT :sweep, :wall, :now, 'fact', f.id, p.action, 'faded',
        json_patch('{}', json_object('fact', FACT_SNAPSHOT,
                    'score', p.score, 'days_since_access', p.days))
-FROM apply_rows a CROSS JOIN plan_facts p ON p.seq = a.seq JOIN main.mem_facts f ON f.id = p.id;
-DELETE FROM main.mem_facts WHERE id IN (SELECT p.id FROM apply_rows a CROSS JOIN plan_facts p ON p.seq = a.seq WHERE p.action = 'prune');
-UPDATE main.mem_facts SET status = 'archived'
+FROM apply_rows a CROSS JOIN plan_facts p ON p.seq = a.seq JOIN @FACTS f ON f.id = p.id;
+DELETE FROM @FACTS WHERE id IN (SELECT p.id FROM apply_rows a CROSS JOIN plan_facts p ON p.seq = a.seq WHERE p.action = 'prune');
+UPDATE @FACTS SET status = 'archived'
 WHERE id IN (SELECT p.id FROM apply_rows a CROSS JOIN plan_facts p ON p.seq = a.seq WHERE p.action = 'archive');
 
 -- name: refused_plan_blocks
@@ -154,7 +154,7 @@ SELECT 'block', id, 'archive refused: ' || :reason FROM plan_blocks WHERE seq = 
 -- apply_edges), and it is queued, so this sweep's settle gives it its due
 -- time again and the next sweep tries it again.
 INSERT INTO sweep_invalid (kind, id, problem)
-SELECT 'edge', json_array(from_id, to_id), CASE phase WHEN 'static' THEN 'prune' ELSE 'decay' END || ' refused: ' || :reason
+SELECT 'edge', @SUBJECT, CASE phase WHEN 'static' THEN 'prune' ELSE 'decay' END || ' refused: ' || :reason
 FROM plan_edges WHERE seq = :seq;
 INSERT OR IGNORE INTO main.mem_edge_due (from_id, to_id, strength)
 SELECT e.from_id, e.to_id, EDGE_STRENGTH FROM plan_edges e WHERE e.seq = :seq;
@@ -162,7 +162,7 @@ INSERT INTO main.mem_dirty_edges (from_id, to_id) SELECT from_id, to_id FROM pla
 
 -- name: refused_plan_flags
 INSERT INTO sweep_invalid (kind, id, problem)
-SELECT 'edge', json_array(from_id, to_id), CASE WHEN excluded_to THEN 'exclude' ELSE 'readmit' END || ' refused: ' || :reason
+SELECT 'edge', @SUBJECT, CASE WHEN excluded_to THEN 'exclude' ELSE 'readmit' END || ' refused: ' || :reason
 FROM plan_flags WHERE seq = :seq;
 
 -- name: refused_plan_facts
@@ -170,8 +170,8 @@ INSERT INTO sweep_invalid (kind, id, problem)
 SELECT 'fact', id, action || ' refused: ' || :reason FROM plan_facts WHERE seq = :seq;
 
 -- name: apply_reinforce
-UPDATE main.mem_blocks
-SET reinforcement_count = reinforcement_count + (SELECT count(*) FROM plan_reinforce r WHERE r.id = mem_blocks.id),
+UPDATE @NODES
+SET reinforcement_count = reinforcement_count + (SELECT count(*) FROM plan_reinforce r WHERE r.id = @NODES_NAME.id),
     last_reinforced_hours = :now
 WHERE id IN (SELECT id FROM plan_reinforce) AND status = 'active';
 

@@ -4,8 +4,8 @@
 
 -- name: scope_full
 -- Evaluate every row.
-CREATE TEMP VIEW sweep_blocks AS SELECT id FROM main.mem_blocks WHERE status = 'active';
-CREATE TEMP VIEW sweep_facts AS SELECT id FROM main.mem_facts WHERE status IN ('active', 'confirmed');
+CREATE TEMP VIEW sweep_blocks AS SELECT id FROM @NODES WHERE status = 'active';
+CREATE TEMP VIEW sweep_facts AS SELECT id FROM @FACTS WHERE status IN ('active', 'confirmed');
 
 -- name: scope_incremental
 -- Evaluate the rows whose due time has come, and those queued as changed.
@@ -21,9 +21,9 @@ CREATE TEMP TABLE scope_facts (id TEXT PRIMARY KEY) WITHOUT ROWID;
 INSERT OR IGNORE INTO scope_facts SELECT id FROM mem_fact_due WHERE due_wall <= :wall + :slack;
 INSERT OR IGNORE INTO scope_facts SELECT id FROM main.mem_dirty_facts WHERE seq <= :fact_mark;
 CREATE TEMP VIEW sweep_blocks AS
-SELECT s.id FROM scope_blocks s CROSS JOIN main.mem_blocks b ON b.id = s.id WHERE b.status = 'active';
+SELECT s.id FROM scope_blocks s CROSS JOIN @NODES b ON b.id = s.id WHERE b.status = 'active';
 CREATE TEMP VIEW sweep_facts AS
-SELECT s.id FROM scope_facts s CROSS JOIN main.mem_facts f ON f.id = s.id WHERE f.status IN ('active', 'confirmed');
+SELECT s.id FROM scope_facts s CROSS JOIN @FACTS f ON f.id = s.id WHERE f.status IN ('active', 'confirmed');
 
 -- name: evaluate_edges
 -- The edges in scope, read through the primary key, each once
@@ -52,7 +52,7 @@ SELECT 'fact', id, problem FROM mem_fact_due WHERE problem IS NOT NULL;
 -- blocks sorted ascending (inbox and archived blocks have degrees too, and
 -- take no part).
 WITH d AS MATERIALIZED (
-    SELECT s.degree FROM mem_block_state s CROSS JOIN main.mem_blocks b ON b.id = s.id
+    SELECT s.degree FROM mem_block_state s CROSS JOIN @NODES b ON b.id = s.id
     WHERE s.degree > 0 AND b.status = 'active')
 SELECT degree FROM d ORDER BY degree
 LIMIT 1 OFFSET (SELECT max(0, min(CAST(0.8 * count(*) AS INTEGER), count(*) - 1)) FROM d);
@@ -63,38 +63,38 @@ WITH faded AS MATERIALIZED (
     SELECT id, last_reinforced_hours, tier, degree, recency FROM (
         SELECT b.id, b.last_reinforced_hours, s.tier, s.degree,
                effective_weight(1.0, s.lambda, :now - b.last_reinforced_hours) AS recency
-        FROM sweep_blocks k CROSS JOIN main.mem_blocks b ON b.id = k.id CROSS JOIN mem_block_state s ON s.id = b.id
+        FROM sweep_blocks k CROSS JOIN @NODES b ON b.id = k.id CROSS JOIN mem_block_state s ON s.id = b.id
         WHERE s.problem IS NULL AND typeof(b.last_reinforced_hours) IN ('integer', 'real'))
     WHERE recency < :block_threshold)
 SELECT c.id, c.last_reinforced_hours, c.recency, c.tier FROM faded c
 WHERE NOT coalesce(c.degree >= :bridge, 0)
-  AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.from_id = c.id AND e.pinned)
-  AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.to_id = c.id AND e.pinned)
+  AND NOT EXISTS (SELECT 1 FROM @EDGES e WHERE e.@END_A = c.id AND e.pinned)
+  AND NOT EXISTS (SELECT 1 FROM @EDGES e WHERE e.@END_B = c.id AND e.pinned)
 ORDER BY c.id;
 -- Every valid edge touching an archived block goes with it.
-INSERT OR IGNORE INTO plan_edges (from_id, to_id, phase, weight, reinforcement_count, last_active_hours, last_observed_at)
-SELECT e.from_id, e.to_id, 'block_archived', e.weight, e.reinforcement_count, e.last_active_hours, e.last_observed_at
-FROM plan_blocks p CROSS JOIN valid_edges e ON e.from_id = p.id
+INSERT OR IGNORE INTO plan_edges (from_id, to_id, @ENDS_COLSphase, weight, reinforcement_count, last_active_hours, last_observed_at)
+SELECT e.from_id, e.to_id, @ENDS_E'block_archived', e.weight, e.reinforcement_count, e.last_active_hours, e.last_observed_at
+FROM plan_blocks p CROSS JOIN valid_edges e ON e.@END_A = p.id
 UNION
-SELECT e.from_id, e.to_id, 'block_archived', e.weight, e.reinforcement_count, e.last_active_hours, e.last_observed_at
-FROM plan_blocks p CROSS JOIN valid_edges e ON e.to_id = p.id
+SELECT e.from_id, e.to_id, @ENDS_E'block_archived', e.weight, e.reinforcement_count, e.last_active_hours, e.last_observed_at
+FROM plan_blocks p CROSS JOIN valid_edges e ON e.@END_B = p.id
 ORDER BY 1, 2;
 
 -- name: plan_static
-INSERT OR IGNORE INTO plan_edges (from_id, to_id, phase, weight, reinforcement_count, last_active_hours, last_observed_at)
-SELECT from_id, to_id, 'static', weight, reinforcement_count, last_active_hours, last_observed_at
+INSERT OR IGNORE INTO plan_edges (from_id, to_id, @ENDS_COLSphase, weight, reinforcement_count, last_active_hours, last_observed_at)
+SELECT from_id, to_id, @ENDS_COLS'static', weight, reinforcement_count, last_active_hours, last_observed_at
 FROM sweep_edges
 WHERE STATIC_PRUNE AND NOT pinned AND NOT has_policy
 ORDER BY from_id, to_id;
 
 -- name: plan_decay_candidates
 CREATE TEMP TABLE plan_decay AS
-SELECT from_id, to_id, weight, reinforcement_count, last_active_hours, last_observed_at, lambda, elapsed, effective
+SELECT from_id, to_id, @ENDS_COLSweight, reinforcement_count, last_active_hours, last_observed_at, lambda, elapsed, effective
 FROM sweep_edges e
 WHERE lambda IS NOT NULL AND effective < :decay_threshold
   -- Not already planned: not a static prune, not going with a block.
   AND NOT (STATIC_PRUNE)
-  AND e.from_id NOT IN (SELECT id FROM plan_blocks) AND e.to_id NOT IN (SELECT id FROM plan_blocks);
+  AND e.@END_A NOT IN (SELECT id FROM plan_blocks) AND e.@END_B NOT IN (SELECT id FROM plan_blocks);
 
 -- name: plan_decay_cap
 -- The decay cap, when it leaves some candidates: the lowest effective
@@ -103,9 +103,9 @@ DELETE FROM plan_decay WHERE rowid NOT IN (
     SELECT rowid FROM plan_decay ORDER BY effective, from_id, to_id LIMIT :budget);
 
 -- name: plan_decay
-INSERT INTO plan_edges (from_id, to_id, phase, weight, reinforcement_count, last_active_hours, last_observed_at,
+INSERT INTO plan_edges (from_id, to_id, @ENDS_COLSphase, weight, reinforcement_count, last_active_hours, last_observed_at,
                         effective, lambda, elapsed)
-SELECT from_id, to_id, 'temporal', weight, reinforcement_count, last_active_hours, last_observed_at, effective, lambda, elapsed
+SELECT from_id, to_id, @ENDS_COLS'temporal', weight, reinforcement_count, last_active_hours, last_observed_at, effective, lambda, elapsed
 FROM plan_decay;
 
 -- name: plan_policy
@@ -113,7 +113,7 @@ FROM plan_decay;
 -- the policy's clock and curve; pinned edges and edges going with an
 -- archived block are left out.
 CREATE TEMP TABLE plan_policy_eval AS
-SELECT e.from_id, e.to_id, e.relation_type, e.weight, e.reinforcement_count, e.last_active_hours,
+SELECT e.from_id, e.to_id, @ENDS_Ee.relation_type, e.weight, e.reinforcement_count, e.last_active_hours,
        e.last_observed_at, e.excluded, e.pinned, p.action, p.orphans, p.curve, p.to_zero, p.threshold,
        max(0, CASE p.clock WHEN 'wall' THEN (:wall - EDGE_OBSERVED_AT) / 86400.0 ELSE :now - e.last_active_hours END) AS elapsed
 FROM sweep_edges e JOIN sweep_policy p ON p.relation_type = e.relation_type
@@ -123,9 +123,9 @@ ALTER TABLE plan_policy_eval ADD COLUMN below INTEGER;
 UPDATE plan_policy_eval SET effective = curve_weight(curve, weight, elapsed) WHERE NOT pinned AND elapsed IS NOT NULL;
 UPDATE plan_policy_eval SET below = CASE WHEN to_zero THEN effective <= 0 ELSE effective < threshold END
 WHERE effective IS NOT NULL;
-INSERT INTO plan_edges (from_id, to_id, phase, relation_type, orphans, weight, reinforcement_count,
+INSERT INTO plan_edges (from_id, to_id, @ENDS_COLSphase, relation_type, orphans, weight, reinforcement_count,
                         last_active_hours, last_observed_at, effective, elapsed)
-SELECT from_id, to_id, 'policy', relation_type, orphans, weight, reinforcement_count,
+SELECT from_id, to_id, @ENDS_COLS'policy', relation_type, orphans, weight, reinforcement_count,
        last_active_hours, last_observed_at, effective, elapsed
 FROM plan_policy_eval WHERE below AND action = 'delete'
 ORDER BY from_id, to_id;
@@ -140,16 +140,16 @@ ORDER BY from_id, to_id;
 -- keep no edge at all once the planned removals are done.
 INSERT INTO plan_orphans (id)
 SELECT DISTINCT b.id
-FROM (SELECT from_id AS id FROM plan_edges WHERE phase = 'policy' AND orphans = 'delete'
-      UNION SELECT to_id FROM plan_edges WHERE phase = 'policy' AND orphans = 'delete') o
-CROSS JOIN main.mem_blocks b ON b.id = o.id
+FROM (SELECT @END_A AS id FROM plan_edges WHERE phase = 'policy' AND orphans = 'delete'
+      UNION SELECT @END_B FROM plan_edges WHERE phase = 'policy' AND orphans = 'delete') o
+CROSS JOIN @NODES b ON b.id = o.id
 WHERE b.status = 'active' AND b.id NOT IN (SELECT id FROM plan_blocks)
-  AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE (e.from_id = b.id OR e.to_id = b.id)
+  AND NOT EXISTS (SELECT 1 FROM @EDGES e WHERE (e.@END_A = b.id OR e.@END_B = b.id)
                   AND NOT EXISTS (SELECT 1 FROM plan_edges x WHERE x.from_id = e.from_id AND x.to_id = e.to_id));
 
 -- name: plan_reinforce
 INSERT INTO plan_reinforce (id, kind)
-SELECT s.id, 'constitutional' FROM mem_block_state s JOIN main.mem_blocks b ON b.id = s.id
+SELECT s.id, 'constitutional' FROM mem_block_state s JOIN @NODES b ON b.id = s.id
 WHERE s.constitutional AND b.status = 'active'
   AND s.id NOT IN (SELECT id FROM plan_blocks) AND s.id NOT IN (SELECT id FROM plan_orphans);
 -- Top N by composite over the active blocks and edges left after the
@@ -159,9 +159,9 @@ INSERT INTO plan_reinforce (id, kind)
 -- stored degree.
 WITH lost AS MATERIALIZED (
     SELECT id, sum(strength) AS strength FROM (
-        SELECT e.from_id AS id, EDGE_STRENGTH AS strength FROM plan_edges e
+        SELECT e.@END_A AS id, EDGE_STRENGTH AS strength FROM plan_edges e
         UNION ALL
-        SELECT e.to_id, EDGE_STRENGTH FROM plan_edges e)
+        SELECT e.@END_B, EDGE_STRENGTH FROM plan_edges e)
     GROUP BY id),
 -- Read twice (its maxima, then the ranking): computed once.
 candidates AS MATERIALIZED (
@@ -170,7 +170,7 @@ candidates AS MATERIALIZED (
            b.reinforcement_count + s.constitutional AS reinforcement_count,
            CASE WHEN s.constitutional THEN :now ELSE b.last_reinforced_hours END AS anchor,
            s.lambda
-    FROM main.mem_blocks b
+    FROM @NODES b
     JOIN mem_block_state s ON s.id = b.id
     LEFT JOIN lost l ON l.id = b.id
     WHERE b.status = 'active' AND s.problem IS NULL
@@ -191,9 +191,9 @@ LIMIT :top_n;
 -- deletes touches a few neighbouring pages.
 CREATE TEMP TABLE plan_edges_planned AS SELECT * FROM plan_edges;
 DELETE FROM plan_edges;
-INSERT INTO plan_edges (from_id, to_id, phase, relation_type, orphans, weight, reinforcement_count, last_active_hours,
+INSERT INTO plan_edges (from_id, to_id, @ENDS_COLSphase, relation_type, orphans, weight, reinforcement_count, last_active_hours,
                         last_observed_at, effective, lambda, elapsed)
-SELECT from_id, to_id, phase, relation_type, orphans, weight, reinforcement_count, last_active_hours,
+SELECT from_id, to_id, @ENDS_COLSphase, relation_type, orphans, weight, reinforcement_count, last_active_hours,
        last_observed_at, effective, lambda, elapsed
 FROM plan_edges_planned ORDER BY from_id, to_id;
 DROP TABLE plan_edges_planned;
@@ -208,7 +208,7 @@ SELECT id, tier, status, importance, decay_rate, access_count, last_accessed_at,
 FROM (SELECT f.*, max(0, (:wall - FACT_SINCE) / 86400.0) AS days,
              tideline_score(f.importance, f.decay_rate, max(0, (:wall - FACT_SINCE) / 86400.0),
                             f.access_count, f.tier) AS score
-      FROM sweep_facts k JOIN main.mem_facts f ON f.id = k.id
+      FROM sweep_facts k JOIN @FACTS f ON f.id = k.id
       WHERE f.id NOT IN (SELECT id FROM sweep_invalid WHERE kind = 'fact')
       LIMIT -1 OFFSET 0)
 ORDER BY id;

@@ -4,7 +4,7 @@
 -- ids at a time.
 
 -- name: refresh_blocks_all
-INSERT OR IGNORE INTO refresh_ids (id) SELECT id FROM main.mem_blocks ORDER BY id;
+INSERT OR IGNORE INTO refresh_ids (id) SELECT id FROM @NODES ORDER BY id;
 
 -- name: degrees_all
 -- Every block's weighted degree in one pass over the edges, in key order
@@ -12,8 +12,8 @@ INSERT OR IGNORE INTO refresh_ids (id) SELECT id FROM main.mem_blocks ORDER BY i
 DELETE FROM block_degree;
 INSERT INTO block_degree (id, strength)
 WITH s AS MATERIALIZED (
-    SELECT e.from_id, e.to_id, EDGE_STRENGTH AS strength FROM valid_edges_scan e)
-SELECT id, sum(strength) FROM (SELECT from_id AS id, strength FROM s UNION ALL SELECT to_id, strength FROM s)
+    SELECT e.@END_A, e.@END_B, EDGE_STRENGTH AS strength FROM valid_edges_scan e)
+SELECT id, sum(strength) FROM (SELECT @END_A AS id, strength FROM s UNION ALL SELECT @END_B, strength FROM s)
 GROUP BY id;
 INSERT OR IGNORE INTO block_degree (id, strength) SELECT id, 0 FROM refresh_ids;
 
@@ -32,7 +32,7 @@ SELECT d.to_id, total(d.strength)
 FROM (SELECT DISTINCT from_id, to_id FROM main.mem_dirty_edges WHERE seq > :edge_from) q
 CROSS JOIN main.mem_edge_due d ON d.from_id = q.from_id AND d.to_id = q.to_id
 WHERE EXISTS (SELECT 1 FROM refresh_ids r WHERE NOT EXISTS (SELECT 1 FROM main.mem_block_state s WHERE s.id = r.id))
-  AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.from_id = q.from_id AND e.to_id = q.to_id)
+  AND NOT EXISTS (SELECT 1 FROM @EDGES e WHERE e.from_id = q.from_id AND e.to_id = q.to_id)
 GROUP BY d.to_id;
 
 -- name: refresh_blocks
@@ -47,13 +47,13 @@ DELETE FROM refresh_block_rows;
 INSERT INTO refresh_block_rows (id, tier, lambda, constitutional, degree, archive_at, problem)
 WITH rows AS MATERIALIZED (
     SELECT b.id, b.status, b.last_reinforced_hours,
-           decay_tier((SELECT json_group_array(CAST(t.tag AS TEXT)) FROM main.mem_block_tags t WHERE t.block_id = b.id),
+           decay_tier((SELECT json_group_array(CAST(t.tag AS TEXT)) FROM @TAGS t WHERE t.block_id = b.id),
                       CAST(b.category AS TEXT)) AS tier,
-           EXISTS (SELECT 1 FROM main.mem_block_tags t WHERE t.block_id = b.id AND t.tag = 'self/constitutional') AS constitutional,
+           EXISTS (SELECT 1 FROM @TAGS t WHERE t.block_id = b.id AND t.tag = 'self/constitutional') AS constitutional,
            coalesce((SELECT strength FROM block_degree d WHERE d.id = b.id),
                     (SELECT degree FROM mem_block_state s WHERE s.id = b.id),
                     (SELECT total(d.strength) FROM mem_edge_due d WHERE d.from_id = b.id)
-                    + (SELECT total(d.strength) FROM main.mem_edges e
+                    + (SELECT total(d.strength) FROM @EDGES e
                        CROSS JOIN mem_edge_due d ON d.from_id = e.from_id AND d.to_id = e.to_id WHERE e.to_id = b.id)
                     + coalesce((SELECT strength FROM gone_due_to g WHERE g.id = b.id), 0)) AS degree,
            CASE WHEN b.status != 'active' THEN NULL
@@ -70,7 +70,7 @@ WITH rows AS MATERIALIZED (
                 WHEN b.reinforcement_count < 0 THEN 'reinforcement_count is negative'
                 WHEN b.reinforcement_count > MAX_FINITE THEN 'reinforcement_count is not finite'
            END AS problem
-    FROM refresh_ids r CROSS JOIN main.mem_blocks b ON b.id = r.id
+    FROM refresh_ids r CROSS JOIN @NODES b ON b.id = r.id
     WHERE r.seq BETWEEN :lo AND :hi),
 tiered AS MATERIALIZED (SELECT rows.*, tier_lambda(tier) AS lambda FROM rows)
 SELECT id, tier, lambda, constitutional, degree,
@@ -84,12 +84,12 @@ FROM tiered;
 INSERT INTO main.mem_dirty_edges (from_id, to_id)
 SELECT e.from_id, e.to_id FROM refresh_ids r
 LEFT JOIN refresh_block_rows n ON n.id = r.id LEFT JOIN mem_block_state o ON o.id = r.id
-JOIN main.mem_edges e ON e.from_id = r.id
+JOIN @EDGES e ON e.from_id = r.id
 WHERE r.seq BETWEEN :lo AND :hi AND n.tier IS NOT o.tier;
 INSERT INTO main.mem_dirty_edges (from_id, to_id)
 SELECT e.from_id, e.to_id FROM refresh_ids r
 LEFT JOIN refresh_block_rows n ON n.id = r.id LEFT JOIN mem_block_state o ON o.id = r.id
-JOIN main.mem_edges e ON e.to_id = r.id
+JOIN @EDGES e ON e.to_id = r.id
 WHERE r.seq BETWEEN :lo AND :hi AND n.tier IS NOT o.tier;
 
 -- name: refresh_blocks_store
@@ -111,7 +111,7 @@ SELECT from_id, to_id FROM main.mem_dirty_edges WHERE seq > :edge_from AND seq <
 WITH change AS MATERIALIZED (
     SELECT r.from_id, r.to_id,
            coalesce((SELECT CASE WHEN VALID_EDGE THEN EDGE_STRENGTH ELSE 0 END
-                     FROM main.mem_edges e WHERE e.from_id = r.from_id AND e.to_id = r.to_id), 0)
+                     FROM @EDGES e WHERE e.from_id = r.from_id AND e.to_id = r.to_id), 0)
            - coalesce((SELECT d.strength FROM main.mem_edge_due d WHERE d.from_id = r.from_id AND d.to_id = r.to_id), 0) AS delta
     FROM refresh_edges r WHERE r.seq BETWEEN :lo AND :hi)
 UPDATE main.mem_block_state SET degree = degree + l.delta
@@ -123,7 +123,7 @@ INSERT OR REPLACE INTO mem_edge_due (from_id, to_id, due_hours, due_wall, proble
 WITH due_source AS (
     SELECT e.*, EDGE_PROBLEM AS problem, CASE WHEN VALID_EDGE THEN EDGE_LAMBDA END AS lambda,
            CASE WHEN VALID_EDGE THEN EDGE_STRENGTH ELSE 0 END AS strength
-    FROM refresh_edges r CROSS JOIN main.mem_edges e
+    FROM refresh_edges r CROSS JOIN @EDGES e
          ON e.from_id = r.from_id AND e.to_id = r.to_id AND r.seq BETWEEN :lo AND :hi
     LEFT JOIN mem_block_state ta ON ta.id = e.from_id
     LEFT JOIN mem_block_state tb ON tb.id = e.to_id)
@@ -131,7 +131,7 @@ EDGE_DUE_ROWS;
 -- Edges that are gone leave no due time behind.
 DELETE FROM mem_edge_due WHERE (from_id, to_id) IN (
     SELECT r.from_id, r.to_id FROM refresh_edges r WHERE r.seq BETWEEN :lo AND :hi
-      AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.from_id = r.from_id AND e.to_id = r.to_id));
+      AND NOT EXISTS (SELECT 1 FROM @EDGES e WHERE e.from_id = r.from_id AND e.to_id = r.to_id));
 
 -- name: refresh_edges_all
 -- One chunk (rows :lo to :hi of sweep_edges, in key order) of the due times
@@ -146,7 +146,7 @@ DELETE FROM mem_edge_due WHERE (from_id, to_id) IN (
 DELETE FROM main.mem_edge_due
 WHERE (from_id, to_id) > (SELECT from_id, to_id FROM sweep_edges WHERE rowid = :lo - 1 UNION ALL SELECT '', '' LIMIT 1)
   AND (from_id, to_id) <= (SELECT from_id, to_id FROM sweep_edges WHERE rowid = min(:hi, (SELECT max(rowid) FROM sweep_edges)))
-  AND (NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.from_id = mem_edge_due.from_id AND e.to_id = mem_edge_due.to_id)
+  AND (NOT EXISTS (SELECT 1 FROM @EDGES e WHERE e.from_id = mem_edge_due.from_id AND e.to_id = mem_edge_due.to_id)
        OR EXISTS (SELECT 1 FROM plan_edges p WHERE p.from_id = mem_edge_due.from_id AND p.to_id = mem_edge_due.to_id
                                              AND p.phase IN REMOVAL_PHASES));
 INSERT OR REPLACE INTO main.mem_edge_due (from_id, to_id, due_hours, due_wall, problem, strength)
@@ -168,18 +168,18 @@ WHERE m.from_id IS NULL OR m.due_hours IS NOT n.due_hours OR m.due_wall IS NOT n
 DELETE FROM main.mem_edge_due
 WHERE (from_id, to_id) > (SELECT from_id, to_id FROM sweep_edges WHERE rowid = (SELECT max(rowid) FROM sweep_edges)
                           UNION ALL SELECT '', '' LIMIT 1)
-  AND NOT EXISTS (SELECT 1 FROM main.mem_edges e WHERE e.from_id = mem_edge_due.from_id AND e.to_id = mem_edge_due.to_id);
+  AND NOT EXISTS (SELECT 1 FROM @EDGES e WHERE e.from_id = mem_edge_due.from_id AND e.to_id = mem_edge_due.to_id);
 
 -- name: refresh_edges_invalid
 -- Every edge whose numbers are not numbers, read in table order: its
 -- problem, and no due time (sweeps skip it and never touch it).
 INSERT OR REPLACE INTO mem_edge_due (from_id, to_id, due_hours, due_wall, problem)
 SELECT e.from_id, e.to_id, NULL, NULL, EDGE_PROBLEM
-FROM main.mem_edges e NOT INDEXED WHERE NOT VALID_EDGE
+FROM @EDGES_SCAN WHERE NOT VALID_EDGE
 ORDER BY e.from_id, e.to_id;
 
 -- name: refresh_facts_all
-INSERT OR IGNORE INTO refresh_ids (id) SELECT id FROM main.mem_facts ORDER BY id;
+INSERT OR IGNORE INTO refresh_ids (id) SELECT id FROM @FACTS ORDER BY id;
 
 -- name: refresh_facts_queued
 INSERT OR IGNORE INTO refresh_ids (id) SELECT id FROM main.mem_dirty_facts
@@ -200,12 +200,12 @@ FROM (
                                       CASE tier WHEN 'short' THEN :archive_score ELSE :prune_score END, tier) END AS horizon
     FROM (
         SELECT f.*, CASE WHEN f.status NOT IN ('active', 'confirmed') THEN NULL ELSE FACT_PROBLEM END AS problem, FACT_SINCE AS since
-        FROM refresh_ids r CROSS JOIN main.mem_facts f ON f.id = r.id
+        FROM refresh_ids r CROSS JOIN @FACTS f ON f.id = r.id
         WHERE r.seq BETWEEN :lo AND :hi)
     LIMIT -1 OFFSET 0);
 
 -- name: forget_gone
 -- After a full refresh in place (a replica): the derived rows of blocks and
 -- facts that are gone go too (an edge's go with refresh_edges_tail).
-DELETE FROM main.mem_block_state WHERE id NOT IN (SELECT id FROM main.mem_blocks);
-DELETE FROM main.mem_fact_due WHERE id NOT IN (SELECT id FROM main.mem_facts);
+DELETE FROM main.mem_block_state WHERE id NOT IN (SELECT id FROM @NODES);
+DELETE FROM main.mem_fact_due WHERE id NOT IN (SELECT id FROM @FACTS);

@@ -44,11 +44,11 @@ DROP VIEW IF EXISTS temp.sweep_facts;
 -- name: plan_create
 -- Edges whose numbers are numbers; the others are reported, never touched.
 CREATE TEMP VIEW valid_edges AS
-SELECT e.* FROM main.mem_edges e WHERE VALID_EDGE;
+SELECT e.* FROM @EDGES e WHERE VALID_EDGE;
 -- The same for reading every edge: in key order, the table's own order,
 -- never through another index (which would read its pages at random).
 CREATE TEMP VIEW valid_edges_scan AS
-SELECT e.* FROM main.mem_edges e NOT INDEXED WHERE VALID_EDGE;
+SELECT e.* FROM @EDGES_SCAN WHERE VALID_EDGE;
 CREATE TEMP TABLE refresh_ids (seq INTEGER PRIMARY KEY, id TEXT UNIQUE);
 CREATE TEMP TABLE refresh_edges (seq INTEGER PRIMARY KEY, from_id TEXT, to_id TEXT, UNIQUE (from_id, to_id));
 -- Weighted degrees of every block, recounted by a full refresh: sums of
@@ -68,7 +68,7 @@ CREATE TEMP TABLE refresh_block_rows (id TEXT PRIMARY KEY, tier TEXT, lambda REA
 CREATE TEMP TABLE sweep_invalid (kind TEXT, id TEXT, problem TEXT);
 CREATE TEMP TABLE plan_blocks (seq INTEGER PRIMARY KEY, id TEXT UNIQUE, last_reinforced_hours, recency REAL, tier TEXT);
 CREATE TEMP TABLE plan_edges (
-    seq INTEGER PRIMARY KEY, from_id TEXT, to_id TEXT, phase TEXT, relation_type TEXT, orphans TEXT,
+    seq INTEGER PRIMARY KEY, from_id TEXT, to_id TEXT, @ENDS_COLSphase TEXT, relation_type TEXT, orphans TEXT,
     weight, reinforcement_count, last_active_hours, last_observed_at, effective REAL, lambda REAL, elapsed REAL,
     UNIQUE (from_id, to_id));
 CREATE TEMP TABLE plan_flags (
@@ -86,7 +86,7 @@ CREATE TEMP TABLE sweep_policy (
 CREATE TEMP TABLE apply_rows (seq INTEGER PRIMARY KEY);
 -- The edges the chunk being applied removes, in key order, with their
 -- fixed-point strength.
-CREATE TEMP TABLE apply_edge_keys (from_id TEXT, to_id TEXT, strength REAL, PRIMARY KEY (from_id, to_id)) WITHOUT ROWID;
+CREATE TEMP TABLE apply_edge_keys (from_id TEXT, to_id TEXT, @ENDS_COLSstrength REAL, PRIMARY KEY (from_id, to_id)) WITHOUT ROWID;
 -- Block ids of the chunk being applied: archived blocks, then orphans.
 CREATE TEMP TABLE apply_block_ids (id TEXT PRIMARY KEY);
 

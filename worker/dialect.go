@@ -1,0 +1,67 @@
+package worker
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// A dialect is how the sweep's statements name the rows they decide on:
+// memworker's own tables (memTables), or an app's own tables through a
+// declared mapping (mappedTables, adapter.go). The SQL files name them by
+// tokens, expanded here after the rules' macros:
+//
+//	@NODES, @EDGES, @FACTS, @TAGS   the tables (@NODES_NAME, @EDGES_NAME unqualified)
+//	@EDGES_SCAN                     every edge in table order, as e
+//	@END_A, @END_B                  an edge's two ends (its key is from_id, to_id)
+//	@ENDS_COLS, @ENDS_E, @ENDS_K    the ends as extra columns of a working table, when
+//	                                they are not its key
+//	@SUBJECT, @SUBJECT_E            an edge's name in events and reports
+//	EDGE_SNAPSHOT, BLOCK_SNAPSHOT,  the JSON of a removed row, which restore puts back
+//	FACT_SNAPSHOT, EDGE_NAME
+//
+// For memworker's tables an edge's key is its ends, so the ends' tokens
+// expand to nothing or to from_id and to_id, and the statements are the
+// ones memworker always ran (testdata/statements.golden).
+type dialect struct {
+	tokens *strings.Replacer
+	mu     sync.Mutex
+	cache  map[string][]string
+}
+
+func newDialect(pairs ...string) *dialect {
+	return &dialect{tokens: strings.NewReplacer(pairs...), cache: map[string][]string{}}
+}
+
+// stmts is the statement list of a name in this dialect; a name that is
+// not in the SQL files is a programming error.
+func (d *dialect) stmts(name string) []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if list, ok := d.cache[name]; ok {
+		return list
+	}
+	base, ok := statements[name]
+	if !ok {
+		panic(fmt.Sprintf("worker: no statement %q in sql/", name))
+	}
+	list := make([]string, len(base))
+	for i, q := range base {
+		list[i] = d.tokens.Replace(q)
+	}
+	d.cache[name] = list
+	return list
+}
+
+// expand is one query of Go code in this dialect.
+func (d *dialect) expand(query string) string { return d.tokens.Replace(query) }
+
+// memTables is the dialect of memworker's own tables (the mapping mem).
+// Longer tokens come first: at each place the first that matches wins.
+var memTables = newDialect(
+	"@EDGES_SCAN", "main.mem_edges e NOT INDEXED", "@EDGES_NAME", "mem_edges", "@EDGES", "main.mem_edges",
+	"@NODES_NAME", "mem_blocks", "@NODES", "main.mem_blocks", "@FACTS", "main.mem_facts", "@TAGS", "main.mem_block_tags",
+	"@ENDS_COLS", "", "@ENDS_E", "", "@ENDS_K", "", "@END_A", "from_id", "@END_B", "to_id",
+	"@SUBJECT_E", "json_array(e.from_id, e.to_id)", "@SUBJECT", "json_array(from_id, to_id)",
+	"EDGE_SNAPSHOT", edgeSnapshot, "BLOCK_SNAPSHOT", blockSnapshot, "FACT_SNAPSHOT", factSnapshot, "EDGE_NAME", edgeName,
+)
