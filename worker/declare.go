@@ -23,10 +23,12 @@ func DeclareMapping(ctx context.Context, db *DB, m *mapping.Mapping, source stri
 			return nil, err
 		}
 		query, args := mapping.StoreSQL(m, source, now)
-		return []step{
+		steps := []step{
 			{query, args},
 			{`DELETE FROM mem_config WHERE key = 'derived_fingerprint'`, nil},
-		}, nil
+		}
+		indexes, err := indexSteps(ctx, q, m)
+		return append(steps, indexes...), err
 	})
 	return err
 }
@@ -41,13 +43,13 @@ func Mapping(ctx context.Context, db *DB) (*mapping.Declared, error) {
 	return d, d.Validate(ctx, db.SQL)
 }
 
-// ErrMappingNotSwept: the database declares a mapping of an app's own
-// tables, and sweeping through such a mapping is not built yet: a sweep of
-// memworker's own tables would find them empty and say nothing was
-// required, so it is refused before anything changes.
-var ErrMappingNotSwept = errors.New("sweeping an app's own tables through a mapping is not built yet in this memworker")
+// ErrNotThroughMapping: the database declares a mapping of an app's own
+// tables, and the command does not read through a mapping yet (sweep and
+// restore do): it would read memworker's own empty tables and answer
+// that nothing is there, so it is refused before anything changes.
+var ErrNotThroughMapping = errors.New("this command does not read an app's own tables through a mapping yet in this memworker (sweep and restore do)")
 
-// refuseAppMapping fails with ErrMappingNotSwept unless the mapping in
+// refuseAppMapping fails with ErrNotThroughMapping unless the mapping in
 // force is memworker's own tables (the preset mem).
 func refuseAppMapping(ctx context.Context, db *DB) error {
 	d, err := mapping.Load(ctx, db.SQL)
@@ -57,6 +59,37 @@ func refuseAppMapping(ctx context.Context, db *DB) error {
 	if d.IsDefault() {
 		return nil
 	}
-	return fmt.Errorf("%w: the database declares the mapping %s (%s); nothing was changed (memworker map show prints it; memworker map use mem sweeps memworker's own mem_ tables)",
-		ErrMappingNotSwept, d.Source, d.Tables())
+	return fmt.Errorf("%w: the database declares the mapping %s (%s); nothing was changed (memworker map show prints it)",
+		ErrNotThroughMapping, d.Source, d.Tables())
+}
+
+// indexSteps drops the indexes an earlier mapping put on an app's tables
+// and creates the ones m needs (mappedIndexes): a sweep reads numeric ids
+// as text, and finds rows by them through these.
+func indexSteps(ctx context.Context, q querier, m *mapping.Mapping) ([]step, error) {
+	rows, err := q.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'mem\_map\_%' ESCAPE '\'`)
+	if err != nil {
+		return nil, err
+	}
+	var steps []step
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		steps = append(steps, step{"DROP INDEX main." + ident(name), nil})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if m.IsDefault() {
+		return steps, nil
+	}
+	create, err := mappedIndexes(ctx, q, m)
+	for _, c := range create {
+		steps = append(steps, step{c, nil})
+	}
+	return steps, err
 }

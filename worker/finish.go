@@ -20,7 +20,7 @@ func (s *sweep) finish(ctx context.Context) error {
 	if err := s.appliedReport(ctx); err != nil {
 		return err
 	}
-	n, err := s.db.count(ctx, "SELECT count(*) FROM main.mem_edges")
+	n, err := s.db.count(ctx, s.opt.sql().expand("SELECT count(*) FROM @EDGES"))
 	if err != nil {
 		return err
 	}
@@ -31,6 +31,9 @@ func (s *sweep) finish(ctx context.Context) error {
 			return err
 		}
 		if err := SetConfig(ctx, q, "last_curate_at", fmt.Sprint(s.clock.Hours)); err != nil {
+			return err
+		}
+		if err := s.mapped.recordCurate(ctx, q, s.clock.Hours); err != nil {
 			return err
 		}
 		_, err = q.ExecContext(ctx, `UPDATE mem_config SET value = value + ? WHERE key = 'edges_decayed_total'`, r.EdgesDecayed)
@@ -54,8 +57,11 @@ func (s *sweep) finish(ctx context.Context) error {
 func (s *sweep) settle(ctx context.Context) error {
 	done := phase("settle")
 	s.marks.blockFrom, s.marks.edgeFrom, s.marks.factFrom = s.marks.block, s.marks.edge, s.marks.fact
-	if err := s.refresh(ctx, false); err != nil {
-		return fmt.Errorf("sweep: refreshing derived state: %w", err)
+	// Through a mapping every sweep refreshes every row: nothing to settle.
+	if s.mapped == nil {
+		if err := s.refresh(ctx, false); err != nil {
+			return fmt.Errorf("sweep: refreshing derived state: %w", err)
+		}
 	}
 	done()
 	done = phase("clear queues")

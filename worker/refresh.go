@@ -25,6 +25,9 @@ const keepRowsMax = 10000
 
 // prepare resets the temp tables and stages the relation policies.
 func (s *sweep) prepare(ctx context.Context) error {
+	if err := s.mapped.install(ctx, s.db.querier()); err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
 	for _, name := range []string{"plan_drop", "plan_create"} {
 		if _, err := s.db.exec(ctx, name); err != nil {
 			return fmt.Errorf("sweep: %w", err)

@@ -74,7 +74,7 @@ func (st *replicaStore) dropWorking(ctx context.Context) error {
 		return nil
 	}
 	st.dropped = true
-	_, err := st.execEach(ctx, "plan_drop", stmts("plan_drop"), nil)
+	_, err := st.execEach(ctx, "plan_drop", st.opt.sql().stmts("plan_drop"), nil)
 	return err
 }
 
@@ -86,7 +86,7 @@ func (st *replicaStore) close() error {
 }
 
 func (st *replicaStore) exec(ctx context.Context, name string, extra ...any) (int64, error) {
-	list := stmts(name)
+	list := st.opt.sql().stmts(name)
 	if st.rqlite && !st.inTransaction && len(list) > 1 {
 		return st.execOneRequest(ctx, name, list, extra)
 	}

@@ -152,7 +152,7 @@ func (st *fileStore) changed() int64 { return st.lastChanged }
 
 // exec runs every statement of a named section of the phase files.
 func (st *fileStore) exec(ctx context.Context, name string, extra ...any) (_ int64, err error) {
-	if quietLists[name] && st.quietAllowed(ctx) {
+	if quietLists[name] && st.opt.tables == nil && st.quietAllowed(ctx) {
 		if err := st.withTriggers(ctx, false); err != nil {
 			return 0, fmt.Errorf("%s: %w", name, err)
 		}
@@ -163,7 +163,7 @@ func (st *fileStore) exec(ctx context.Context, name string, extra ...any) (_ int
 		}()
 	}
 	var total int64
-	for i, q := range stmts(name) {
+	for i, q := range st.opt.sql().stmts(name) {
 		began := time.Now()
 		res, err := st.conn.ExecContext(ctx, q, st.args(extra...)...)
 		if err != nil {

@@ -80,6 +80,8 @@ type SweepOptions struct {
 	// signals are for tests: points in a sweep a test can act at (set
 	// through export_test.go's WithChunk).
 	signals sweepSignals
+	// tables: the dialect of the tables swept (nil: memworker's own).
+	tables *dialect
 	// allInvalid: the report names every invalid row, not a sample
 	// (ListInvalid's dry run).
 	allInvalid bool
@@ -97,6 +99,14 @@ type sweepSignals struct {
 	// Chunk is called before each transaction of a step with the rows done
 	// so far, and once when the step has done them all.
 	Chunk func(step string, done, total int64)
+}
+
+// sql is the dialect of the tables the sweep decides on.
+func (o SweepOptions) sql() *dialect {
+	if o.tables == nil {
+		return memTables
+	}
+	return o.tables
 }
 
 // ErrBadOption wraps every error of SweepOptions.Validate.
@@ -168,6 +178,9 @@ type sweep struct {
 	cfg    Config
 	clock  Clock
 	report Report
+	// mapped: the app's own tables, through a declared mapping (nil:
+	// memworker's own).
+	mapped *adapted
 }
 
 // Sweep runs the edge curate sweep (docs/sweep.md): plan every phase at one
@@ -182,8 +195,17 @@ func Sweep(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) {
 	if !opt.DryRun {
 		opt.Owner = withRunID(opt.Owner)
 	}
-	if err := refuseAppMapping(ctx, db); err != nil {
+	mapped, err := adaptMapping(ctx, db)
+	if err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
+	}
+	if mapped != nil {
+		if db.Rqlite || opt.replicated {
+			return nil, fmt.Errorf("sweep: %w", unsupported("sweeping an app's own tables on rqlite is not built yet in this memworker; nothing was changed"))
+		}
+		// Every row is evaluated each time: the app's tables carry no
+		// queue of what changed.
+		opt.tables, opt.Full = mapped.tables, true
 	}
 	if !opt.DryRun && db.ReadOnly {
 		return nil, fmt.Errorf("sweep: %w", ErrReadOnly)
@@ -192,7 +214,6 @@ func Sweep(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) {
 		return dryRunCopy(ctx, db, opt)
 	}
 	var st store
-	var err error
 	if db.Rqlite || opt.replicated {
 		st, err = openReplicaStore(ctx, db, opt)
 	} else {
@@ -202,7 +223,7 @@ func Sweep(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
 	defer st.close()
-	s := &sweep{db: st, opt: opt, start: start}
+	s := &sweep{db: st, opt: opt, start: start, mapped: mapped}
 	st.bind(s.args)
 	// A real sweep takes the lease first, then reads the settings and the
 	// clock inside it: a sweep that waited for another sees its result.
@@ -339,7 +360,7 @@ func (s *sweep) dryRun(ctx context.Context) error {
 		}
 		if s.cfg.EventRetentionDays > 0 {
 			// As the sweep would, once its own row is the newest.
-			err = s.db.querier().QueryRowContext(ctx, stmts("count_expired")[0], sql.Named("cutoff", s.retentionCutoff()),
+			err = s.db.querier().QueryRowContext(ctx, s.opt.sql().stmts("count_expired")[0], sql.Named("cutoff", s.retentionCutoff()),
 				sql.Named("sweep", math.MaxInt64)).Scan(&s.report.EventsExpired, &s.report.SweepsExpired)
 		}
 		return err
@@ -521,6 +542,15 @@ func (s *sweep) loadClock(ctx context.Context) (err error) {
 	}
 	if s.clock, err = pickClock(s.cfg, s.opt.Now, s.opt.WallNow); err != nil {
 		return err
+	}
+	if s.opt.Now == nil {
+		h, ok, err := s.mapped.hours(ctx, s.db.querier(), s.clock.Wall)
+		if err != nil {
+			return err
+		}
+		if ok {
+			s.clock.Hours = h
+		}
 	}
 	if s.clock, err = s.clock.forSweep(s.cfg, s.opt.Now != nil, s.opt.Force); err != nil {
 		return err

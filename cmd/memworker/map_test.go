@@ -105,26 +105,19 @@ func TestMapRefusalsChangeNothing(t *testing.T) {
 	if got := queryOne(t, db, `SELECT source FROM mem_mapping`); got != "memory.toml" {
 		t.Errorf("stored source %q", got)
 	}
-	// Sweeping an app's tables in place is not built yet: a sweep says so
-	// and changes nothing, rather than sweep the empty mem_ tables.
+	// status says which tables the mapping names; the commands that do not
+	// read through a mapping yet refuse rather than read memworker's empty
+	// tables.
 	declared := fileHash(t, db)
-	for _, args := range [][]string{{"sweep"}, {"sweep", "--dry-run"}} {
-		wantExit(t, mw(t, append(args, "--db", db)...), exitFailure, "not built yet", "memory.toml (nodes memories, edges links)", "nothing was changed")
-		if fileHash(t, db) != declared {
-			t.Errorf("memworker %s changed the file", strings.Join(args, " "))
-		}
-	}
-	// status says which tables the mapping names; the commands that read
-	// the memory refuse rather than read memworker's empty tables.
-	if r := ok(t, "status", "--db", db); !strings.Contains(r.stdout, "mapping       memory.toml (nodes memories, edges links): sweeping an app's own tables is not built yet") {
+	if r := ok(t, "status", "--db", db); !strings.Contains(r.stdout, "mapping       memory.toml (nodes memories, edges links): swept in place") {
 		t.Errorf("status does not name the mapping:\n%s", r.stdout)
 	}
 	if m := decodeJSON(t, ok(t, "status", "--json", "--db", db)); m["mapping"] != "memory.toml" || m["mapping_tables"] != "nodes memories, edges links" {
 		t.Errorf("status --json: mapping %v, tables %v", m["mapping"], m["mapping_tables"])
 	}
-	for _, args := range [][]string{{"decayed"}, {"explain", "--edge", "1", "2"}, {"explain", "--fact", "f"}, {"restore", "--edge", "1", "2"},
-		{"restore", "--block", "1"}, {"fact", "recall", "f"}, {"plot", "--json"}} {
-		wantExit(t, mw(t, append(args, "--db", db)...), exitFailure, "not built yet", "memory.toml")
+	for _, args := range [][]string{{"decayed"}, {"explain", "--edge", "1", "2"}, {"explain", "--fact", "f"},
+		{"fact", "recall", "f"}, {"plot", "--json"}} {
+		wantExit(t, mw(t, append(args, "--db", db)...), exitFailure, "does not read an app's own tables through a mapping yet", "memory.toml")
 	}
 	if fileHash(t, db) != declared {
 		t.Error("a refused command changed the file")

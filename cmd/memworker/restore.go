@@ -14,9 +14,9 @@ func restoreCommand(now func() time.Time) *cli.Command {
 	return withFlags(&cli.Command{
 		Name:      "restore",
 		Usage:     "bring back what a sweep archived or removed, from the event log",
-		ArgsUsage: "--edge A B | --block ID | --fact ID",
+		ArgsUsage: "--edge A B | --edge KEY | --block ID | --fact ID",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "edge", Usage: "restore the edge between blocks A and B"},
+			&cli.BoolFlag{Name: "edge", Usage: "restore the edge between blocks A and B (through a mapping: the edge of key KEY, or A B for a key of two columns)"},
 			&cli.StringFlag{Name: "block", Usage: "restore the archived block `ID` with its tags and edges"},
 			&cli.StringFlag{Name: "fact", Usage: "restore the archived or pruned fact `ID`"},
 			jsonFlag(),
@@ -32,8 +32,8 @@ func restoreCommand(now func() time.Time) *cli.Command {
 					chosen++
 				}
 			}
-			if chosen != 1 || (c.Bool("edge") != (len(args) == 2)) || (!c.Bool("edge") && len(args) > 0) {
-				return usagef("restore", "want exactly one of --edge A B, --block ID, --fact ID")
+			if chosen != 1 || (c.Bool("edge") != (len(args) == 1 || len(args) == 2)) || (!c.Bool("edge") && len(args) > 0) {
+				return usagef("restore", "want exactly one of --edge A B (or --edge KEY through a mapping), --block ID, --fact ID")
 			}
 			db, err := openMemory(c, false)
 			if err != nil {
@@ -44,7 +44,15 @@ func restoreCommand(now func() time.Time) *cli.Command {
 			wall := now()
 			switch {
 			case c.Bool("edge"):
-				r, err = worker.RestoreEdge(c.Context, db, args[0], args[1], wall)
+				second := ""
+				if len(args) == 2 {
+					second = args[1]
+				} else if d, err := worker.Mapping(c.Context, db); err != nil {
+					return err
+				} else if d.IsDefault() {
+					return usagef("restore", "want exactly one of --edge A B, --block ID, --fact ID (an edge of memworker's own tables is named by both its ends)")
+				}
+				r, err = worker.RestoreEdge(c.Context, db, args[0], second, wall)
 			case c.String("block") != "":
 				r, err = worker.RestoreBlock(c.Context, db, c.String("block"), wall)
 			default:

@@ -33,7 +33,7 @@ func statusCommand() *cli.Command {
 			w := c.App.Writer
 			fmt.Fprintf(w, "database      %s (schema %d)\n", st.Path, st.SchemaVersion)
 			if st.MappingTables != "" {
-				fmt.Fprintf(w, "mapping       %s (%s): sweeping an app's own tables is not built yet; the counts below are memworker's own tables\n",
+				fmt.Fprintf(w, "mapping       %s (%s): swept in place; the counts below are memworker's own mem_ tables\n",
 					safe(st.Mapping), safe(st.MappingTables))
 			}
 			fmt.Fprintf(w, "clock         %.2f active hours\n", st.ActiveHours)

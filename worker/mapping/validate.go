@@ -57,6 +57,10 @@ const (
 	affNumeric = "NUMERIC"
 )
 
+// Affinity is the affinity SQLite gives a column declared so: INTEGER,
+// TEXT, BLOB (none), REAL or NUMERIC.
+func Affinity(declared string) string { return affinity(declared) }
+
 // affinity follows SQLite's rules (datatype3.html §3.1), in their order.
 func affinity(declared string) string {
 	t := strings.ToUpper(declared)

@@ -84,12 +84,12 @@ FROM tiered;
 INSERT INTO main.mem_dirty_edges (from_id, to_id)
 SELECT e.from_id, e.to_id FROM refresh_ids r
 LEFT JOIN refresh_block_rows n ON n.id = r.id LEFT JOIN mem_block_state o ON o.id = r.id
-JOIN @EDGES e ON e.from_id = r.id
+JOIN @EDGES e ON e.@END_A = r.id
 WHERE r.seq BETWEEN :lo AND :hi AND n.tier IS NOT o.tier;
 INSERT INTO main.mem_dirty_edges (from_id, to_id)
 SELECT e.from_id, e.to_id FROM refresh_ids r
 LEFT JOIN refresh_block_rows n ON n.id = r.id LEFT JOIN mem_block_state o ON o.id = r.id
-JOIN @EDGES e ON e.to_id = r.id
+JOIN @EDGES e ON e.@END_B = r.id
 WHERE r.seq BETWEEN :lo AND :hi AND n.tier IS NOT o.tier;
 
 -- name: refresh_blocks_store

@@ -1,0 +1,501 @@
+package worker
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/memdecay/memdecay/worker/mapping"
+)
+
+// A sweep through a mapping runs the same statements as a sweep of
+// memworker's own tables, on views of the app's tables (the adapter):
+// temp views and triggers on the sweep's connection only, so the file
+// holds none of them and an app's connections never see them.
+//
+//	mem_map_blocks      the nodes, with mem_blocks' columns
+//	mem_map_block_tags  their tags (a table, or a column's JSON array or list)
+//	mem_map_edges       the edges: from_id, to_id their key (to_id '' for
+//	                    a key of one column), end_a and end_b their ends
+//	mem_map_facts       the facts, with mem_facts' columns
+//
+// Each view also has the app row's own columns as a JSON snapshot
+// (snapshot), which events keep and restore puts back, and its key as it
+// is (key_raw…). What a sweep writes goes to the app's own rows through
+// INSTEAD OF triggers: a removal deletes the app's row; an archival, a
+// restore and a reinforcement write the app's own status, count and time
+// columns, each time in the form it already has (unix seconds, ISO-8601
+// text or active hours).
+//
+// Ids are compared as text, as memworker's own tables hold them: an app
+// whose ids are numbers is read through CAST(id AS TEXT), which the
+// indexes mappedIndexes declares keep indexed.
+
+// adapted is a mapping ready to sweep: its dialect and the statements that
+// set its views up on a sweep's connection.
+type adapted struct {
+	m      *mapping.Mapping
+	tables *dialect
+	setup  []string
+	// wallHours: the mapping's times of last use and activity are wall
+	// times, so the sweep's hour clock is unix time in hours.
+	wallHours bool
+	// singleKey: an edge's key is one column (to_id is '').
+	singleKey bool
+	// edgeColumns: the edge table's columns, as a snapshot keeps them.
+	edgeColumns []string
+}
+
+// ErrMappingUnsupported: a mapping this memworker can check but not yet
+// sweep through.
+var ErrMappingUnsupported = errors.New("mapping")
+
+func unsupported(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", ErrMappingUnsupported, fmt.Sprintf(format, a...))
+}
+
+// ident quotes an SQL identifier.
+func ident(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
+
+// literal quotes an SQL text literal.
+func literal(s string) string { return `'` + strings.ReplaceAll(s, `'`, `''`) + `'` }
+
+// columnInfo is what the adapter needs of a table's columns: their names in
+// order and whether each compares as text.
+type columnInfo struct {
+	names []string
+	text  map[string]bool
+}
+
+func readColumns(ctx context.Context, q querier, table string) (columnInfo, error) {
+	rows, err := q.QueryContext(ctx, `SELECT name, type FROM pragma_table_xinfo(?) WHERE hidden = 0 ORDER BY cid`, table)
+	if err != nil {
+		return columnInfo{}, fmt.Errorf("mapping: reading the columns of %s: %w", table, err)
+	}
+	defer rows.Close()
+	info := columnInfo{text: map[string]bool{}}
+	for rows.Next() {
+		var name, declared string
+		if err := rows.Scan(&name, &declared); err != nil {
+			return columnInfo{}, err
+		}
+		info.names = append(info.names, name)
+		info.text[strings.ToLower(name)] = mapping.Affinity(declared) == "TEXT"
+	}
+	return info, rows.Err()
+}
+
+// asText is a column of alias read as text: itself when it holds text,
+// else CAST to text (an index on the same expression keeps it indexed).
+func (c columnInfo) asText(alias, col string) string {
+	if c.text[strings.ToLower(col)] {
+		return alias + "." + ident(col)
+	}
+	return "CAST(" + alias + "." + ident(col) + " AS TEXT)"
+}
+
+// snapshot is the JSON of every column of the app's row alias.
+func (c columnInfo) snapshot(alias string) string {
+	fields := make([]string, len(c.names))
+	for i, n := range c.names {
+		fields[i] = literal(n) + ", " + snapshotValue(alias+"."+ident(n))
+	}
+	return "json_object(" + strings.Join(fields, ", ") + ")"
+}
+
+// or is col of alias, or def when the app has no such column.
+func or(alias, col, def string) string {
+	if col == "" {
+		return def
+	}
+	return alias + "." + ident(col)
+}
+
+// hoursOf reads a time column on clock as active hours: as it is on the
+// active-hours clock; a wall time (unix seconds or ISO-8601 text) in hours
+// since 1970. A value that is no time stays as it is, so the sweep names it
+// as a bad row.
+func hoursOf(expr, clock string) string {
+	if clock == "" || clock == mapping.ClockActiveHours {
+		return expr
+	}
+	return `(CASE WHEN typeof(` + expr + `) IN ('integer', 'real') THEN ` + expr + ` / 3600.0
+	    WHEN try_unix_seconds(` + expr + `) IS NOT NULL THEN try_unix_seconds(` + expr + `) / 3600.0 ELSE ` + expr + ` END)`
+}
+
+// timeFrom writes hours (an expression) back into the column col in the
+// form it holds now: on a wall clock, an integer or real of unix seconds
+// or ISO-8601 UTC text (for a NULL, the clock's own form).
+func timeFrom(hours, col, clock string) string {
+	if clock == "" || clock == mapping.ClockActiveHours {
+		return hours
+	}
+	secs := `CAST(round(` + hours + ` * 3600) AS INTEGER)`
+	iso := `strftime('%Y-%m-%dT%H:%M:%SZ', ` + secs + `, 'unixepoch')`
+	null := iso
+	if clock == mapping.ClockUnixSeconds {
+		null = secs
+	}
+	return `CASE typeof(` + col + `) WHEN 'integer' THEN ` + secs + ` WHEN 'real' THEN ` + hours + ` * 3600
+	    WHEN 'text' THEN ` + iso + ` ELSE ` + null + ` END`
+}
+
+// changed sets col to value only when the view's column moved.
+func changed(col, viewCol, value string) string {
+	return ident(col) + ` = CASE WHEN NEW.` + viewCol + ` IS OLD.` + viewCol + ` THEN ` + ident(col) + ` ELSE ` + value + ` END`
+}
+
+// adapt builds the adapter of a mapping other than mem, checking first
+// what this memworker cannot yet sweep through.
+func adapt(ctx context.Context, q querier, m *mapping.Mapping) (*adapted, error) {
+	a := &adapted{m: m}
+	var nodesClock, edgesClock string
+	if n := m.Nodes; n != nil {
+		nodesClock = n.LastUsedClock
+	}
+	if e := m.Edges; e != nil {
+		edgesClock = e.LastActiveClock
+	}
+	wall := func(c string) bool { return c != "" && c != mapping.ClockActiveHours }
+	if m.Nodes != nil && m.Edges != nil && wall(nodesClock) != wall(edgesClock) && m.Edges.LastActive != "" {
+		return nil, unsupported("nodes.last_used is on the %s clock but edges.last_active on the %s clock: a sweep reads both on one clock (active hours, or wall time)",
+			nodesClock, edgesClock)
+	}
+	a.wallHours = wall(nodesClock) || (m.Edges != nil && m.Edges.LastActive != "" && wall(edgesClock))
+	if a.wallHours && m.Clock != nil {
+		return nil, unsupported("clock: the mapping's times are wall times, so it keeps no active-hours clock; drop its [clock] table")
+	}
+	tokens := []string{
+		"@EDGES_SCAN", "mem_map_edges e", "@EDGES_NAME", "mem_map_edges", "@EDGES", "mem_map_edges",
+		"@NODES_NAME", "mem_map_blocks", "@NODES", "mem_map_blocks", "@FACTS", "mem_map_facts", "@TAGS", "mem_map_block_tags",
+		"@ENDS_COLS", "end_a, end_b, ", "@ENDS_E", "e.end_a, e.end_b, ", "@ENDS_K", "k.end_a, k.end_b, ",
+		"@END_A", "end_a", "@END_B", "end_b",
+		"EDGE_SNAPSHOT", "json(e.snapshot)", "BLOCK_SNAPSHOT", "json(b.snapshot)", "FACT_SNAPSHOT", "json(f.snapshot)",
+	}
+	for _, v := range []string{"mem_map_blocks", "mem_map_block_tags", "mem_map_edges", "mem_map_facts"} {
+		a.setup = append(a.setup, "DROP VIEW IF EXISTS temp."+v)
+	}
+	if err := a.nodes(ctx, q); err != nil {
+		return nil, err
+	}
+	edgeTokens, err := a.edges(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.facts(ctx, q); err != nil {
+		return nil, err
+	}
+	a.tables = newDialect(append(tokens, edgeTokens...)...)
+	return a, nil
+}
+
+// nodes sets up mem_map_blocks and mem_map_block_tags (empty views when
+// the mapping has no nodes).
+func (a *adapted) nodes(ctx context.Context, q querier) error {
+	n := a.m.Nodes
+	if n == nil {
+		a.setup = append(a.setup,
+			`CREATE TEMP VIEW mem_map_blocks AS SELECT NULL AS id, NULL AS category, NULL AS status, NULL AS archive_reason,
+			NULL AS confidence, 0 AS reinforcement_count, NULL AS last_reinforced_hours, NULL AS snapshot WHERE 0`,
+			`CREATE TEMP VIEW mem_map_block_tags AS SELECT NULL AS block_id, NULL AS tag WHERE 0`)
+		return nil
+	}
+	if len(n.Key) != 1 || n.Key[0] == mapping.RowID {
+		return unsupported("nodes.key: give the nodes' key column (an INTEGER PRIMARY KEY or a unique column), not rowid")
+	}
+	if n.Status == "" || n.StatusArchived == "" {
+		return unsupported("nodes.status: a sweep archives a node by writing its status; name the status column and status_archived")
+	}
+	cols, err := readColumns(ctx, q, n.Table)
+	if err != nil {
+		return err
+	}
+	active := n.StatusActive
+	if len(active) == 0 {
+		active = []string{"active"}
+	}
+	quoted := make([]string, len(active))
+	for i, v := range active {
+		quoted[i] = literal(v)
+	}
+	status := `CASE WHEN n.` + ident(n.Status) + ` IN (` + strings.Join(quoted, ", ") + `) THEN 'active' WHEN n.` + ident(n.Status) +
+		` = ` + literal(n.StatusArchived) + ` THEN 'archived' ELSE 'inbox' END`
+	key, table := n.Key[0], "main."+ident(n.Table)
+	a.setup = append(a.setup, `CREATE TEMP VIEW mem_map_blocks AS
+SELECT `+cols.asText("n", key)+` AS id, `+or("n", n.Category, "NULL")+` AS category, `+status+` AS status,
+       `+or("n", n.ArchiveReason, "NULL")+` AS archive_reason, `+or("n", n.Confidence, "NULL")+` AS confidence,
+       `+or("n", n.Reinforcement, "0")+` AS reinforcement_count,
+       `+hoursOf(or("n", n.LastUsed, "NULL"), n.LastUsedClock)+` AS last_reinforced_hours,
+       n.`+ident(key)+` AS key_raw, `+cols.snapshot("n")+` AS snapshot
+FROM `+table+` n`)
+	set := []string{changed(n.Status, "status",
+		`CASE NEW.status WHEN 'archived' THEN `+literal(n.StatusArchived)+` WHEN 'active' THEN `+literal(active[0])+` ELSE `+ident(n.Status)+` END`)}
+	if n.ArchiveReason != "" {
+		set = append(set, changed(n.ArchiveReason, "archive_reason", "NEW.archive_reason"))
+	}
+	if n.Reinforcement != "" {
+		set = append(set, changed(n.Reinforcement, "reinforcement_count", "NEW.reinforcement_count"))
+	}
+	if n.LastUsed != "" {
+		set = append(set, changed(n.LastUsed, "last_reinforced_hours", timeFrom("NEW.last_reinforced_hours", ident(n.LastUsed), n.LastUsedClock)))
+	}
+	a.setup = append(a.setup, `CREATE TEMP TRIGGER mem_map_blocks_update INSTEAD OF UPDATE ON mem_map_blocks BEGIN
+UPDATE `+table+` SET `+strings.Join(set, ",\n    ")+`
+WHERE `+ident(key)+` = OLD.key_raw;
+END`)
+	switch tg := n.Tags; {
+	case tg == nil:
+		a.setup = append(a.setup, `CREATE TEMP VIEW mem_map_block_tags AS SELECT NULL AS block_id, NULL AS tag WHERE 0`)
+	case tg.Column != "":
+		c := "n." + ident(tg.Column)
+		list := `'["' || replace(replace(replace(` + c + `, '\', '\\'), '"', '\"'), ',', '","') || '"]'`
+		a.setup = append(a.setup, `CREATE TEMP VIEW mem_map_block_tags AS
+SELECT `+cols.asText("n", key)+` AS block_id, trim(j.value) AS tag
+FROM `+table+` n, json_each(CASE WHEN json_valid(`+c+`) AND json_type(`+c+`) = 'array' THEN `+c+`
+                               WHEN typeof(`+c+`) = 'text' AND trim(`+c+`) != '' THEN `+list+` ELSE '[]' END) j
+WHERE j.type = 'text'`)
+	default:
+		tcols, err := readColumns(ctx, q, tg.Table)
+		if err != nil {
+			return err
+		}
+		a.setup = append(a.setup, `CREATE TEMP VIEW mem_map_block_tags AS
+SELECT `+tcols.asText("t", tg.NodeID)+` AS block_id, t.`+ident(tg.Tag)+` AS tag FROM main.`+ident(tg.Table)+` t`)
+	}
+	// An archived node keeps the app's tags (its row stays, with its
+	// status archived): the sweep's removal of tags does nothing here.
+	a.setup = append(a.setup, `CREATE TEMP TRIGGER mem_map_block_tags_delete INSTEAD OF DELETE ON mem_map_block_tags BEGIN SELECT 1; END`)
+	return nil
+}
+
+// edges sets up mem_map_edges, and returns the tokens that name an edge.
+func (a *adapted) edges(ctx context.Context, q querier) ([]string, error) {
+	e := a.m.Edges
+	if e == nil {
+		a.setup = append(a.setup, `CREATE TEMP VIEW mem_map_edges AS SELECT '' AS from_id, '' AS to_id, NULL AS end_a, NULL AS end_b,
+			1.0 AS weight, 0 AS reinforcement_count, NULL AS relation_type, NULL AS origin, NULL AS last_active_hours,
+			NULL AS last_observed_at, 0 AS pinned, 0 AS excluded, NULL AS note, NULL AS created_at, NULL AS snapshot WHERE 0`)
+		a.singleKey = true
+		return []string{"@SUBJECT_E", "e.from_id", "@SUBJECT", "from_id", "EDGE_NAME", "from_id"}, nil
+	}
+	if len(e.Key) > 2 || (len(e.Key) == 1 && e.Key[0] == mapping.RowID) {
+		return nil, unsupported("edges.key: give the edges' key as one column (an INTEGER PRIMARY KEY or a unique column) or two, not rowid or more")
+	}
+	cols, err := readColumns(ctx, q, e.Table)
+	if err != nil {
+		return nil, err
+	}
+	a.edgeColumns = cols.names
+	table := "main." + ident(e.Table)
+	weight := "1.0"
+	if e.Weight != "" {
+		weight = "l." + ident(e.Weight)
+	} else if e.WeightConstant != nil {
+		weight = strconv.FormatFloat(*e.WeightConstant, 'g', -1, 64)
+	}
+	k1, k2, raw2, where := cols.asText("l", e.Key[0]), "''", "NULL", ident(e.Key[0])+" = OLD.key_raw"
+	if len(e.Key) == 2 {
+		k2, raw2 = cols.asText("l", e.Key[1]), "l."+ident(e.Key[1])
+		where += " AND " + ident(e.Key[1]) + " = OLD.key_raw2"
+	}
+	a.singleKey = len(e.Key) == 1
+	a.setup = append(a.setup, `CREATE TEMP VIEW mem_map_edges AS
+SELECT `+k1+` AS from_id, `+k2+` AS to_id, `+cols.asText("l", e.From)+` AS end_a, `+cols.asText("l", e.To)+` AS end_b,
+       `+weight+` AS weight, `+or("l", e.Reinforcement, "0")+` AS reinforcement_count, `+or("l", e.Kind, "NULL")+` AS relation_type,
+       `+or("l", e.Origin, "NULL")+` AS origin, `+hoursOf(or("l", e.LastActive, "NULL"), e.LastActiveClock)+` AS last_active_hours,
+       `+or("l", e.LastObserved, "NULL")+` AS last_observed_at, `+or("l", e.Pinned, "0")+` AS pinned, 0 AS excluded,
+       NULL AS note, NULL AS created_at, l.`+ident(e.Key[0])+` AS key_raw, `+raw2+` AS key_raw2, `+cols.snapshot("l")+` AS snapshot
+FROM `+table+` l`,
+		`CREATE TEMP TRIGGER mem_map_edges_delete INSTEAD OF DELETE ON mem_map_edges BEGIN
+DELETE FROM `+table+` WHERE `+where+`;
+END`)
+	if a.singleKey {
+		return []string{"@SUBJECT_E", "e.from_id", "@SUBJECT", "from_id", "EDGE_NAME", "from_id"}, nil
+	}
+	return []string{"@SUBJECT_E", "json_array(e.from_id, e.to_id)", "@SUBJECT", "json_array(from_id, to_id)", "EDGE_NAME", edgeName}, nil
+}
+
+// facts sets up mem_map_facts (an empty view when the mapping has none).
+// A part the app lacks takes its segment's default (mem_segments), as a
+// fact inserted into mem_facts does.
+func (a *adapted) facts(ctx context.Context, q querier) error {
+	f := a.m.Facts
+	if f == nil {
+		a.setup = append(a.setup, `CREATE TEMP VIEW mem_map_facts AS SELECT NULL AS id, NULL AS segment, NULL AS tier, NULL AS importance,
+			NULL AS decay_rate, 0 AS access_count, NULL AS last_accessed_at, NULL AS status, NULL AS content, NULL AS created_at,
+			NULL AS snapshot WHERE 0`)
+		return nil
+	}
+	if len(f.Key) != 1 || f.Key[0] == mapping.RowID {
+		return unsupported("facts.key: give the facts' key column (an INTEGER PRIMARY KEY or a unique column), not rowid")
+	}
+	if f.Status == "" || f.StatusArchived == "" {
+		return unsupported("facts.status: a sweep archives a fact by writing its status; name the status column and status_archived")
+	}
+	cols, err := readColumns(ctx, q, f.Table)
+	if err != nil {
+		return err
+	}
+	in := func(values []string, def string) string {
+		if len(values) == 0 {
+			values = []string{def}
+		}
+		quoted := make([]string, len(values))
+		for i, v := range values {
+			quoted[i] = literal(v)
+		}
+		return strings.Join(quoted, ", ")
+	}
+	st := "f." + ident(f.Status)
+	status := `CASE WHEN ` + st + ` IN (` + in(f.StatusActive, "active") + `) THEN 'active' WHEN ` + st + ` IN (` + in(f.StatusConfirmed, "confirmed") +
+		`) THEN 'confirmed' WHEN ` + st + ` = ` + literal(f.StatusArchived) + ` THEN 'archived' ELSE 'other' END`
+	segment := or("f", f.Segment, "NULL")
+	fromSegment := func(part, col string) string {
+		return `coalesce(` + or("f", col, "NULL") + `, (SELECT s.` + part + ` FROM main.mem_segments s WHERE s.segment = ` + segment + `))`
+	}
+	key, table := f.Key[0], "main."+ident(f.Table)
+	a.setup = append(a.setup, `CREATE TEMP VIEW mem_map_facts AS
+SELECT `+cols.asText("f", key)+` AS id, `+segment+` AS segment, `+fromSegment("tier", f.Tier)+` AS tier,
+       `+fromSegment("importance", f.Importance)+` AS importance, `+fromSegment("decay_rate", f.DecayRate)+` AS decay_rate,
+       `+or("f", f.AccessCount, "0")+` AS access_count, `+or("f", f.LastAccess, "NULL")+` AS last_accessed_at, `+status+` AS status,
+       NULL AS content, `+or("f", f.CreatedAt, "NULL")+` AS created_at, f.`+ident(key)+` AS key_raw, `+cols.snapshot("f")+` AS snapshot
+FROM `+table+` f`,
+		`CREATE TEMP TRIGGER mem_map_facts_delete INSTEAD OF DELETE ON mem_map_facts BEGIN
+DELETE FROM `+table+` WHERE `+ident(key)+` = OLD.key_raw;
+END`,
+		`CREATE TEMP TRIGGER mem_map_facts_update INSTEAD OF UPDATE ON mem_map_facts BEGIN
+UPDATE `+table+` SET `+changed(f.Status, "status",
+			`CASE NEW.status WHEN 'archived' THEN `+literal(f.StatusArchived)+` WHEN 'active' THEN `+literal(append(f.StatusActive, "active")[0])+` ELSE `+ident(f.Status)+` END`)+`
+WHERE `+ident(key)+` = OLD.key_raw;
+END`)
+	return nil
+}
+
+// mappedIndexes are the indexes a mapping of numeric ids needs on the
+// app's tables, so the sweep's lookups by id (read as text) stay indexed:
+// CREATE INDEX IF NOT EXISTS statements, and the names they create.
+func mappedIndexes(ctx context.Context, q querier, m *mapping.Mapping) ([]string, error) {
+	var out []string
+	add := func(table string, col string) error {
+		cols, err := readColumns(ctx, q, table)
+		if err != nil {
+			return err
+		}
+		if col == "" || col == mapping.RowID || cols.text[strings.ToLower(col)] {
+			return nil
+		}
+		name := "mem_map_" + table + "_" + col + "_text"
+		out = append(out, `CREATE INDEX IF NOT EXISTS main.`+ident(name)+` ON `+ident(table)+` (CAST(`+ident(col)+` AS TEXT))`)
+		return nil
+	}
+	if n := m.Nodes; n != nil {
+		if err := add(n.Table, n.Key[0]); err != nil {
+			return nil, err
+		}
+		if n.Tags != nil && n.Tags.Table != "" {
+			if err := add(n.Tags.Table, n.Tags.NodeID); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if e := m.Edges; e != nil {
+		for _, c := range append([]string{e.From, e.To}, e.Key...) {
+			if err := add(e.Table, c); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if f := m.Facts; f != nil {
+		if err := add(f.Table, f.Key[0]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// adaptMapping reads the database's mapping and, when it is not mem,
+// checks it against the schema as it is now and builds its adapter; nil
+// for memworker's own tables.
+func adaptMapping(ctx context.Context, db *DB) (*adapted, error) {
+	d, err := mapping.Load(ctx, db.SQL)
+	if err != nil {
+		return nil, err
+	}
+	if d.IsDefault() {
+		return nil, nil
+	}
+	if err := d.Validate(ctx, db.SQL); err != nil {
+		return nil, err
+	}
+	return adapt(ctx, db.SQL, d.Mapping)
+}
+
+// install creates the adapter's views and triggers on the sweep's
+// connection (nothing for memworker's own tables). A policy that softly
+// excludes edges keeps its flag in a column the app's tables lack, so it
+// is refused here, before anything changes.
+func (a *adapted) install(ctx context.Context, q querier) error {
+	if a == nil {
+		return nil
+	}
+	var kind string
+	err := q.QueryRowContext(ctx, `SELECT relation_type FROM main.mem_edge_policies WHERE action = 'exclude' ORDER BY 1 LIMIT 1`).Scan(&kind)
+	if err == nil {
+		return unsupported("the policy for %q softly excludes edges (action exclude), which a sweep through a mapping cannot yet record in the app's tables; use action delete, or memworker map use mem", kind)
+	} else if !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	for _, stmt := range a.setup {
+		if _, err := q.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("mapping: setting up the views of the app's tables: %w", err)
+		}
+	}
+	return nil
+}
+
+// hours is the sweep's hour clock through a mapping when no --now is
+// given: unix time in hours for a mapping of wall times, the app's own
+// active-hours clock where it keeps one; ok is false for neither (the
+// clock in mem_config).
+func (a *adapted) hours(ctx context.Context, q querier, wall time.Time) (h float64, ok bool, err error) {
+	switch {
+	case a == nil:
+		return 0, false, nil
+	case a.wallHours:
+		return float64(wall.Unix()) / 3600, true, nil
+	case a.m.Clock != nil:
+		c := a.m.Clock
+		var v sql.NullFloat64
+		err := q.QueryRowContext(ctx, `SELECT CAST(`+ident(c.ValueColumn)+` AS REAL) FROM main.`+ident(c.Table)+` WHERE `+ident(c.KeyColumn)+` = ?`,
+			c.ActiveHoursKey).Scan(&v)
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && !v.Valid) {
+			return 0, false, fmt.Errorf("mapping: clock: %s has no %s = %q row holding the active hours", c.Table, c.KeyColumn, c.ActiveHoursKey)
+		}
+		return v.Float64, err == nil, err
+	}
+	return 0, false, nil
+}
+
+// recordCurate writes the sweep's clock where the app keeps the time of
+// its last sweep (elfmem's last_curate_at), in the sweep's last
+// transaction.
+func (a *adapted) recordCurate(ctx context.Context, q querier, hours float64) error {
+	if a == nil || a.m.Clock == nil || a.m.Clock.LastCurateKey == "" {
+		return nil
+	}
+	c := a.m.Clock
+	res, err := q.ExecContext(ctx, `UPDATE main.`+ident(c.Table)+` SET `+ident(c.ValueColumn)+` = ? WHERE `+ident(c.KeyColumn)+` = ?`,
+		strconv.FormatFloat(hours, 'f', -1, 64), c.LastCurateKey)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		_, err = q.ExecContext(ctx, `INSERT INTO main.`+ident(c.Table)+` (`+ident(c.KeyColumn)+`, `+ident(c.ValueColumn)+`) VALUES (?, ?)`,
+			c.LastCurateKey, strconv.FormatFloat(hours, 'f', -1, 64))
+	}
+	return err
+}

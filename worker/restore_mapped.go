@@ -1,0 +1,200 @@
+package worker
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Restore through a mapping: the removed row goes back into the app's own
+// table from the snapshot its event keeps (every column as it was, the
+// time of last activity set to now in the column's own form, as a restore
+// of memworker's rows re-anchors them), and an archived node gets its
+// active status back, reinforced now. The adapter's views are set up on
+// the restore's own connection, inside its transaction.
+
+// mappedRestoreTx runs a restore through a mapping: the adapter set up,
+// then plan's reads, then its writes, with :now (the sweep's hour clock
+// through this mapping) and :wall bound.
+func (a *adapted) restoreTx(ctx context.Context, db *DB, wall time.Time, what string,
+	plan func(q querier, args func(...any) []any) ([]step, error)) ([]int64, error) {
+	if db.Rqlite {
+		return nil, fmt.Errorf("%s: %w", what, unsupported("restoring an app's own rows on rqlite is not built yet in this memworker; nothing was changed"))
+	}
+	cfg, err := LoadConfig(ctx, db.SQL)
+	if err != nil {
+		return nil, err
+	}
+	clock, err := commandClock(cfg, wall)
+	if err != nil {
+		return nil, err
+	}
+	now := clock.restoreAnchor(cfg)
+	if h, ok, err := a.hours(ctx, db.SQL, clock.Wall); err != nil {
+		return nil, err
+	} else if ok {
+		now = max(h, now)
+	}
+	args := func(extra ...any) []any {
+		return append([]any{sql.Named("now", now), sql.Named("wall", clock.Wall.Unix())}, extra...)
+	}
+	return readThenWrite(ctx, db, what, func(q querier) ([]step, error) {
+		for _, stmt := range a.setup {
+			if _, err := q.ExecContext(ctx, stmt); err != nil {
+				return nil, fmt.Errorf("%s: setting up the views of the app's tables: %w", what, err)
+			}
+		}
+		return plan(q, args)
+	})
+}
+
+// edgeSubject is how events name the edge of key a (and b, for a key of
+// two columns).
+func (a *adapted) edgeSubject(k1, k2 string) (string, []any) {
+	if a.singleKey {
+		return "?", []any{k1}
+	}
+	return "json_array(?, ?)", []any{k1, k2}
+}
+
+// edgeBack is the INSERT that puts the edge of the event :event back into
+// the app's table, when no row has its key and neither end is archived
+// (but the node :block, restored with it); a restore appends AND ….
+func (a *adapted) edgeBack() string {
+	e := a.m.Edges
+	read := func(col string) string { return snapshotRead("d", literal("$.edge."+col)) }
+	cols, vals := []string{}, []string{}
+	for _, c := range a.edgeColumns {
+		cols = append(cols, ident(c))
+		v := read(c)
+		if strings.EqualFold(c, e.LastActive) {
+			v = timeFrom(":now", read(c), e.LastActiveClock)
+		}
+		vals = append(vals, v)
+	}
+	keyFree := []string{}
+	for _, k := range e.Key {
+		keyFree = append(keyFree, "x."+ident(k)+" IS "+read(k))
+	}
+	ends := "CAST(" + read(e.From) + " AS TEXT), CAST(" + read(e.To) + " AS TEXT)"
+	return `INSERT INTO main.` + ident(e.Table) + ` (` + strings.Join(cols, ", ") + `)
+SELECT ` + strings.Join(vals, ",\n       ") + `
+FROM (SELECT detail AS d FROM mem_events WHERE id = :event)
+WHERE NOT EXISTS (SELECT 1 FROM main.` + ident(e.Table) + ` x WHERE ` + strings.Join(keyFree, " AND ") + `)
+  AND NOT EXISTS (SELECT 1 FROM mem_map_blocks k WHERE k.id IN (` + ends + `) AND k.status = 'archived' AND k.id IS NOT :block)`
+}
+
+// restoreEdge brings back the edge of key k1 (k2) from its last removal.
+func (a *adapted) restoreEdge(ctx context.Context, db *DB, k1, k2 string, wall time.Time) (*Restored, error) {
+	if a.m.Edges == nil {
+		return nil, fmt.Errorf("restore: the mapping has no edges")
+	}
+	name := k1
+	if !a.singleKey {
+		name = k1 + " " + k2
+	}
+	r := &Restored{Kind: "edge", ID: name, EdgesSkipped: []string{}}
+	what := fmt.Sprintf("restore: edge %s", name)
+	subject, subjectArgs := a.edgeSubject(k1, k2)
+	applied, err := a.restoreTx(ctx, db, wall, what, func(q querier, args func(...any) []any) ([]step, error) {
+		var named string
+		err := q.QueryRowContext(ctx, `SELECT id, subject_id FROM mem_events WHERE subject_kind = 'edge' AND subject_id = `+subject+`
+			AND action IN ('decay', 'prune', 'delete') ORDER BY id DESC LIMIT 1`, subjectArgs...).Scan(&r.FromEvent, &named)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("%s: %w (no removal in mem_events)", what, ErrNothingToRestore)
+		}
+		if err != nil {
+			return nil, err
+		}
+		back := args(sql.Named("event", r.FromEvent), sql.Named("block", nil), sql.Named("kind", "edge"), sql.Named("subject", named))
+		return []step{{a.edgeBack(), back}, {restoreEvent + ` WHERE changes() = 1`, back}}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if applied[0] == 0 {
+		return nil, fmt.Errorf("%s: it is there already, or an end of it is archived; nothing was restored", what)
+	}
+	r.Edges = 1
+	return r, nil
+}
+
+// restoreBlock brings back the archived node id, and the edges removed
+// with it whose other end is not archived.
+func (a *adapted) restoreBlock(ctx context.Context, db *DB, id string, wall time.Time) (*Restored, error) {
+	if a.m.Nodes == nil {
+		return nil, fmt.Errorf("restore: the mapping has no nodes")
+	}
+	r := &Restored{Kind: "block", ID: id, EdgesSkipped: []string{}}
+	what := fmt.Sprintf("restore: block %q", id)
+	var edges []int64
+	var names []string
+	applied, err := a.restoreTx(ctx, db, wall, what, func(q querier, args func(...any) []any) ([]step, error) {
+		var status string
+		var sweepID sql.NullInt64
+		err := q.QueryRowContext(ctx, `SELECT b.status, e.id, e.sweep_id FROM mem_map_blocks b
+			JOIN mem_events e ON e.subject_kind = 'block' AND e.subject_id = b.id AND e.action = 'archive'
+			WHERE b.id = ? ORDER BY e.id DESC LIMIT 1`, id).Scan(&status, &r.FromEvent, &sweepID)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("%s: %w (no archive event)", what, ErrNothingToRestore)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if status != "archived" {
+			return nil, fmt.Errorf("%s: %w (it is %s)", what, ErrNothingToRestore, status)
+		}
+		if a.m.Edges != nil {
+			e := a.m.Edges
+			rows, err := q.QueryContext(ctx, `SELECT id, subject_id FROM mem_events WHERE sweep_id IS ? AND subject_kind = 'edge'
+				AND reason = 'block_archived' AND ? IN (CAST(detail ->> `+literal("$.edge."+e.From)+` AS TEXT),
+				                                         CAST(detail ->> `+literal("$.edge."+e.To)+` AS TEXT)) ORDER BY id`, sweepID, id)
+			if err != nil {
+				return nil, err
+			}
+			for rows.Next() {
+				var ev int64
+				var name string
+				if err := rows.Scan(&ev, &name); err != nil {
+					rows.Close()
+					return nil, err
+				}
+				edges, names = append(edges, ev), append(names, name)
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return nil, err
+			}
+		}
+		block := args(sql.Named("block", id), sql.Named("id", id), sql.Named("event", r.FromEvent),
+			sql.Named("kind", "block"), sql.Named("subject", id))
+		const archived = `EXISTS (SELECT 1 FROM mem_map_blocks k WHERE k.id = :block AND k.status = 'archived')`
+		steps := []step{{restoreEvent + ` WHERE ` + archived, block}}
+		for i, ev := range edges {
+			edge := args(sql.Named("block", id), sql.Named("event", ev), sql.Named("kind", "edge"), sql.Named("subject", names[i]))
+			steps = append(steps, step{a.edgeBack() + ` AND ` + archived, edge},
+				step{restoreEvent + ` WHERE changes() = 1 AND ` + archived, edge})
+		}
+		return append(steps, step{`UPDATE mem_map_blocks SET status = 'active', archive_reason = NULL, last_reinforced_hours = :now
+			WHERE id = :id AND status = 'archived'`, block}), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Rows written through a view's triggers are not counted: the event,
+	// written under the same condition first, says whether it happened.
+	if applied[0] == 0 {
+		return nil, fmt.Errorf("%s: the memory changed while restoring; nothing was restored (try again)", what)
+	}
+	for i, name := range names {
+		if applied[1+2*i] == 0 {
+			r.EdgesSkipped = append(r.EdgesSkipped, name)
+			continue
+		}
+		r.Edges++
+	}
+	return r, nil
+}
