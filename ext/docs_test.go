@@ -31,7 +31,7 @@ const docsDir = "../docs"
 
 // docsPages are the pages docs/ must hold; any other page is tested too.
 var docsPages = []string{"tiers-and-edges.md", "curves.md", "facts.md", "graph-scores.md",
-	"policies.md", "schema.md", "running.md", "sweep.md", "mapping.md", "design.md"}
+	"policies.md", "schema.md", "running.md", "sweep.md", "mapping.md", "quickstart-app-tables.md", "design.md"}
 
 const resultMark = "-- → "
 

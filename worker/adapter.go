@@ -41,6 +41,13 @@ type adapted struct {
 	m      *mapping.Mapping
 	tables *dialect
 	setup  []string
+	// On a replica (rqlite), which keeps no temp schema across requests,
+	// the views and triggers are main objects named mem_work_map_…,
+	// created under the sweep's lease and dropped with its working tables
+	// (teardown); on a file they are temp objects of the sweep's
+	// connection.
+	replica  bool
+	teardown []string
 	// wallHours: the mapping's times of last use and activity are wall
 	// times, so the sweep's hour clock is unix time in hours.
 	wallHours bool
@@ -151,8 +158,8 @@ func changed(col, viewCol, value string) string {
 
 // adapt builds the adapter of a mapping other than mem, checking first
 // what this memworker cannot yet sweep through.
-func adapt(ctx context.Context, q querier, m *mapping.Mapping) (*adapted, error) {
-	a := &adapted{m: m}
+func adapt(ctx context.Context, q querier, m *mapping.Mapping, replica bool) (*adapted, error) {
+	a := &adapted{m: m, replica: replica}
 	var nodesClock, edgesClock string
 	if n := m.Nodes; n != nil {
 		nodesClock = n.LastUsedClock
@@ -170,14 +177,15 @@ func adapt(ctx context.Context, q querier, m *mapping.Mapping) (*adapted, error)
 		return nil, unsupported("clock: the mapping's times are wall times, so it keeps no active-hours clock; drop its [clock] table")
 	}
 	tokens := []string{
-		"@EDGES_SCAN", "mem_map_edges e", "@EDGES_NAME", "mem_map_edges", "@EDGES", "mem_map_edges",
-		"@NODES_NAME", "mem_map_blocks", "@NODES", "mem_map_blocks", "@FACTS", "mem_map_facts", "@TAGS", "mem_map_block_tags",
+		"@EDGES_SCAN", a.view("edges") + " e", "@EDGES_NAME", a.view("edges"), "@EDGES", a.view("edges"),
+		"@NODES_NAME", a.view("blocks"), "@NODES", a.view("blocks"), "@FACTS", a.view("facts"), "@TAGS", a.view("block_tags"),
 		"@ENDS_COLS", "end_a, end_b, ", "@ENDS_E", "e.end_a, e.end_b, ", "@ENDS_K", "k.end_a, k.end_b, ",
 		"@END_A", "end_a", "@END_B", "end_b",
 		"EDGE_SNAPSHOT", "json(e.snapshot)", "BLOCK_SNAPSHOT", "json(b.snapshot)", "FACT_SNAPSHOT", "json(f.snapshot)",
 	}
-	for _, v := range []string{"mem_map_blocks", "mem_map_block_tags", "mem_map_edges", "mem_map_facts"} {
-		a.setup = append(a.setup, "DROP VIEW IF EXISTS temp."+v)
+	for _, v := range []string{"blocks", "block_tags", "edges", "facts"} {
+		drop := "DROP VIEW IF EXISTS " + a.qualified(v)
+		a.setup, a.teardown = append(a.setup, drop), append(a.teardown, drop)
 	}
 	if err := a.nodes(ctx, q); err != nil {
 		return nil, err
@@ -190,6 +198,7 @@ func adapt(ctx context.Context, q querier, m *mapping.Mapping) (*adapted, error)
 		return nil, err
 	}
 	a.tables = newDialect(append(tokens, edgeTokens...)...)
+	a.tables.teardown = a.teardown
 	return a, nil
 }
 
@@ -199,9 +208,9 @@ func (a *adapted) nodes(ctx context.Context, q querier) error {
 	n := a.m.Nodes
 	if n == nil {
 		a.setup = append(a.setup,
-			`CREATE TEMP VIEW mem_map_blocks AS SELECT NULL AS id, NULL AS category, NULL AS status, NULL AS archive_reason,
+			`CREATE `+a.temp()+`VIEW `+a.view("blocks")+` AS SELECT NULL AS id, NULL AS category, NULL AS status, NULL AS archive_reason,
 			NULL AS confidence, 0 AS reinforcement_count, NULL AS last_reinforced_hours, NULL AS snapshot WHERE 0`,
-			`CREATE TEMP VIEW mem_map_block_tags AS SELECT NULL AS block_id, NULL AS tag WHERE 0`)
+			`CREATE `+a.temp()+`VIEW `+a.view("block_tags")+` AS SELECT NULL AS block_id, NULL AS tag WHERE 0`)
 		return nil
 	}
 	if len(n.Key) != 1 || n.Key[0] == mapping.RowID {
@@ -224,8 +233,8 @@ func (a *adapted) nodes(ctx context.Context, q querier) error {
 	}
 	status := `CASE WHEN n.` + ident(n.Status) + ` IN (` + strings.Join(quoted, ", ") + `) THEN 'active' WHEN n.` + ident(n.Status) +
 		` = ` + literal(n.StatusArchived) + ` THEN 'archived' ELSE 'inbox' END`
-	key, table := n.Key[0], "main."+ident(n.Table)
-	a.setup = append(a.setup, `CREATE TEMP VIEW mem_map_blocks AS
+	key, table := n.Key[0], a.table(n.Table)
+	a.setup = append(a.setup, `CREATE `+a.temp()+`VIEW `+a.view("blocks")+` AS
 SELECT `+cols.asText("n", key)+` AS id, `+or("n", n.Category, "NULL")+` AS category, `+status+` AS status,
        `+or("n", n.ArchiveReason, "NULL")+` AS archive_reason, `+or("n", n.Confidence, "NULL")+` AS confidence,
        `+or("n", n.Reinforcement, "0")+` AS reinforcement_count,
@@ -243,17 +252,17 @@ FROM `+table+` n`)
 	if n.LastUsed != "" {
 		set = append(set, changed(n.LastUsed, "last_reinforced_hours", timeFrom("NEW.last_reinforced_hours", ident(n.LastUsed), n.LastUsedClock)))
 	}
-	a.setup = append(a.setup, `CREATE TEMP TRIGGER mem_map_blocks_update INSTEAD OF UPDATE ON mem_map_blocks BEGIN
+	a.setup = append(a.setup, `CREATE `+a.temp()+`TRIGGER `+a.view("blocks")+`_update INSTEAD OF UPDATE ON `+a.view("blocks")+` BEGIN
 UPDATE `+table+` SET `+strings.Join(set, ",\n    ")+`
 WHERE `+ident(key)+` = OLD.key_raw;
 END`)
 	switch tg := n.Tags; {
 	case tg == nil:
-		a.setup = append(a.setup, `CREATE TEMP VIEW mem_map_block_tags AS SELECT NULL AS block_id, NULL AS tag WHERE 0`)
+		a.setup = append(a.setup, `CREATE `+a.temp()+`VIEW `+a.view("block_tags")+` AS SELECT NULL AS block_id, NULL AS tag WHERE 0`)
 	case tg.Column != "":
 		c := "n." + ident(tg.Column)
 		list := `'["' || replace(replace(replace(` + c + `, '\', '\\'), '"', '\"'), ',', '","') || '"]'`
-		a.setup = append(a.setup, `CREATE TEMP VIEW mem_map_block_tags AS
+		a.setup = append(a.setup, `CREATE `+a.temp()+`VIEW `+a.view("block_tags")+` AS
 SELECT `+cols.asText("n", key)+` AS block_id, trim(j.value) AS tag
 FROM `+table+` n, json_each(CASE WHEN json_valid(`+c+`) AND json_type(`+c+`) = 'array' THEN `+c+`
                                WHEN typeof(`+c+`) = 'text' AND trim(`+c+`) != '' THEN `+list+` ELSE '[]' END) j
@@ -263,12 +272,12 @@ WHERE j.type = 'text'`)
 		if err != nil {
 			return err
 		}
-		a.setup = append(a.setup, `CREATE TEMP VIEW mem_map_block_tags AS
-SELECT `+tcols.asText("t", tg.NodeID)+` AS block_id, t.`+ident(tg.Tag)+` AS tag FROM main.`+ident(tg.Table)+` t`)
+		a.setup = append(a.setup, `CREATE `+a.temp()+`VIEW `+a.view("block_tags")+` AS
+SELECT `+tcols.asText("t", tg.NodeID)+` AS block_id, t.`+ident(tg.Tag)+` AS tag FROM `+a.table(tg.Table)+` t`)
 	}
 	// An archived node keeps the app's tags (its row stays, with its
 	// status archived): the sweep's removal of tags does nothing here.
-	a.setup = append(a.setup, `CREATE TEMP TRIGGER mem_map_block_tags_delete INSTEAD OF DELETE ON mem_map_block_tags BEGIN SELECT 1; END`)
+	a.setup = append(a.setup, `CREATE `+a.temp()+`TRIGGER `+a.view("block_tags")+`_delete INSTEAD OF DELETE ON `+a.view("block_tags")+` BEGIN SELECT 1; END`)
 	return nil
 }
 
@@ -276,7 +285,7 @@ SELECT `+tcols.asText("t", tg.NodeID)+` AS block_id, t.`+ident(tg.Tag)+` AS tag 
 func (a *adapted) edges(ctx context.Context, q querier) ([]string, error) {
 	e := a.m.Edges
 	if e == nil {
-		a.setup = append(a.setup, `CREATE TEMP VIEW mem_map_edges AS SELECT '' AS from_id, '' AS to_id, NULL AS end_a, NULL AS end_b,
+		a.setup = append(a.setup, `CREATE `+a.temp()+`VIEW `+a.view("edges")+` AS SELECT '' AS from_id, '' AS to_id, NULL AS end_a, NULL AS end_b,
 			1.0 AS weight, 0 AS reinforcement_count, NULL AS relation_type, NULL AS origin, NULL AS last_active_hours,
 			NULL AS last_observed_at, 0 AS pinned, 0 AS excluded, NULL AS note, NULL AS created_at, NULL AS snapshot WHERE 0`)
 		a.singleKey = true
@@ -290,7 +299,7 @@ func (a *adapted) edges(ctx context.Context, q querier) ([]string, error) {
 		return nil, err
 	}
 	a.edgeColumns = cols.names
-	table := "main." + ident(e.Table)
+	table := a.table(e.Table)
 	weight := "1.0"
 	if e.Weight != "" {
 		weight = "l." + ident(e.Weight)
@@ -303,14 +312,14 @@ func (a *adapted) edges(ctx context.Context, q querier) ([]string, error) {
 		where += " AND " + ident(e.Key[1]) + " = OLD.key_raw2"
 	}
 	a.singleKey = len(e.Key) == 1
-	a.setup = append(a.setup, `CREATE TEMP VIEW mem_map_edges AS
+	a.setup = append(a.setup, `CREATE `+a.temp()+`VIEW `+a.view("edges")+` AS
 SELECT `+k1+` AS from_id, `+k2+` AS to_id, `+cols.asText("l", e.From)+` AS end_a, `+cols.asText("l", e.To)+` AS end_b,
        `+weight+` AS weight, `+or("l", e.Reinforcement, "0")+` AS reinforcement_count, `+or("l", e.Kind, "NULL")+` AS relation_type,
        `+or("l", e.Origin, "NULL")+` AS origin, `+hoursOf(or("l", e.LastActive, "NULL"), e.LastActiveClock)+` AS last_active_hours,
        `+or("l", e.LastObserved, "NULL")+` AS last_observed_at, `+or("l", e.Pinned, "0")+` AS pinned, 0 AS excluded,
        NULL AS note, NULL AS created_at, l.`+ident(e.Key[0])+` AS key_raw, `+raw2+` AS key_raw2, `+cols.snapshot("l")+` AS snapshot
 FROM `+table+` l`,
-		`CREATE TEMP TRIGGER mem_map_edges_delete INSTEAD OF DELETE ON mem_map_edges BEGIN
+		`CREATE `+a.temp()+`TRIGGER `+a.view("edges")+`_delete INSTEAD OF DELETE ON `+a.view("edges")+` BEGIN
 DELETE FROM `+table+` WHERE `+where+`;
 END`)
 	if a.singleKey {
@@ -325,7 +334,7 @@ END`)
 func (a *adapted) facts(ctx context.Context, q querier) error {
 	f := a.m.Facts
 	if f == nil {
-		a.setup = append(a.setup, `CREATE TEMP VIEW mem_map_facts AS SELECT NULL AS id, NULL AS segment, NULL AS tier, NULL AS importance,
+		a.setup = append(a.setup, `CREATE `+a.temp()+`VIEW `+a.view("facts")+` AS SELECT NULL AS id, NULL AS segment, NULL AS tier, NULL AS importance,
 			NULL AS decay_rate, 0 AS access_count, NULL AS last_accessed_at, NULL AS status, NULL AS content, NULL AS created_at,
 			NULL AS snapshot WHERE 0`)
 		return nil
@@ -355,19 +364,19 @@ func (a *adapted) facts(ctx context.Context, q querier) error {
 		`) THEN 'confirmed' WHEN ` + st + ` = ` + literal(f.StatusArchived) + ` THEN 'archived' ELSE 'other' END`
 	segment := or("f", f.Segment, "NULL")
 	fromSegment := func(part, col string) string {
-		return `coalesce(` + or("f", col, "NULL") + `, (SELECT s.` + part + ` FROM main.mem_segments s WHERE s.segment = ` + segment + `))`
+		return `coalesce(` + or("f", col, "NULL") + `, (SELECT s.` + part + ` FROM mem_segments s WHERE s.segment = ` + segment + `))`
 	}
-	key, table := f.Key[0], "main."+ident(f.Table)
-	a.setup = append(a.setup, `CREATE TEMP VIEW mem_map_facts AS
+	key, table := f.Key[0], a.table(f.Table)
+	a.setup = append(a.setup, `CREATE `+a.temp()+`VIEW `+a.view("facts")+` AS
 SELECT `+cols.asText("f", key)+` AS id, `+segment+` AS segment, `+fromSegment("tier", f.Tier)+` AS tier,
        `+fromSegment("importance", f.Importance)+` AS importance, `+fromSegment("decay_rate", f.DecayRate)+` AS decay_rate,
        `+or("f", f.AccessCount, "0")+` AS access_count, `+or("f", f.LastAccess, "NULL")+` AS last_accessed_at, `+status+` AS status,
        NULL AS content, `+or("f", f.CreatedAt, "NULL")+` AS created_at, f.`+ident(key)+` AS key_raw, `+cols.snapshot("f")+` AS snapshot
 FROM `+table+` f`,
-		`CREATE TEMP TRIGGER mem_map_facts_delete INSTEAD OF DELETE ON mem_map_facts BEGIN
+		`CREATE `+a.temp()+`TRIGGER `+a.view("facts")+`_delete INSTEAD OF DELETE ON `+a.view("facts")+` BEGIN
 DELETE FROM `+table+` WHERE `+ident(key)+` = OLD.key_raw;
 END`,
-		`CREATE TEMP TRIGGER mem_map_facts_update INSTEAD OF UPDATE ON mem_map_facts BEGIN
+		`CREATE `+a.temp()+`TRIGGER `+a.view("facts")+`_update INSTEAD OF UPDATE ON `+a.view("facts")+` BEGIN
 UPDATE `+table+` SET `+changed(f.Status, "status",
 			`CASE NEW.status WHEN 'archived' THEN `+literal(f.StatusArchived)+` WHEN 'active' THEN `+literal(append(f.StatusActive, "active")[0])+` ELSE `+ident(f.Status)+` END`)+`
 WHERE `+ident(key)+` = OLD.key_raw;
@@ -418,9 +427,9 @@ func mappedIndexes(ctx context.Context, q querier, m *mapping.Mapping) ([]string
 }
 
 // adaptMapping reads the database's mapping and, when it is not mem,
-// checks it against the schema as it is now and builds its adapter; nil
-// for memworker's own tables.
-func adaptMapping(ctx context.Context, db *DB) (*adapted, error) {
+// checks it against the schema as it is now and builds its adapter (for
+// a replica: main views, see adapted); nil for memworker's own tables.
+func adaptMapping(ctx context.Context, db *DB, replica bool) (*adapted, error) {
 	d, err := mapping.Load(ctx, db.SQL)
 	if err != nil {
 		return nil, err
@@ -431,7 +440,7 @@ func adaptMapping(ctx context.Context, db *DB) (*adapted, error) {
 	if err := d.Validate(ctx, db.SQL); err != nil {
 		return nil, err
 	}
-	return adapt(ctx, db.SQL, d.Mapping)
+	return adapt(ctx, db.SQL, d.Mapping, replica)
 }
 
 // install creates the adapter's views and triggers on the sweep's
@@ -498,4 +507,37 @@ func (a *adapted) recordCurate(ctx context.Context, q querier, hours float64) er
 			c.LastCurateKey, strconv.FormatFloat(hours, 'f', -1, 64))
 	}
 	return err
+}
+
+// view is the name of the adapter's view of a role's rows.
+func (a *adapted) view(role string) string {
+	if a.replica {
+		return "mem_work_map_" + role
+	}
+	return "mem_map_" + role
+}
+
+// qualified is the view's name with its schema, for DROP.
+func (a *adapted) qualified(role string) string {
+	if a.replica {
+		return "main." + a.view(role)
+	}
+	return "temp." + a.view(role)
+}
+
+// temp is what CREATE says before VIEW or TRIGGER.
+func (a *adapted) temp() string {
+	if a.replica {
+		return ""
+	}
+	return "TEMP "
+}
+
+// table names an app's table from the adapter's views and triggers: a
+// main object's trigger may not name a schema.
+func (a *adapted) table(name string) string {
+	if a.replica {
+		return ident(name)
+	}
+	return "main." + ident(name)
 }

@@ -25,6 +25,9 @@ import (
 // ones memworker always ran (testdata/statements.golden).
 type dialect struct {
 	tokens *strings.Replacer
+	// teardown drops the views a replicated sweep through a mapping
+	// created in main (adapter.go), with its working tables.
+	teardown []string
 	mu     sync.Mutex
 	cache  map[string][]string
 }

@@ -68,7 +68,7 @@ const edgeCanReturn = `NOT EXISTS (SELECT 1 FROM mem_edges x WHERE x.from_id = :
 // Through a mapping an edge is named by its key: a, or a and b for a key
 // of two columns (then in the key's order).
 func RestoreEdge(ctx context.Context, db *DB, a, b string, wall time.Time) (*Restored, error) {
-	if mapped, err := adaptMapping(ctx, db); err != nil {
+	if mapped, err := adaptMapping(ctx, db, false); err != nil {
 		return nil, fmt.Errorf("restore: %w", err)
 	} else if mapped != nil {
 		return mapped.restoreEdge(ctx, db, a, b, wall)
@@ -210,7 +210,7 @@ const blockArchived = `EXISTS (SELECT 1 FROM mem_blocks k WHERE k.id = :block AN
 // RestoreBlock brings back an archived block with its tags and the edges
 // removed with it (those whose other end is active).
 func RestoreBlock(ctx context.Context, db *DB, id string, wall time.Time) (*Restored, error) {
-	if mapped, err := adaptMapping(ctx, db); err != nil {
+	if mapped, err := adaptMapping(ctx, db, false); err != nil {
 		return nil, fmt.Errorf("restore: %w", err)
 	} else if mapped != nil {
 		return mapped.restoreBlock(ctx, db, id, wall)

@@ -74,7 +74,7 @@ func (st *replicaStore) dropWorking(ctx context.Context) error {
 		return nil
 	}
 	st.dropped = true
-	_, err := st.execEach(ctx, "plan_drop", st.opt.sql().stmts("plan_drop"), nil)
+	_, err := st.execEach(ctx, "plan_drop", append(st.opt.sql().stmts("plan_drop"), st.opt.sql().teardown...), nil)
 	return err
 }
 

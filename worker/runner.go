@@ -143,6 +143,9 @@ func (st *fileStore) dropWorking(ctx context.Context) error { return nil }
 
 func (st *fileStore) close() error {
 	st.discardIfQuiet()
+	for _, drop := range st.opt.sql().teardown { // a mapping's temp views: the connection goes back to the pool
+		st.conn.ExecContext(context.Background(), drop)
+	}
 	return st.conn.Close()
 }
 

@@ -195,23 +195,20 @@ func Sweep(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) {
 	if !opt.DryRun {
 		opt.Owner = withRunID(opt.Owner)
 	}
-	mapped, err := adaptMapping(ctx, db)
-	if err != nil {
-		return nil, fmt.Errorf("sweep: %w", err)
-	}
-	if mapped != nil {
-		if db.Rqlite || opt.replicated {
-			return nil, fmt.Errorf("sweep: %w", unsupported("sweeping an app's own tables on rqlite is not built yet in this memworker; nothing was changed"))
-		}
-		// Every row is evaluated each time: the app's tables carry no
-		// queue of what changed.
-		opt.tables, opt.Full = mapped.tables, true
-	}
 	if !opt.DryRun && db.ReadOnly {
 		return nil, fmt.Errorf("sweep: %w", ErrReadOnly)
 	}
 	if db.Rqlite && opt.DryRun {
 		return dryRunCopy(ctx, db, opt)
+	}
+	mapped, err := adaptMapping(ctx, db, db.Rqlite || opt.replicated)
+	if err != nil {
+		return nil, fmt.Errorf("sweep: %w", err)
+	}
+	if mapped != nil {
+		// Every row is evaluated each time: the app's tables carry no
+		// queue of what changed.
+		opt.tables, opt.Full = mapped.tables, true
 	}
 	var st store
 	if db.Rqlite || opt.replicated {
