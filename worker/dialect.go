@@ -28,8 +28,8 @@ type dialect struct {
 	// teardown drops the views a replicated sweep through a mapping
 	// created in main (adapter.go), with its working tables.
 	teardown []string
-	mu     sync.Mutex
-	cache  map[string][]string
+	mu       sync.Mutex
+	cache    map[string][]string
 }
 
 func newDialect(pairs ...string) *dialect {
