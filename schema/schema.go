@@ -293,6 +293,12 @@ func migrate(db *sql.DB, target func(from uint) uint, dropData bool, guards []Gu
 		if err != nil {
 			return err
 		}
+		var mapped []string
+		if to < mappingStep && from >= mappingStep {
+			if mapped, err = mappedObjects(ctx, conn); err != nil {
+				return err
+			}
+		}
 		if err := ensureVersionTable(ctx, conn); err != nil {
 			return err
 		}
@@ -300,7 +306,7 @@ func migrate(db *sql.DB, target func(from uint) uint, dropData bool, guards []Gu
 		if _, err := conn.ExecContext(ctx, foreignKeysGuard); err != nil {
 			return foreignKeysError(err)
 		}
-		if err := runSteps(ctx, conn, all, from, to); err != nil {
+		if err := runSteps(ctx, conn, all, from, to, mapped); err != nil {
 			return err
 		}
 		if err := setVersion(ctx, conn, to); err != nil {
@@ -319,8 +325,10 @@ func migrate(db *sql.DB, target func(from uint) uint, dropData bool, guards []Gu
 	return to, nil
 }
 
-// runSteps runs the up steps from+1..to, or the down steps from..to+1.
-func runSteps(ctx context.Context, conn *sql.Conn, all []step, from, to uint) error {
+// runSteps runs the up steps from+1..to, or the down steps from..to+1;
+// before the mapping's step goes, the statements dropMapped drop what the
+// mapping put on the app's tables (mappedObjects).
+func runSteps(ctx context.Context, conn *sql.Conn, all []step, from, to uint, dropMapped []string) error {
 	run := func(s step, body, dir string) error {
 		if _, err := conn.ExecContext(ctx, body); err != nil {
 			return stepError(s, dir, err)
@@ -339,12 +347,47 @@ func runSteps(ctx context.Context, conn *sql.Conn, all []step, from, to uint) er
 	}
 	for i := len(all) - 1; i >= 0; i-- {
 		if s := all[i]; s.version <= from && s.version > to {
+			for _, drop := range dropMapped {
+				if s.version != mappingStep {
+					break
+				}
+				if _, err := conn.ExecContext(ctx, drop); err != nil {
+					return stepError(s, "down", err)
+				}
+			}
 			if err := run(s, s.down, "down"); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// mappingStep is the step that installs mem_mapping, the declared mapping.
+const mappingStep = 11
+
+// mappedObjects are the statements that drop what a declared mapping put
+// on an app's tables (memworker's triggers and indexes named mem_map_…):
+// going below the mapping's step, its triggers would queue into tables
+// that go too, and fail the app's writes. Read before any write (rqlite
+// cannot read after one in a transaction).
+func mappedObjects(ctx context.Context, conn *sql.Conn) ([]string, error) {
+	rows, err := conn.QueryContext(ctx, `SELECT upper(type), name FROM sqlite_master
+		WHERE type IN ('index', 'trigger') AND name LIKE 'mem\_map\_%' ESCAPE '\'`)
+	if err != nil {
+		return nil, err
+	}
+	var drops []string
+	for rows.Next() {
+		var kind, name string
+		if err := rows.Scan(&kind, &name); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		drops = append(drops, "DROP "+kind+` IF EXISTS "`+strings.ReplaceAll(name, `"`, `""`)+`"`)
+	}
+	rows.Close()
+	return drops, rows.Err()
 }
 
 // SQLite's words when a name is taken: "table mem_events already exists",

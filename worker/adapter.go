@@ -179,7 +179,12 @@ func adapt(ctx context.Context, q querier, m *mapping.Mapping, replica bool) (*a
 	tokens := []string{
 		"@EDGES_SCAN", a.view("edges") + " e", "@EDGES_NAME", a.view("edges"), "@EDGES", a.view("edges"),
 		"@NODES_NAME", a.view("blocks"), "@NODES", a.view("blocks"), "@FACTS", a.view("facts"), "@TAGS", a.view("block_tags"),
-		"@ENDS_COLS", "end_a, end_b, ", "@ENDS_E", "e.end_a, e.end_b, ", "@ENDS_K", "k.end_a, k.end_b, ",
+		"@ENDS_COLS", "end_a, end_b, ", "@ENDS_E", "e.end_a, e.end_b, ", "@ENDS_K", "k.end_a, k.end_b, ", "@ENDS_N", "n.end_a, n.end_b, ",
+		"@ENDS_MOVED", "\n   OR m.end_a IS NOT n.end_a OR m.end_b IS NOT n.end_b",
+		// A block with no state yet: the strengths its edges' due rows
+		// keep for it, at either end.
+		"@NEW_BLOCK_DEGREE", `(SELECT total(d.strength) FROM mem_edge_due d WHERE d.end_a = b.id)
+                    + (SELECT total(d.strength) FROM mem_edge_due d WHERE d.end_b = b.id)`,
 		"@END_A", "end_a", "@END_B", "end_b",
 		"EDGE_SNAPSHOT", "json(e.snapshot)", "BLOCK_SNAPSHOT", "json(b.snapshot)", "FACT_SNAPSHOT", "json(f.snapshot)",
 	}
@@ -497,15 +502,11 @@ func (a *adapted) recordCurate(ctx context.Context, q querier, hours float64) er
 		return nil
 	}
 	c := a.m.Clock
-	res, err := q.ExecContext(ctx, `UPDATE main.`+ident(c.Table)+` SET `+ident(c.ValueColumn)+` = ? WHERE `+ident(c.KeyColumn)+` = ?`,
-		strconv.FormatFloat(hours, 'f', -1, 64), c.LastCurateKey)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		_, err = q.ExecContext(ctx, `INSERT INTO main.`+ident(c.Table)+` (`+ident(c.KeyColumn)+`, `+ident(c.ValueColumn)+`) VALUES (?, ?)`,
-			c.LastCurateKey, strconv.FormatFloat(hours, 'f', -1, 64))
-	}
+	// One statement (a replica's transaction cannot read its own writes);
+	// the key column is unique (checked with the mapping).
+	_, err := q.ExecContext(ctx, `INSERT INTO `+a.table(c.Table)+` (`+ident(c.KeyColumn)+`, `+ident(c.ValueColumn)+`) VALUES (?, ?)
+		ON CONFLICT (`+ident(c.KeyColumn)+`) DO UPDATE SET `+ident(c.ValueColumn)+` = excluded.`+ident(c.ValueColumn),
+		c.LastCurateKey, strconv.FormatFloat(hours, 'f', -1, 64))
 	return err
 }
 
@@ -540,4 +541,101 @@ func (a *adapted) table(name string) string {
 		return ident(name)
 	}
 	return "main." + ident(name)
+}
+
+// captureTriggers are the triggers a mapping puts on the app's tables so
+// a sweep reads only what changed, as memworker's own tables' triggers do
+// (schema step 3): plain SQL that queues keys into mem_dirty_blocks,
+// mem_dirty_edges and mem_dirty_facts, so the app's connections need no
+// extension. A key is queued as text, as the sweep reads it; a NULL key
+// (a row no sweep can name) as the empty text, so an app's write never
+// fails on it.
+// An edge the sweep removes itself is settled in its transaction and not
+// queued (the sweep_removing row, as on mem_edges).
+func captureTriggers(ctx context.Context, q querier, m *mapping.Mapping) ([]string, error) {
+	var out []string
+	add := func(table, queue, cols string, keys func(row string) string, watched []string, extraDelete string) {
+		name := func(op string) string { return ident("mem_map_" + table + "_queue_" + op) }
+		values := func(rows ...string) string {
+			v := make([]string, len(rows))
+			for i, r := range rows {
+				v[i] = "(" + keys(r) + ")"
+			}
+			return strings.Join(v, ", ")
+		}
+		var of []string
+		seen := map[string]bool{}
+		for _, c := range watched {
+			if c != "" && c != mapping.RowID && !seen[strings.ToLower(c)] {
+				seen[strings.ToLower(c)] = true
+				of = append(of, ident(c))
+			}
+		}
+		out = append(out,
+			`CREATE TRIGGER `+name("insert")+` AFTER INSERT ON `+ident(table)+` BEGIN
+    INSERT INTO `+queue+` (`+cols+`) VALUES `+values("NEW")+`;
+END`,
+			`CREATE TRIGGER `+name("update")+` AFTER UPDATE OF `+strings.Join(of, ", ")+` ON `+ident(table)+` BEGIN
+    INSERT INTO `+queue+` (`+cols+`) VALUES `+values("OLD", "NEW")+`;
+END`,
+			`CREATE TRIGGER `+name("delete")+` AFTER DELETE ON `+ident(table)+extraDelete+` BEGIN
+    INSERT INTO `+queue+` (`+cols+`) VALUES `+values("OLD")+`;
+END`)
+	}
+	text := func(table, col string) (func(row string) string, error) {
+		cols, err := readColumns(ctx, q, table)
+		if err != nil {
+			return nil, err
+		}
+		return func(row string) string {
+			if cols.text[strings.ToLower(col)] {
+				return "ifnull(" + row + "." + ident(col) + ", '')"
+			}
+			return "ifnull(CAST(" + row + "." + ident(col) + " AS TEXT), '')"
+		}, nil
+	}
+	if n := m.Nodes; n != nil {
+		key, err := text(n.Table, n.Key[0])
+		if err != nil {
+			return nil, err
+		}
+		watched := []string{n.Key[0], n.LastUsed, n.Category, n.Status, n.Confidence, n.Reinforcement}
+		if n.Tags != nil {
+			watched = append(watched, n.Tags.Column)
+		}
+		add(n.Table, "mem_dirty_blocks", "id", key, watched, "")
+		if tg := n.Tags; tg != nil && tg.Table != "" {
+			node, err := text(tg.Table, tg.NodeID)
+			if err != nil {
+				return nil, err
+			}
+			add(tg.Table, "mem_dirty_blocks", "id", node, []string{tg.NodeID, tg.Tag}, "")
+		}
+	}
+	if e := m.Edges; e != nil {
+		k1, err := text(e.Table, e.Key[0])
+		if err != nil {
+			return nil, err
+		}
+		keys := func(row string) string { return k1(row) + ", ''" }
+		if len(e.Key) == 2 {
+			k2, err := text(e.Table, e.Key[1])
+			if err != nil {
+				return nil, err
+			}
+			keys = func(row string) string { return k1(row) + ", " + k2(row) }
+		}
+		watched := append([]string{e.From, e.To, e.Kind, e.Weight, e.Reinforcement, e.Origin, e.Pinned, e.LastActive, e.LastObserved}, e.Key...)
+		add(e.Table, "mem_dirty_edges", "from_id, to_id", keys, watched,
+			"\nWHEN NOT EXISTS (SELECT 1 FROM mem_config WHERE key = 'sweep_removing')")
+	}
+	if f := m.Facts; f != nil {
+		key, err := text(f.Table, f.Key[0])
+		if err != nil {
+			return nil, err
+		}
+		add(f.Table, "mem_dirty_facts", "id", key,
+			[]string{f.Key[0], f.Segment, f.Tier, f.Importance, f.DecayRate, f.AccessCount, f.LastAccess, f.CreatedAt, f.Status}, "")
+	}
+	return out, nil
 }

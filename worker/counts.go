@@ -29,16 +29,16 @@ func (s *sweep) planReport(ctx context.Context, deferred int64) error {
 		{&r.InvalidRows.Count, "SELECT count(*) FROM temp.sweep_invalid"},
 		// Processed and immune count every usable fact, whichever the sweep
 		// had to look at, so full and incremental sweeps report alike.
-		{&r.Facts.Processed, `SELECT count(*) FROM main.mem_facts f WHERE f.status IN ('active', 'confirmed')
+		{&r.Facts.Processed, `SELECT count(*) FROM @FACTS f WHERE f.status IN ('active', 'confirmed')
 			AND NOT EXISTS (SELECT 1 FROM mem_fact_due d WHERE d.id = f.id AND d.problem IS NOT NULL)`},
-		{&r.Facts.Immune, `SELECT count(*) FROM main.mem_facts f WHERE f.status IN ('active', 'confirmed')
+		{&r.Facts.Immune, `SELECT count(*) FROM @FACTS f WHERE f.status IN ('active', 'confirmed')
 			AND (f.tier = 'permanent' OR f.status = 'confirmed')
 			AND NOT EXISTS (SELECT 1 FROM mem_fact_due d WHERE d.id = f.id AND d.problem IS NOT NULL)`},
 		{&r.Facts.Archived, "SELECT count(*) FROM temp.plan_facts WHERE action = 'archive'"},
 		{&r.Facts.Pruned, "SELECT count(*) FROM temp.plan_facts WHERE action = 'prune'"},
 	}
 	for _, c := range counts {
-		n, err := s.db.count(ctx, c.query)
+		n, err := s.db.count(ctx, s.opt.sql().expand(c.query))
 		if err != nil {
 			return err
 		}
@@ -75,20 +75,20 @@ func (s *sweep) planReport(ctx context.Context, deferred int64) error {
 // incremental sweeps report alike. below_minimum is after this sweep.
 func (s *sweep) policyReport(ctx context.Context) error {
 	var err error
-	s.report.Policies, err = queryAll(ctx, s.db.querier(), `
+	s.report.Policies, err = queryAll(ctx, s.db.querier(), s.opt.sql().expand(`
 		SELECT p.relation_type,
 		       (SELECT count(*) FROM valid_edges e WHERE e.relation_type = p.relation_type AND NOT e.pinned
 		           AND (CASE p.clock WHEN 'wall' THEN e.last_observed_at ELSE e.last_active_hours END) IS NOT NULL
 		           AND NOT EXISTS (SELECT 1 FROM temp.plan_edges x WHERE x.from_id = e.from_id AND x.to_id = e.to_id
 		                           AND x.phase = 'block_archived')),
 		       (SELECT count(*) FROM temp.plan_edges e WHERE e.relation_type = p.relation_type AND e.phase = 'policy'),
-		       (SELECT count(*) FROM main.mem_edges e WHERE e.relation_type = p.relation_type AND e.excluded AND NOT e.pinned)
+		       (SELECT count(*) FROM @EDGES e WHERE e.relation_type = p.relation_type AND e.excluded AND NOT e.pinned)
 		         + (SELECT count(*) FROM temp.plan_flags f WHERE f.relation_type = p.relation_type AND f.excluded_to)
 		         - (SELECT count(*) FROM temp.plan_flags f WHERE f.relation_type = p.relation_type AND NOT f.excluded_to),
-		       (SELECT count(*) FROM main.mem_edges e WHERE e.relation_type = p.relation_type AND e.pinned),
+		       (SELECT count(*) FROM @EDGES e WHERE e.relation_type = p.relation_type AND e.pinned),
 		       (SELECT count(*) FROM temp.plan_flags f WHERE f.relation_type = p.relation_type AND f.excluded_to),
 		       (SELECT count(*) FROM temp.plan_flags f WHERE f.relation_type = p.relation_type AND NOT f.excluded_to)
-		FROM temp.sweep_policy p ORDER BY p.relation_type`,
+		FROM temp.sweep_policy p ORDER BY p.relation_type`),
 		func(rows *sql.Rows, c *PolicyCount) error {
 			return rows.Scan(&c.RelationType, &c.Processed, &c.Decayed, &c.BelowMinimum, &c.Pinned, &c.Excluded, &c.Readmitted)
 		})

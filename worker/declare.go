@@ -63,22 +63,23 @@ func refuseAppMapping(ctx context.Context, db *DB) error {
 		ErrNotThroughMapping, d.Source, d.Tables())
 }
 
-// indexSteps drops the indexes an earlier mapping put on an app's tables
-// and creates the ones m needs (mappedIndexes): a sweep reads numeric ids
-// as text, and finds rows by them through these.
+// indexSteps drops the indexes and triggers an earlier mapping put on an
+// app's tables and creates the ones m needs: indexes on numeric ids read
+// as text (mappedIndexes), by which a sweep finds rows, and the triggers
+// that queue what the app changes (captureTriggers).
 func indexSteps(ctx context.Context, q querier, m *mapping.Mapping) ([]step, error) {
-	rows, err := q.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'mem\_map\_%' ESCAPE '\'`)
+	rows, err := q.QueryContext(ctx, `SELECT upper(type), name FROM sqlite_master WHERE type IN ('index', 'trigger') AND name LIKE 'mem\_map\_%' ESCAPE '\'`)
 	if err != nil {
 		return nil, err
 	}
 	var steps []step
 	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
+		var kind, name string
+		if err := rows.Scan(&kind, &name); err != nil {
 			rows.Close()
 			return nil, err
 		}
-		steps = append(steps, step{"DROP INDEX main." + ident(name), nil})
+		steps = append(steps, step{"DROP " + kind + " main." + ident(name), nil})
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -88,7 +89,11 @@ func indexSteps(ctx context.Context, q querier, m *mapping.Mapping) ([]step, err
 		return steps, nil
 	}
 	create, err := mappedIndexes(ctx, q, m)
-	for _, c := range create {
+	if err != nil {
+		return nil, err
+	}
+	triggers, err := captureTriggers(ctx, q, m)
+	for _, c := range append(create, triggers...) {
 		steps = append(steps, step{c, nil})
 	}
 	return steps, err

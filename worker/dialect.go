@@ -59,12 +59,22 @@ func (d *dialect) stmts(name string) []string {
 // expand is one query of Go code in this dialect.
 func (d *dialect) expand(query string) string { return d.tokens.Replace(query) }
 
+// memNewBlockDegree is the degree of a block with no state yet, from the
+// strengths stored in its edges' due rows: those keyed by it, those of
+// its edges from a smaller id (found through mem_edges' index on to_id),
+// and those of such edges that are gone (gone_due_to).
+const memNewBlockDegree = `(SELECT total(d.strength) FROM mem_edge_due d WHERE d.from_id = b.id)
+                    + (SELECT total(d.strength) FROM main.mem_edges e
+                       CROSS JOIN mem_edge_due d ON d.from_id = e.from_id AND d.to_id = e.to_id WHERE e.to_id = b.id)
+                    + coalesce((SELECT strength FROM gone_due_to g WHERE g.id = b.id), 0)`
+
 // memTables is the dialect of memworker's own tables (the mapping mem).
 // Longer tokens come first: at each place the first that matches wins.
 var memTables = newDialect(
 	"@EDGES_SCAN", "main.mem_edges e NOT INDEXED", "@EDGES_NAME", "mem_edges", "@EDGES", "main.mem_edges",
 	"@NODES_NAME", "mem_blocks", "@NODES", "main.mem_blocks", "@FACTS", "main.mem_facts", "@TAGS", "main.mem_block_tags",
-	"@ENDS_COLS", "", "@ENDS_E", "", "@ENDS_K", "", "@END_A", "from_id", "@END_B", "to_id",
+	"@ENDS_COLS", "", "@ENDS_E", "", "@ENDS_K", "", "@ENDS_N", "", "@ENDS_MOVED", "", "@END_A", "from_id", "@END_B", "to_id",
+	"@NEW_BLOCK_DEGREE", memNewBlockDegree,
 	"@SUBJECT_E", "json_array(e.from_id, e.to_id)", "@SUBJECT", "json_array(from_id, to_id)",
 	"EDGE_SNAPSHOT", edgeSnapshot, "BLOCK_SNAPSHOT", blockSnapshot, "FACT_SNAPSHOT", factSnapshot, "EDGE_NAME", edgeName,
 )

@@ -57,11 +57,8 @@ func (s *sweep) finish(ctx context.Context) error {
 func (s *sweep) settle(ctx context.Context) error {
 	done := phase("settle")
 	s.marks.blockFrom, s.marks.edgeFrom, s.marks.factFrom = s.marks.block, s.marks.edge, s.marks.fact
-	// Through a mapping every sweep refreshes every row: nothing to settle.
-	if s.mapped == nil {
-		if err := s.refresh(ctx, false); err != nil {
-			return fmt.Errorf("sweep: refreshing derived state: %w", err)
-		}
+	if err := s.refresh(ctx, false); err != nil {
+		return fmt.Errorf("sweep: refreshing derived state: %w", err)
 	}
 	done()
 	done = phase("clear queues")

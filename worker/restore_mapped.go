@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -75,15 +76,11 @@ func (a *adapted) edgeBack() string {
 		}
 		vals = append(vals, v)
 	}
-	keyFree := []string{}
-	for _, k := range e.Key {
-		keyFree = append(keyFree, "x."+ident(k)+" IS "+read(k))
-	}
 	ends := "CAST(" + read(e.From) + " AS TEXT), CAST(" + read(e.To) + " AS TEXT)"
 	return `INSERT INTO main.` + ident(e.Table) + ` (` + strings.Join(cols, ", ") + `)
 SELECT ` + strings.Join(vals, ",\n       ") + `
 FROM (SELECT detail AS d FROM mem_events WHERE id = :event)
-WHERE NOT EXISTS (SELECT 1 FROM main.` + ident(e.Table) + ` x WHERE ` + strings.Join(keyFree, " AND ") + `)
+WHERE NOT EXISTS (SELECT 1 FROM main.` + ident(e.Table) + ` x WHERE ` + a.keyOfSnapshot() + `)
   AND NOT EXISTS (SELECT 1 FROM mem_map_blocks k WHERE k.id IN (` + ends + `) AND k.status = 'archived' AND k.id IS NOT :block)`
 }
 
@@ -116,9 +113,20 @@ func (a *adapted) restoreEdge(ctx context.Context, db *DB, k1, k2 string, wall t
 		return nil, err
 	}
 	if applied[0] == 0 {
-		return nil, fmt.Errorf("%s: it is there already, or an end of it is archived; nothing was restored", what)
+		var there bool
+		if err := db.SQL.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM main.`+ident(a.m.Edges.Table)+` x WHERE `+a.keyOfSnapshot()+`)
+			FROM (SELECT detail AS d FROM mem_events WHERE id = ?)`, r.FromEvent).Scan(&there); err != nil {
+			return nil, err
+		}
+		if there {
+			return nil, fmt.Errorf("%s exists already: %w", what, ErrNothingToRestore)
+		}
+		return nil, fmt.Errorf("%s: an end is archived or missing; restore the node first (memworker restore --block ID)", what)
 	}
 	r.Edges = 1
+	if r.Warning, err = a.weakWarning(ctx, db, r.FromEvent); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 
@@ -197,4 +205,43 @@ func (a *adapted) restoreBlock(ctx context.Context, db *DB, id string, wall time
 		r.Edges++
 	}
 	return r, nil
+}
+
+// weakWarning says, as a restore of memworker's own edges does, when the
+// edge restored from event is one the next sweep prunes again: a weight
+// below edge_prune_threshold, never reinforced, not pinned.
+func (a *adapted) weakWarning(ctx context.Context, db *DB, event int64) (string, error) {
+	cfg, err := LoadConfig(ctx, db.SQL)
+	if err != nil {
+		return "", err
+	}
+	e := a.m.Edges
+	part := func(col, def string) string {
+		if col == "" {
+			return def
+		}
+		return snapshotRead("detail", literal("$.edge."+col))
+	}
+	weight := part(e.Weight, "1.0")
+	if e.Weight == "" && e.WeightConstant != nil {
+		weight = strconv.FormatFloat(*e.WeightConstant, 'g', -1, 64)
+	}
+	var weak bool
+	err = db.SQL.QueryRowContext(ctx, `SELECT coalesce(`+weight+` < ? AND `+part(e.Reinforcement, "0")+` = 0 AND NOT `+part(e.Pinned, "0")+`, 0)
+		FROM mem_events WHERE id = ?`, cfg.EdgePruneThreshold, event).Scan(&weak)
+	if err != nil || !weak {
+		return "", err
+	}
+	return fmt.Sprintf("its weight is below edge_prune_threshold %v and it was never reinforced: "+
+		"the next sweep prunes it again unless the app raises its weight, reinforces or pins it", cfg.EdgePruneThreshold), nil
+}
+
+// keyOfSnapshot holds for the row x of the edge table whose key is the
+// key in the snapshot of the event detail d.
+func (a *adapted) keyOfSnapshot() string {
+	var same []string
+	for _, k := range a.m.Edges.Key {
+		same = append(same, "x."+ident(k)+" IS "+snapshotRead("d", literal("$.edge."+k)))
+	}
+	return strings.Join(same, " AND ")
 }

@@ -189,11 +189,11 @@ FROM (
 // The OFFSET keeps the horizon's query from being flattened into the outer
 // one, which would compute each horizon up to four times.
 var edgeDueRows = `SELECT from_id, to_id,
-       CASE WHEN horizon IS NULL OR clock = 'wall' THEN NULL WHEN horizon = 0 THEN -1e308 ELSE anchor + horizon END AS due_hours,
+       @ENDS_COLSCASE WHEN horizon IS NULL OR clock = 'wall' THEN NULL WHEN horizon = 0 THEN -1e308 ELSE anchor + horizon END AS due_hours,
        CASE WHEN horizon IS NULL OR clock != 'wall' THEN NULL WHEN horizon = 0 THEN -1e308 ELSE anchor + horizon * 86400 END AS due_wall,
        problem, strength
 FROM (
-    SELECT from_id, to_id, problem, clock, strength,
+    SELECT from_id, to_id, @ENDS_COLSproblem, clock, strength,
            CASE WHEN clock = 'wall' THEN ` + wallSeconds("last_observed_at") + ` ELSE last_active_hours END AS anchor,
            CASE WHEN problem IS NOT NULL OR pinned THEN NULL
                 WHEN policy IS NOT NULL THEN
@@ -205,7 +205,7 @@ FROM (
                 ELSE decay_horizon(weight, lambda, :decay_threshold)
            END AS horizon
     FROM (
-        SELECT e.from_id, e.to_id, e.weight, e.reinforcement_count, e.origin, e.pinned, e.excluded,
+        SELECT e.from_id, e.to_id, @ENDS_Ee.weight, e.reinforcement_count, e.origin, e.pinned, e.excluded,
                e.last_active_hours, e.last_observed_at, e.lambda,
                p.relation_type AS policy, coalesce(p.clock, 'active_hours') AS clock, p.curve, p.to_zero, p.threshold, p.action,
                e.problem, e.strength

@@ -206,9 +206,7 @@ func Sweep(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
 	if mapped != nil {
-		// Every row is evaluated each time: the app's tables carry no
-		// queue of what changed.
-		opt.tables, opt.Full = mapped.tables, true
+		opt.tables = mapped.tables
 	}
 	var st store
 	if db.Rqlite || opt.replicated {

@@ -126,7 +126,18 @@ func TestMapRefusalsChangeNothing(t *testing.T) {
 		ok(t, "migrate", "down", "--db", db)
 	}
 	wantExit(t, mw(t, "migrate", "down", "--db", db), exitFailure, "step 11 drops the declared mapping", "--force")
+	if got := queryOne(t, db, `SELECT count(*) FROM sqlite_master WHERE name LIKE 'mem_map_%'`); got == "0" {
+		t.Fatal("the declared mapping put no triggers or indexes on the app's tables")
+	}
+	// Below the mapping's step its triggers would queue into tables that
+	// go: they go first, and the app's writes keep working.
 	ok(t, "migrate", "down", "--force", "--db", db)
+	if got := queryOne(t, db, `SELECT count(*) FROM sqlite_master WHERE name LIKE 'mem_map_%'`); got != "0" {
+		t.Errorf("%s of the mapping's triggers and indexes are left", got)
+	}
+	ok(t, "migrate", "down", "--all", "--force", "--db", db)
+	exec1(t, db, `INSERT INTO memories (id, kind) VALUES (99, 'note'); UPDATE memories SET uses = 1 WHERE id = 99;
+		INSERT INTO links (src, dst, kind, strength) VALUES (99, 99, 'x', 1); DELETE FROM links; DELETE FROM memories`)
 }
 
 // An app built on elfmem's own schema declares the preset elfmem with no

@@ -61,8 +61,8 @@ SELECT e.from_id, e.to_id, @ENDS_EEDGE_STRENGTH FROM apply_rows a CROSS JOIN pla
 -- An edge an app changed since it was planned stays. When a full refresh
 -- left it no due row, it gets one storing the strength the degrees counted
 -- for it (the plan's); the app's write queued it for the next refresh.
-INSERT OR IGNORE INTO main.mem_edge_due (from_id, to_id, strength)
-SELECT e.from_id, e.to_id, EDGE_STRENGTH FROM plan_edges e
+INSERT OR IGNORE INTO main.mem_edge_due (from_id, to_id, @ENDS_COLSstrength)
+SELECT e.from_id, e.to_id, @ENDS_EEDGE_STRENGTH FROM plan_edges e
 WHERE e.seq BETWEEN :lo AND :hi AND e.phase IN REMOVAL_PHASES AND e.seq NOT IN (SELECT seq FROM apply_rows);
 
 -- name: remove_edges
@@ -156,8 +156,8 @@ SELECT 'block', id, 'archive refused: ' || :reason FROM plan_blocks WHERE seq = 
 INSERT INTO sweep_invalid (kind, id, problem)
 SELECT 'edge', @SUBJECT, CASE phase WHEN 'static' THEN 'prune' ELSE 'decay' END || ' refused: ' || :reason
 FROM plan_edges WHERE seq = :seq;
-INSERT OR IGNORE INTO main.mem_edge_due (from_id, to_id, strength)
-SELECT e.from_id, e.to_id, EDGE_STRENGTH FROM plan_edges e WHERE e.seq = :seq;
+INSERT OR IGNORE INTO main.mem_edge_due (from_id, to_id, @ENDS_COLSstrength)
+SELECT e.from_id, e.to_id, @ENDS_EEDGE_STRENGTH FROM plan_edges e WHERE e.seq = :seq;
 INSERT INTO main.mem_dirty_edges (from_id, to_id) SELECT from_id, to_id FROM plan_edges WHERE seq = :seq;
 
 -- name: refused_plan_flags

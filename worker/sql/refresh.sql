@@ -52,10 +52,7 @@ WITH rows AS MATERIALIZED (
            EXISTS (SELECT 1 FROM @TAGS t WHERE t.block_id = b.id AND t.tag = 'self/constitutional') AS constitutional,
            coalesce((SELECT strength FROM block_degree d WHERE d.id = b.id),
                     (SELECT degree FROM mem_block_state s WHERE s.id = b.id),
-                    (SELECT total(d.strength) FROM mem_edge_due d WHERE d.from_id = b.id)
-                    + (SELECT total(d.strength) FROM @EDGES e
-                       CROSS JOIN mem_edge_due d ON d.from_id = e.from_id AND d.to_id = e.to_id WHERE e.to_id = b.id)
-                    + coalesce((SELECT strength FROM gone_due_to g WHERE g.id = b.id), 0)) AS degree,
+                    @NEW_BLOCK_DEGREE) AS degree,
            CASE WHEN b.status != 'active' THEN NULL
                 BLOCK_KEY_PROBLEM
                 WHEN b.last_reinforced_hours IS NOT NULL AND typeof(b.last_reinforced_hours) NOT IN ('integer', 'real')
@@ -108,25 +105,31 @@ SELECT from_id, to_id FROM main.mem_dirty_edges WHERE seq > :edge_from AND seq <
 -- strengths are fixed-point. Then when each next needs a decision
 -- (EDGE_DUE_ROWS); due_source is each edge's columns, its problem, lambda,
 -- its decay rate when its numbers are numbers, and its strength.
-WITH change AS MATERIALIZED (
-    SELECT r.from_id, r.to_id,
-           coalesce((SELECT CASE WHEN VALID_EDGE THEN EDGE_STRENGTH ELSE 0 END
-                     FROM @EDGES e WHERE e.from_id = r.from_id AND e.to_id = r.to_id), 0)
-           - coalesce((SELECT d.strength FROM main.mem_edge_due d WHERE d.from_id = r.from_id AND d.to_id = r.to_id), 0) AS delta
-    FROM refresh_edges r WHERE r.seq BETWEEN :lo AND :hi)
+-- (An edge's ends are its key in memworker's tables; through a mapping
+-- they are columns of their own, and its due row keeps the ends its
+-- strength was counted for: the strength is taken back from those and
+-- given to the ends it has now.)
+WITH queued AS MATERIALIZED (SELECT from_id, to_id FROM refresh_edges WHERE seq BETWEEN :lo AND :hi),
+present AS MATERIALIZED (
+    SELECT e.@END_A AS a, e.@END_B AS b, CASE WHEN VALID_EDGE THEN EDGE_STRENGTH ELSE 0 END AS strength
+    FROM queued r CROSS JOIN @EDGES e ON e.from_id = r.from_id AND e.to_id = r.to_id),
+counted AS MATERIALIZED (
+    SELECT d.@END_A AS a, d.@END_B AS b, d.strength
+    FROM queued r CROSS JOIN main.mem_edge_due d ON d.from_id = r.from_id AND d.to_id = r.to_id),
+change AS (
+    SELECT a AS id, strength AS delta FROM present UNION ALL SELECT b, strength FROM present
+    UNION ALL SELECT a, -strength FROM counted UNION ALL SELECT b, -strength FROM counted)
 UPDATE main.mem_block_state SET degree = degree + l.delta
-FROM (SELECT id, sum(delta) AS delta
-      FROM (SELECT from_id AS id, delta FROM change WHERE delta != 0 UNION ALL SELECT to_id, delta FROM change WHERE delta != 0)
-      GROUP BY id) AS l
+FROM (SELECT id, sum(delta) AS delta FROM change WHERE delta != 0 GROUP BY id HAVING sum(delta) != 0) AS l
 WHERE mem_block_state.id = l.id;
-INSERT OR REPLACE INTO mem_edge_due (from_id, to_id, due_hours, due_wall, problem, strength)
+INSERT OR REPLACE INTO mem_edge_due (from_id, to_id, @ENDS_COLSdue_hours, due_wall, problem, strength)
 WITH due_source AS (
     SELECT e.*, EDGE_PROBLEM AS problem, CASE WHEN VALID_EDGE THEN EDGE_LAMBDA END AS lambda,
            CASE WHEN VALID_EDGE THEN EDGE_STRENGTH ELSE 0 END AS strength
     FROM refresh_edges r CROSS JOIN @EDGES e
          ON e.from_id = r.from_id AND e.to_id = r.to_id AND r.seq BETWEEN :lo AND :hi
-    LEFT JOIN mem_block_state ta ON ta.id = e.from_id
-    LEFT JOIN mem_block_state tb ON tb.id = e.to_id)
+    LEFT JOIN mem_block_state ta ON ta.id = e.@END_A
+    LEFT JOIN mem_block_state tb ON tb.id = e.@END_B)
 EDGE_DUE_ROWS;
 -- Edges that are gone leave no due time behind.
 DELETE FROM mem_edge_due WHERE (from_id, to_id) IN (
@@ -149,18 +152,18 @@ WHERE (from_id, to_id) > (SELECT from_id, to_id FROM sweep_edges WHERE rowid = :
   AND (NOT EXISTS (SELECT 1 FROM @EDGES e WHERE e.from_id = mem_edge_due.from_id AND e.to_id = mem_edge_due.to_id)
        OR EXISTS (SELECT 1 FROM plan_edges p WHERE p.from_id = mem_edge_due.from_id AND p.to_id = mem_edge_due.to_id
                                              AND p.phase IN REMOVAL_PHASES));
-INSERT OR REPLACE INTO main.mem_edge_due (from_id, to_id, due_hours, due_wall, problem, strength)
+INSERT OR REPLACE INTO main.mem_edge_due (from_id, to_id, @ENDS_COLSdue_hours, due_wall, problem, strength)
 WITH due_source AS (
-    SELECT from_id, to_id, weight, reinforcement_count, relation_type, origin, last_active_hours, last_observed_at,
+    SELECT from_id, to_id, @ENDS_COLSweight, reinforcement_count, relation_type, origin, last_active_hours, last_observed_at,
            pinned, excluded, lambda, strength, NULL AS problem -- every edge evaluated is valid
     FROM sweep_edges s
     WHERE s.rowid BETWEEN :lo AND :hi
       AND NOT EXISTS (SELECT 1 FROM plan_edges p WHERE p.from_id = s.from_id AND p.to_id = s.to_id
                                                   AND p.phase IN REMOVAL_PHASES))
-SELECT n.from_id, n.to_id, n.due_hours, n.due_wall, n.problem, n.strength
+SELECT n.from_id, n.to_id, @ENDS_Nn.due_hours, n.due_wall, n.problem, n.strength
 FROM (EDGE_DUE_ROWS) n LEFT JOIN main.mem_edge_due m ON m.from_id = n.from_id AND m.to_id = n.to_id
 WHERE m.from_id IS NULL OR m.due_hours IS NOT n.due_hours OR m.due_wall IS NOT n.due_wall OR m.problem IS NOT n.problem
-   OR m.strength IS NOT n.strength;
+   OR m.strength IS NOT n.strength@ENDS_MOVED;
 
 -- name: refresh_edges_tail
 -- After the chunks of refresh_edges_all: the due rows past the last usable

@@ -96,7 +96,7 @@ CREATE TEMP TABLE mem_block_state (id TEXT PRIMARY KEY, tier TEXT NOT NULL, lamb
     constitutional INTEGER NOT NULL, degree REAL NOT NULL, archive_at REAL, problem TEXT) WITHOUT ROWID;
 CREATE INDEX temp.mem_block_state_archive ON mem_block_state (archive_at) WHERE archive_at IS NOT NULL;
 CREATE TEMP TABLE mem_edge_due (from_id TEXT NOT NULL, to_id TEXT NOT NULL, due_hours REAL, due_wall REAL,
-    problem TEXT, strength REAL NOT NULL DEFAULT 0, PRIMARY KEY (from_id, to_id)) WITHOUT ROWID;
+    problem TEXT, strength REAL NOT NULL DEFAULT 0, end_a TEXT, end_b TEXT, PRIMARY KEY (from_id, to_id)) WITHOUT ROWID;
 CREATE TEMP TABLE mem_fact_due (id TEXT PRIMARY KEY, due_wall REAL, problem TEXT) WITHOUT ROWID;
 
 -- name: drop_shadow_state
