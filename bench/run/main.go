@@ -56,6 +56,7 @@ type Options struct {
 	PeerTriggers        bool
 	Keep                bool
 	RqliteTrace         bool
+	Mapped              bool
 }
 
 func main() {
@@ -69,6 +70,7 @@ func main() {
 	flag.StringVar(&o.Worker, "worker", "build/memworker", "memworker binary (built when missing)")
 	flag.StringVar(&o.Python, "python", "/usr/bin/python3", "Python for the app loop")
 	flag.StringVar(&o.Shell, "sqlite3", "sqlite3", "sqlite3 shell for the plain-SQL peer")
+	flag.BoolVar(&o.Mapped, "mapped", true, "also time memworker sweeping the same rows kept in an app's own tables, through a mapping")
 	flag.BoolVar(&o.Writer, "writer", true, "also run the writer-beside-a-sweep scenarios (continuous writes, and bursts)")
 	flag.StringVar(&o.Scenarios, "scenarios", "first,noop,steady",
 		"which of first, noop, steady, rqlite-first, rqlite-steady to run (noop and steady need first, rqlite-steady rqlite-first), or none")
@@ -126,6 +128,9 @@ func run(ctx context.Context, o Options) error {
 		os.RemoveAll(work)
 	}()
 
+	if o.Mapped {
+		peers = append(peers, mappedPeer(o, work))
+	}
 	b := &bench{o: o, peers: peers, base: base, work: work}
 	res := &Results{Options: o, Machine: m, Peers: peers, GenSeconds: genSecs, Started: time.Now()}
 	if fi, err := os.Stat(base); err == nil {

@@ -257,6 +257,15 @@ func (res *Results) tables(b *strings.Builder) {
 	if hasFull {
 		fmt.Fprint(b, "\nWorker peak RSS: memworker / memworker --full.\n")
 	}
+	if slices.ContainsFunc(res.Peers, func(p Peer) bool { return p.Key == "mapped" }) {
+		fmt.Fprint(b, "\nThe same rows in an app's own tables (app_nodes, app_tags, app_links with integer ids), swept in place "+
+			"through a mapping, beside memworker's own tables (target: at most 1.2×):\n\n"+
+			"| scenario | memworker (s) | memworker mapped (s) | mapped ÷ memworker | mapped peak RSS (MB) |\n|---|---:|---:|---:|---:|\n")
+		for _, r := range res.Scenarios {
+			w, m := r.median("worker"), r.median("mapped")
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", r.Name, secs(w), secs(m), ratio(m, w), mb(r.maxRSS("mapped")))
+		}
+	}
 
 	fmt.Fprint(b, "\nWhat each sweep removed (every peer the same; the digest covers each surviving edge's key, weight, count, origin, anchor and pin):\n\n")
 	fmt.Fprint(b, "| scenario | edges before | static prune | temporal decay | edges after | surviving edges |\n|---|---:|---:|---:|---:|---|\n")

@@ -274,8 +274,12 @@ func countEdges(ctx context.Context, path string) (int64, error) {
 		return 0, err
 	}
 	defer db.Close()
+	table, err := edgeTable(ctx, db)
+	if err != nil {
+		return 0, err
+	}
 	var n int64
-	err = db.QueryRowContext(ctx, "SELECT count(*) FROM mem_edges").Scan(&n)
+	err = db.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&n)
 	return n, err
 }
 
@@ -287,8 +291,12 @@ func edgeDigest(ctx context.Context, path string) (string, int64, error) {
 		return "", 0, err
 	}
 	defer db.Close()
+	table, err := edgeTable(ctx, db)
+	if err != nil {
+		return "", 0, err
+	}
 	rows, err := db.QueryContext(ctx, `SELECT from_id, to_id, weight, reinforcement_count, origin, last_active_hours, pinned
-		FROM mem_edges ORDER BY from_id, to_id`)
+		FROM `+table+` ORDER BY from_id, to_id`)
 	if err != nil {
 		return "", 0, err
 	}
