@@ -55,6 +55,8 @@ type adapted struct {
 	singleKey bool
 	// edgeColumns: the edge table's columns, as a snapshot keeps them.
 	edgeColumns []string
+	// nodeCols: the node table's columns.
+	nodeCols columnInfo
 }
 
 // ErrMappingUnsupported: a mapping this memworker can check but not yet
@@ -228,6 +230,7 @@ func (a *adapted) nodes(ctx context.Context, q querier) error {
 	if err != nil {
 		return err
 	}
+	a.nodeCols = cols
 	active := n.StatusActive
 	if len(active) == 0 {
 		active = []string{"active"}

@@ -708,6 +708,26 @@ func TestMappedRqliteElfmem(t *testing.T) {
 		t.Fatalf("a second sweep at the same clock changed rows: %s", mappedCounts(again))
 	}
 	expectEveryNodeHolds(t, cl, s, want)
+
+	// A restore through the cluster gives every node the same rows as the
+	// same restore of the local file.
+	var archived string
+	if err := local.SQL.QueryRow(`SELECT subject_id FROM mem_events WHERE subject_kind = 'block' AND action = 'archive'
+		ORDER BY id LIMIT 1`).Scan(&archived); err != nil {
+		t.Fatal(err)
+	}
+	restoredLocal, err := worker.RestoreBlock(context.Background(), local, archived, s.base.wall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	restoredCluster, err := worker.RestoreBlock(context.Background(), cluster, archived, s.base.wall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if restoredLocal.Edges != restoredCluster.Edges || restoredCluster.Edges == 0 {
+		t.Fatalf("restore of block %s: %d edges locally, %d on the cluster", archived, restoredLocal.Edges, restoredCluster.Edges)
+	}
+	expectEveryNodeHolds(t, cl, s, shapeState(t, local, s))
 }
 
 // TestMappedBadMappingRefused: a mapping that does not fit the schema is

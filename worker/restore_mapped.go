@@ -14,17 +14,15 @@ import (
 // table from the snapshot its event keeps (every column as it was, the
 // time of last activity set to now in the column's own form, as a restore
 // of memworker's rows re-anchors them), and an archived node gets its
-// active status back, reinforced now. The adapter's views are set up on
-// the restore's own connection, inside its transaction.
+// active status back, reinforced now. Its statements name the app's
+// tables themselves (not the sweep's views), so a restore is one
+// transaction on a file and one request on rqlite.
 
 // mappedRestoreTx runs a restore through a mapping: the adapter set up,
 // then plan's reads, then its writes, with :now (the sweep's hour clock
 // through this mapping) and :wall bound.
 func (a *adapted) restoreTx(ctx context.Context, db *DB, wall time.Time, what string,
 	plan func(q querier, args func(...any) []any) ([]step, error)) ([]int64, error) {
-	if db.Rqlite {
-		return nil, fmt.Errorf("%s: %w", what, unsupported("restoring an app's own rows on rqlite is not built yet in this memworker; nothing was changed"))
-	}
 	cfg, err := LoadConfig(ctx, db.SQL)
 	if err != nil {
 		return nil, err
@@ -42,14 +40,7 @@ func (a *adapted) restoreTx(ctx context.Context, db *DB, wall time.Time, what st
 	args := func(extra ...any) []any {
 		return append([]any{sql.Named("now", now), sql.Named("wall", clock.Wall.Unix())}, extra...)
 	}
-	return readThenWrite(ctx, db, what, func(q querier) ([]step, error) {
-		for _, stmt := range a.setup {
-			if _, err := q.ExecContext(ctx, stmt); err != nil {
-				return nil, fmt.Errorf("%s: setting up the views of the app's tables: %w", what, err)
-			}
-		}
-		return plan(q, args)
-	})
+	return readThenWrite(ctx, db, what, func(q querier) ([]step, error) { return plan(q, args) })
 }
 
 // edgeSubject is how events name the edge of key a (and b, for a key of
@@ -76,12 +67,17 @@ func (a *adapted) edgeBack() string {
 		}
 		vals = append(vals, v)
 	}
-	ends := "CAST(" + read(e.From) + " AS TEXT), CAST(" + read(e.To) + " AS TEXT)"
-	return `INSERT INTO main.` + ident(e.Table) + ` (` + strings.Join(cols, ", ") + `)
+	insert := `INSERT INTO main.` + ident(e.Table) + ` (` + strings.Join(cols, ", ") + `)
 SELECT ` + strings.Join(vals, ",\n       ") + `
 FROM (SELECT detail AS d FROM mem_events WHERE id = :event)
-WHERE NOT EXISTS (SELECT 1 FROM main.` + ident(e.Table) + ` x WHERE ` + a.keyOfSnapshot() + `)
-  AND NOT EXISTS (SELECT 1 FROM mem_map_blocks k WHERE k.id IN (` + ends + `) AND k.status = 'archived' AND k.id IS NOT :block)`
+WHERE NOT EXISTS (SELECT 1 FROM main.` + ident(e.Table) + ` x WHERE ` + a.keyOfSnapshot() + `)`
+	if a.m.Nodes == nil {
+		return insert
+	}
+	ends := "CAST(" + read(e.From) + " AS TEXT), CAST(" + read(e.To) + " AS TEXT)"
+	return insert + `
+  AND NOT EXISTS (SELECT 1 FROM ` + a.nodeTable() + ` k WHERE k.` + a.nodeKey() + ` IN (` + ends + `) AND ` + a.nodeArchived("k") + `
+                  AND ` + a.nodeCols.asText("k", a.nodeKey0()) + ` IS NOT :block)`
 }
 
 // restoreEdge brings back the edge of key k1 (k2) from its last removal.
@@ -143,9 +139,9 @@ func (a *adapted) restoreBlock(ctx context.Context, db *DB, id string, wall time
 	applied, err := a.restoreTx(ctx, db, wall, what, func(q querier, args func(...any) []any) ([]step, error) {
 		var status string
 		var sweepID sql.NullInt64
-		err := q.QueryRowContext(ctx, `SELECT b.status, e.id, e.sweep_id FROM mem_map_blocks b
-			JOIN mem_events e ON e.subject_kind = 'block' AND e.subject_id = b.id AND e.action = 'archive'
-			WHERE b.id = ? ORDER BY e.id DESC LIMIT 1`, id).Scan(&status, &r.FromEvent, &sweepID)
+		err := q.QueryRowContext(ctx, `SELECT `+a.nodeStatus("b")+`, e.id, e.sweep_id FROM `+a.nodeTable()+` b
+			JOIN mem_events e ON e.subject_kind = 'block' AND e.subject_id = `+a.nodeCols.asText("b", a.nodeKey0())+` AND e.action = 'archive'
+			WHERE b.`+a.nodeKey()+` = ? ORDER BY e.id DESC LIMIT 1`, id).Scan(&status, &r.FromEvent, &sweepID)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, fmt.Errorf("%s: %w (no archive event)", what, ErrNothingToRestore)
 		}
@@ -179,22 +175,19 @@ func (a *adapted) restoreBlock(ctx context.Context, db *DB, id string, wall time
 		}
 		block := args(sql.Named("block", id), sql.Named("id", id), sql.Named("event", r.FromEvent),
 			sql.Named("kind", "block"), sql.Named("subject", id))
-		const archived = `EXISTS (SELECT 1 FROM mem_map_blocks k WHERE k.id = :block AND k.status = 'archived')`
+		archived := `EXISTS (SELECT 1 FROM ` + a.nodeTable() + ` k WHERE k.` + a.nodeKey() + ` = :block AND ` + a.nodeArchived("k") + `)`
 		steps := []step{{restoreEvent + ` WHERE ` + archived, block}}
 		for i, ev := range edges {
 			edge := args(sql.Named("block", id), sql.Named("event", ev), sql.Named("kind", "edge"), sql.Named("subject", names[i]))
 			steps = append(steps, step{a.edgeBack() + ` AND ` + archived, edge},
 				step{restoreEvent + ` WHERE changes() = 1 AND ` + archived, edge})
 		}
-		return append(steps, step{`UPDATE mem_map_blocks SET status = 'active', archive_reason = NULL, last_reinforced_hours = :now
-			WHERE id = :id AND status = 'archived'`, block}), nil
+		return append(steps, step{a.nodeBack(), block}), nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	// Rows written through a view's triggers are not counted: the event,
-	// written under the same condition first, says whether it happened.
-	if applied[0] == 0 {
+	if applied[len(applied)-1] == 0 {
 		return nil, fmt.Errorf("%s: the memory changed while restoring; nothing was restored (try again)", what)
 	}
 	for i, name := range names {
@@ -244,4 +237,48 @@ func (a *adapted) keyOfSnapshot() string {
 		same = append(same, "x."+ident(k)+" IS "+snapshotRead("d", literal("$.edge."+k)))
 	}
 	return strings.Join(same, " AND ")
+}
+
+// nodeTable, nodeKey and nodeKey0 name the app's node table and key
+// column (quoted, and as the mapping has it).
+func (a *adapted) nodeTable() string { return "main." + ident(a.m.Nodes.Table) }
+func (a *adapted) nodeKey() string   { return ident(a.m.Nodes.Key[0]) }
+func (a *adapted) nodeKey0() string  { return a.m.Nodes.Key[0] }
+
+// nodeStatus is the node row alias's status as a sweep reads it: active,
+// archived or inbox (any other value).
+func (a *adapted) nodeStatus(alias string) string {
+	n := a.m.Nodes
+	active := n.StatusActive
+	if len(active) == 0 {
+		active = []string{"active"}
+	}
+	quoted := make([]string, len(active))
+	for i, v := range active {
+		quoted[i] = literal(v)
+	}
+	col := alias + "." + ident(n.Status)
+	return `CASE WHEN ` + col + ` IN (` + strings.Join(quoted, ", ") + `) THEN 'active' WHEN ` + col + ` = ` +
+		literal(n.StatusArchived) + ` THEN 'archived' ELSE 'inbox' END`
+}
+
+// nodeArchived holds for a node row alias the mapping calls archived.
+func (a *adapted) nodeArchived(alias string) string {
+	return alias + "." + ident(a.m.Nodes.Status) + " = " + literal(a.m.Nodes.StatusArchived)
+}
+
+// nodeBack makes the archived node :id active again, its archive reason
+// cleared and its time of last use now, each in the column's own form.
+func (a *adapted) nodeBack() string {
+	n := a.m.Nodes
+	active := append(append([]string{}, n.StatusActive...), "active")[0]
+	set := []string{ident(n.Status) + " = " + literal(active)}
+	if n.ArchiveReason != "" {
+		set = append(set, ident(n.ArchiveReason)+" = NULL")
+	}
+	if n.LastUsed != "" {
+		set = append(set, ident(n.LastUsed)+" = "+timeFrom(":now", ident(n.LastUsed), n.LastUsedClock))
+	}
+	return `UPDATE ` + a.nodeTable() + ` SET ` + strings.Join(set, ", ") + `
+WHERE ` + a.nodeKey() + ` = :id AND ` + ident(n.Status) + ` = ` + literal(n.StatusArchived)
 }
