@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -231,16 +232,8 @@ func (a *adapted) nodes(ctx context.Context, q querier) error {
 		return err
 	}
 	a.nodeCols = cols
-	active := n.StatusActive
-	if len(active) == 0 {
-		active = []string{"active"}
-	}
-	quoted := make([]string, len(active))
-	for i, v := range active {
-		quoted[i] = literal(v)
-	}
-	status := `CASE WHEN n.` + ident(n.Status) + ` IN (` + strings.Join(quoted, ", ") + `) THEN 'active' WHEN n.` + ident(n.Status) +
-		` = ` + literal(n.StatusArchived) + ` THEN 'archived' ELSE 'inbox' END`
+	active := append(append([]string{}, n.StatusActive...), "active")
+	status := a.nodeStatus("n")
 	key, table := n.Key[0], a.table(n.Table)
 	a.setup = append(a.setup, `CREATE `+a.temp()+`VIEW `+a.view("blocks")+` AS
 SELECT `+cols.asText("n", key)+` AS id, `+or("n", n.Category, "NULL")+` AS category, `+status+` AS status,
@@ -357,19 +350,7 @@ func (a *adapted) facts(ctx context.Context, q querier) error {
 	if err != nil {
 		return err
 	}
-	in := func(values []string, def string) string {
-		if len(values) == 0 {
-			values = []string{def}
-		}
-		quoted := make([]string, len(values))
-		for i, v := range values {
-			quoted[i] = literal(v)
-		}
-		return strings.Join(quoted, ", ")
-	}
-	st := "f." + ident(f.Status)
-	status := `CASE WHEN ` + st + ` IN (` + in(f.StatusActive, "active") + `) THEN 'active' WHEN ` + st + ` IN (` + in(f.StatusConfirmed, "confirmed") +
-		`) THEN 'confirmed' WHEN ` + st + ` = ` + literal(f.StatusArchived) + ` THEN 'archived' ELSE 'other' END`
+	status := a.factStatus("f")
 	segment := or("f", f.Segment, "NULL")
 	fromSegment := func(part, col string) string {
 		return `coalesce(` + or("f", col, "NULL") + `, (SELECT s.` + part + ` FROM mem_segments s WHERE s.segment = ` + segment + `))`
@@ -472,6 +453,44 @@ func (a *adapted) install(ctx context.Context, q querier) error {
 		}
 	}
 	return nil
+}
+
+// createdName finds the name of what a statement of mappedIndexes or
+// captureTriggers creates.
+var createdName = regexp.MustCompile(`^CREATE (?:INDEX IF NOT EXISTS main\.|TRIGGER )"((?:[^"]|"")+)"`)
+
+// missingObjects are the statements that create what the mapping puts on
+// the app's tables (indexes, change capture) and the file lacks: a mapping
+// declared by an older memworker, or objects an app dropped. Without its
+// change capture a sweep would miss the app's writes, so it reads every
+// row and puts them back.
+func (a *adapted) missingObjects(ctx context.Context, q querier) ([]string, error) {
+	if a == nil {
+		return nil, nil
+	}
+	indexes, err := mappedIndexes(ctx, q, a.m)
+	if err != nil {
+		return nil, err
+	}
+	triggers, err := captureTriggers(ctx, q, a.m)
+	if err != nil {
+		return nil, err
+	}
+	var missing []string
+	for _, stmt := range append(indexes, triggers...) {
+		m := createdName.FindStringSubmatch(stmt)
+		if m == nil {
+			return nil, fmt.Errorf("mapping: no name in %.60s", stmt)
+		}
+		var n int
+		if err := q.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = ?`, strings.ReplaceAll(m[1], `""`, `"`)).Scan(&n); err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			missing = append(missing, stmt)
+		}
+	}
+	return missing, nil
 }
 
 // hours is the sweep's hour clock through a mapping when no --now is
@@ -641,4 +660,68 @@ END`)
 			[]string{f.Key[0], f.Segment, f.Tier, f.Importance, f.DecayRate, f.AccessCount, f.LastAccess, f.CreatedAt, f.Status}, "")
 	}
 	return out, nil
+}
+
+// factStatus is the fact row alias's status as a sweep reads it: active,
+// confirmed, archived or other.
+func (a *adapted) factStatus(alias string) string {
+	f := a.m.Facts
+	in := func(values []string, def string) string {
+		if len(values) == 0 {
+			values = []string{def}
+		}
+		quoted := make([]string, len(values))
+		for i, v := range values {
+			quoted[i] = literal(v)
+		}
+		return strings.Join(quoted, ", ")
+	}
+	st := alias + "." + ident(f.Status)
+	return `CASE WHEN ` + st + ` IN (` + in(f.StatusActive, "active") + `) THEN 'active' WHEN ` + st + ` IN (` + in(f.StatusConfirmed, "confirmed") +
+		`) THEN 'confirmed' WHEN ` + st + ` = ` + literal(f.StatusArchived) + ` THEN 'archived' ELSE 'other' END`
+}
+
+// statusCounts are status's queries of the app's rows: each role's rows
+// by status (into blocks and facts), and the edges' count.
+func (a *adapted) statusCounts(blocks, facts map[string]int) (map[string]map[string]int, string) {
+	counts := map[string]map[string]int{}
+	if a.m.Nodes != nil {
+		counts[`SELECT `+a.nodeStatus("b")+`, count(*) FROM `+a.nodeTable()+` b GROUP BY 1`] = blocks
+	}
+	if a.m.Facts != nil {
+		counts[`SELECT `+a.factStatus("f")+`, count(*) FROM main.`+ident(a.m.Facts.Table)+` f GROUP BY 1`] = facts
+	}
+	edges := "SELECT 0"
+	if a.m.Edges != nil {
+		edges = "SELECT count(*) FROM main." + ident(a.m.Edges.Table)
+	}
+	return counts, edges
+}
+
+// nodeTable, nodeKey and nodeKey0 name the app's node table and key
+// column (quoted, and as the mapping has it).
+func (a *adapted) nodeTable() string { return "main." + ident(a.m.Nodes.Table) }
+func (a *adapted) nodeKey() string   { return ident(a.m.Nodes.Key[0]) }
+func (a *adapted) nodeKey0() string  { return a.m.Nodes.Key[0] }
+
+// nodeStatus is the node row alias's status as a sweep reads it: active,
+// archived or inbox (any other value).
+func (a *adapted) nodeStatus(alias string) string {
+	n := a.m.Nodes
+	active := n.StatusActive
+	if len(active) == 0 {
+		active = []string{"active"}
+	}
+	quoted := make([]string, len(active))
+	for i, v := range active {
+		quoted[i] = literal(v)
+	}
+	col := alias + "." + ident(n.Status)
+	return `CASE WHEN ` + col + ` IN (` + strings.Join(quoted, ", ") + `) THEN 'active' WHEN ` + col + ` = ` +
+		literal(n.StatusArchived) + ` THEN 'archived' ELSE 'inbox' END`
+}
+
+// nodeArchived holds for a node row alias the mapping calls archived.
+func (a *adapted) nodeArchived(alias string) string {
+	return alias + "." + ident(a.m.Nodes.Status) + " = " + literal(a.m.Nodes.StatusArchived)
 }

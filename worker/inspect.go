@@ -41,7 +41,8 @@ type Status struct {
 	WALBytes  *int64 `json:"wal_bytes,omitempty"`
 	// Mapping names the mapping in force ("mem": memworker's own tables),
 	// and MappingTables what its roles are when an app's tables are
-	// declared, which sweeps do not reach yet (docs/mapping.md).
+	// declared (docs/mapping.md); then the counts are of the app's rows
+	// and the clock is the one its sweeps run on.
 	Mapping       string `json:"mapping"`
 	MappingTables string `json:"mapping_tables,omitempty"`
 }
@@ -94,13 +95,27 @@ func GetStatus(ctx context.Context, db *DB) (*Status, error) {
 		return nil, err
 	}
 	st.Mapping = d.Preset
+	counts := map[string]map[string]int{"SELECT status, count(*) FROM mem_blocks GROUP BY status": st.Blocks,
+		"SELECT status, count(*) FROM mem_facts GROUP BY status": st.Facts}
+	edges := "SELECT count(*) FROM mem_edges"
 	if !d.IsDefault() {
 		st.Mapping, st.MappingTables = d.Source, d.Tables()
+		// The app's own rows, and the clock its sweeps run on.
+		a, err := adaptMapping(ctx, db, db.Rqlite)
+		if err != nil {
+			return nil, err
+		}
+		if h, ok, err := a.hours(ctx, db.SQL, time.Now()); err != nil {
+			return nil, err
+		} else if ok {
+			cfg.ActiveHours, st.ActiveHours = h, h
+		}
+		counts, edges = a.statusCounts(st.Blocks, st.Facts)
 	}
 	st.HoursSinceCurate, st.SweepAheadHours = cfg.HoursSinceSweep()
 	st.CurateDue = cfg.SweepDue()
-	for table, m := range map[string]map[string]int{"mem_blocks": st.Blocks, "mem_facts": st.Facts} {
-		rows, err := db.SQL.QueryContext(ctx, "SELECT status, count(*) FROM "+table+" GROUP BY status")
+	for query, m := range counts {
+		rows, err := db.SQL.QueryContext(ctx, query)
 		if err != nil {
 			return nil, err
 		}
@@ -115,7 +130,7 @@ func GetStatus(ctx context.Context, db *DB) (*Status, error) {
 		}
 		rows.Close()
 	}
-	if err := db.SQL.QueryRowContext(ctx, "SELECT (SELECT count(*) FROM mem_edges), (SELECT count(*) FROM mem_events)").
+	if err := db.SQL.QueryRowContext(ctx, "SELECT ("+edges+"), (SELECT count(*) FROM mem_events)").
 		Scan(&st.Edges, &st.Events); err != nil {
 		return nil, err
 	}

@@ -865,3 +865,48 @@ func expectMappingError(t *testing.T, err error, want []string) {
 		}
 	}
 }
+
+// TestMappedChangeCaptureRestored: a mapping whose change capture is not
+// on the app's tables (declared by an older memworker, or dropped by the
+// app) would let incremental sweeps miss the app's writes. A sweep finds
+// it missing, reads every row and puts it back; a dry run only reads.
+func TestMappedChangeCaptureRestored(t *testing.T) {
+	s := appShape
+	db, _ := shapedMemory(t, s, randomGraph(11, 60, 300, s.gen), s.base)
+	sweepShape(t, s, db, s.base, worker.SweepOptions{})
+	const captured = `SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'mem_map_%_queue_%'`
+	want := scalar[int](t, db, captured)
+	if want != 6 {
+		t.Fatalf("%d change-capture triggers on memories and links, want 6", want)
+	}
+	for _, name := range []string{"mem_map_links_queue_update", "mem_map_links_queue_insert"} {
+		mustExec(t, db, `DROP TRIGGER "`+name+`"`)
+	}
+	// Unseen by any queue: a link weakened below the prune threshold.
+	id := scalar[int64](t, db, `SELECT min(id) FROM links`)
+	mustExec(t, db, `UPDATE links SET strength = 0.01, hits = 0 WHERE id = ?`, id)
+
+	c := s.base.after(1)
+	dry := sweepShape(t, s, db, c, worker.SweepOptions{DryRun: true})
+	if dry.EdgesPruned == 0 { // a dry run reads every row
+		t.Error("the dry run does not prune the weakened link")
+	}
+	if got := scalar[int](t, db, captured); got != want-2 {
+		t.Errorf("the dry run changed the triggers: %d, want %d", got, want-2)
+	}
+	r := sweepShape(t, s, db, c, worker.SweepOptions{})
+	if !r.Full {
+		t.Error("the sweep was not full though the change capture was missing")
+	}
+	if n := scalar[int](t, db, `SELECT count(*) FROM links WHERE id = ?`, id); n != 0 {
+		t.Error("the weakened link the queues never saw is still there")
+	}
+	if got := scalar[int](t, db, captured); got != want {
+		t.Errorf("%d change-capture triggers after the sweep, want %d", got, want)
+	}
+	// From now on the app's writes are queued again.
+	mustExec(t, db, `UPDATE links SET strength = 0.01, hits = 0 WHERE id = (SELECT min(id) FROM links)`)
+	if r := sweepShape(t, s, db, c.after(1), worker.SweepOptions{}); r.Full || r.EdgesPruned != 1 {
+		t.Errorf("the next sweep: full %v, %d pruned; want an incremental sweep pruning the link weakened since", r.Full, r.EdgesPruned)
+	}
+}

@@ -28,6 +28,28 @@ func (s *sweep) prepare(ctx context.Context) error {
 	if err := s.mapped.install(ctx, s.db.querier()); err != nil {
 		return fmt.Errorf("sweep: %w", err)
 	}
+	missing, err := s.mapped.missingObjects(ctx, s.db.querier())
+	if err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
+	if len(missing) > 0 {
+		// What changed since is unknown: every row is read, and (but in a
+		// dry run) the change capture goes back on the app's tables.
+		s.opt.Full = true
+		if !s.opt.DryRun {
+			err := s.db.inTx(ctx, func() error {
+				for _, stmt := range missing {
+					if _, err := s.db.querier().ExecContext(ctx, stmt); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return fmt.Errorf("sweep: putting the mapping's change capture back on the app's tables: %w", err)
+			}
+		}
+	}
 	for _, name := range []string{"plan_drop", "plan_create"} {
 		if _, err := s.db.exec(ctx, name); err != nil {
 			return fmt.Errorf("sweep: %w", err)

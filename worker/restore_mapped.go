@@ -239,34 +239,6 @@ func (a *adapted) keyOfSnapshot() string {
 	return strings.Join(same, " AND ")
 }
 
-// nodeTable, nodeKey and nodeKey0 name the app's node table and key
-// column (quoted, and as the mapping has it).
-func (a *adapted) nodeTable() string { return "main." + ident(a.m.Nodes.Table) }
-func (a *adapted) nodeKey() string   { return ident(a.m.Nodes.Key[0]) }
-func (a *adapted) nodeKey0() string  { return a.m.Nodes.Key[0] }
-
-// nodeStatus is the node row alias's status as a sweep reads it: active,
-// archived or inbox (any other value).
-func (a *adapted) nodeStatus(alias string) string {
-	n := a.m.Nodes
-	active := n.StatusActive
-	if len(active) == 0 {
-		active = []string{"active"}
-	}
-	quoted := make([]string, len(active))
-	for i, v := range active {
-		quoted[i] = literal(v)
-	}
-	col := alias + "." + ident(n.Status)
-	return `CASE WHEN ` + col + ` IN (` + strings.Join(quoted, ", ") + `) THEN 'active' WHEN ` + col + ` = ` +
-		literal(n.StatusArchived) + ` THEN 'archived' ELSE 'inbox' END`
-}
-
-// nodeArchived holds for a node row alias the mapping calls archived.
-func (a *adapted) nodeArchived(alias string) string {
-	return alias + "." + ident(a.m.Nodes.Status) + " = " + literal(a.m.Nodes.StatusArchived)
-}
-
 // nodeBack makes the archived node :id active again, its archive reason
 // cleared and its time of last use now, each in the column's own form.
 func (a *adapted) nodeBack() string {

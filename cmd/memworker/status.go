@@ -33,7 +33,7 @@ func statusCommand() *cli.Command {
 			w := c.App.Writer
 			fmt.Fprintf(w, "database      %s (schema %d)\n", st.Path, st.SchemaVersion)
 			if st.MappingTables != "" {
-				fmt.Fprintf(w, "mapping       %s (%s): swept in place; the counts below are memworker's own mem_ tables\n",
+				fmt.Fprintf(w, "mapping       %s (%s): swept in place; the counts and the clock below are of the app's tables\n",
 					safe(st.Mapping), safe(st.MappingTables))
 			}
 			fmt.Fprintf(w, "clock         %.2f active hours\n", st.ActiveHours)
