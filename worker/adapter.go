@@ -290,7 +290,7 @@ func (a *adapted) edges(ctx context.Context, q querier) ([]string, error) {
 			1.0 AS weight, 0 AS reinforcement_count, NULL AS relation_type, NULL AS origin, NULL AS last_active_hours,
 			NULL AS last_observed_at, 0 AS pinned, 0 AS excluded, NULL AS note, NULL AS created_at, NULL AS snapshot WHERE 0`)
 		a.singleKey = true
-		return []string{"@SUBJECT_E", "e.from_id", "@SUBJECT", "from_id", "EDGE_NAME", "from_id"}, nil
+		return []string{"@SUBJECT_E", "e.from_id", "@SUBJECT", "from_id", "EDGE_NAME", "from_id", "@DELETE_EDGES", "SELECT 0"}, nil
 	}
 	if len(e.Key) > 2 || (len(e.Key) == 1 && e.Key[0] == mapping.RowID) {
 		return nil, unsupported("edges.key: give the edges' key as one column (an INTEGER PRIMARY KEY or a unique column) or two, not rowid or more")
@@ -313,6 +313,14 @@ func (a *adapted) edges(ctx context.Context, q querier) ([]string, error) {
 		where += " AND " + ident(e.Key[1]) + " = OLD.key_raw2"
 	}
 	a.singleKey = len(e.Key) == 1
+	// The sweep's removals go to the app's table itself, by its key: a
+	// view's trigger would run a program per row, and the view's key read
+	// as text would find each row through an index on CAST(id AS TEXT)
+	// rather than the table's own key.
+	deleteEdges := `DELETE FROM ` + table + ` WHERE ` + ident(e.Key[0]) + ` IN (SELECT from_id FROM apply_edge_keys)`
+	if !a.singleKey {
+		deleteEdges = `DELETE FROM ` + table + ` WHERE (` + ident(e.Key[0]) + `, ` + ident(e.Key[1]) + `) IN (SELECT from_id, to_id FROM apply_edge_keys)`
+	}
 	a.setup = append(a.setup, `CREATE `+a.temp()+`VIEW `+a.view("edges")+` AS
 SELECT `+k1+` AS from_id, `+k2+` AS to_id, `+cols.asText("l", e.From)+` AS end_a, `+cols.asText("l", e.To)+` AS end_b,
        `+weight+` AS weight, `+or("l", e.Reinforcement, "0")+` AS reinforcement_count, `+or("l", e.Kind, "NULL")+` AS relation_type,
@@ -324,9 +332,10 @@ FROM `+table+` l`,
 DELETE FROM `+table+` WHERE `+where+`;
 END`)
 	if a.singleKey {
-		return []string{"@SUBJECT_E", "e.from_id", "@SUBJECT", "from_id", "EDGE_NAME", "from_id"}, nil
+		return []string{"@SUBJECT_E", "e.from_id", "@SUBJECT", "from_id", "EDGE_NAME", "from_id", "@DELETE_EDGES", deleteEdges}, nil
 	}
-	return []string{"@SUBJECT_E", "json_array(e.from_id, e.to_id)", "@SUBJECT", "json_array(from_id, to_id)", "EDGE_NAME", edgeName}, nil
+	return []string{"@SUBJECT_E", "json_array(e.from_id, e.to_id)", "@SUBJECT", "json_array(from_id, to_id)", "EDGE_NAME", edgeName,
+		"@DELETE_EDGES", deleteEdges}, nil
 }
 
 // facts sets up mem_map_facts (an empty view when the mapping has none).

@@ -19,6 +19,8 @@ import (
 //	@SUBJECT, @SUBJECT_E            an edge's name in events and reports
 //	EDGE_SNAPSHOT, BLOCK_SNAPSHOT,  the JSON of a removed row, which restore puts back
 //	FACT_SNAPSHOT, EDGE_NAME
+//	@NEW_BLOCK_DEGREE               a block's degree when it has no state yet
+//	@DELETE_EDGES                   the removal of apply_edge_keys' edges
 //
 // For memworker's tables an edge's key is its ends, so the ends' tokens
 // expand to nothing or to from_id and to_id, and the statements are the
@@ -75,6 +77,7 @@ var memTables = newDialect(
 	"@NODES_NAME", "mem_blocks", "@NODES", "main.mem_blocks", "@FACTS", "main.mem_facts", "@TAGS", "main.mem_block_tags",
 	"@ENDS_COLS", "", "@ENDS_E", "", "@ENDS_K", "", "@ENDS_N", "", "@ENDS_MOVED", "", "@END_A", "from_id", "@END_B", "to_id",
 	"@NEW_BLOCK_DEGREE", memNewBlockDegree,
+	"@DELETE_EDGES", "DELETE FROM main.mem_edges WHERE (from_id, to_id) IN (SELECT from_id, to_id FROM apply_edge_keys)",
 	"@SUBJECT_E", "json_array(e.from_id, e.to_id)", "@SUBJECT", "json_array(from_id, to_id)",
 	"EDGE_SNAPSHOT", edgeSnapshot, "BLOCK_SNAPSHOT", blockSnapshot, "FACT_SNAPSHOT", factSnapshot, "EDGE_NAME", edgeName,
 )

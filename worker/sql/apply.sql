@@ -81,7 +81,7 @@ FROM (SELECT id, sum(strength) AS strength
       FROM (SELECT @END_A AS id, strength FROM lost UNION ALL SELECT @END_B, strength FROM lost)
       GROUP BY id) AS l
 WHERE mem_block_state.id = l.id;
-DELETE FROM @EDGES WHERE (from_id, to_id) IN (SELECT from_id, to_id FROM apply_edge_keys);
+@DELETE_EDGES;
 DELETE FROM main.mem_edge_due WHERE (from_id, to_id) IN (SELECT from_id, to_id FROM apply_edge_keys);
 DELETE FROM main.mem_config WHERE key = 'sweep_removing';
 
