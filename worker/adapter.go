@@ -58,6 +58,8 @@ type adapted struct {
 	edgeColumns []string
 	// nodeCols: the node table's columns.
 	nodeCols columnInfo
+	// factColumns: the fact table's columns, as a snapshot keeps them.
+	factColumns []string
 }
 
 // ErrMappingUnsupported: a mapping this memworker can check but not yet
@@ -219,6 +221,7 @@ func (a *adapted) nodes(ctx context.Context, q querier) error {
 			`CREATE `+a.temp()+`VIEW `+a.view("blocks")+` AS SELECT NULL AS id, NULL AS category, NULL AS status, NULL AS archive_reason,
 			NULL AS confidence, 0 AS reinforcement_count, NULL AS last_reinforced_hours, NULL AS snapshot WHERE 0`,
 			`CREATE `+a.temp()+`VIEW `+a.view("block_tags")+` AS SELECT NULL AS block_id, NULL AS tag WHERE 0`)
+		a.setup = append(a.setup, a.nothingToWrite("blocks", "UPDATE"), a.nothingToWrite("block_tags", "DELETE"))
 		return nil
 	}
 	if len(n.Key) != 1 || n.Key[0] == mapping.RowID {
@@ -288,7 +291,8 @@ func (a *adapted) edges(ctx context.Context, q querier) ([]string, error) {
 	if e == nil {
 		a.setup = append(a.setup, `CREATE `+a.temp()+`VIEW `+a.view("edges")+` AS SELECT '' AS from_id, '' AS to_id, NULL AS end_a, NULL AS end_b,
 			1.0 AS weight, 0 AS reinforcement_count, NULL AS relation_type, NULL AS origin, NULL AS last_active_hours,
-			NULL AS last_observed_at, 0 AS pinned, 0 AS excluded, NULL AS note, NULL AS created_at, NULL AS snapshot WHERE 0`)
+			NULL AS last_observed_at, 0 AS pinned, 0 AS excluded, NULL AS note, NULL AS created_at, NULL AS snapshot WHERE 0`,
+			a.nothingToWrite("edges", "DELETE"), a.nothingToWrite("edges", "UPDATE"))
 		a.singleKey = true
 		return []string{"@SUBJECT_E", "e.from_id", "@SUBJECT", "from_id", "EDGE_NAME", "from_id", "@DELETE_EDGES", "SELECT 0"}, nil
 	}
@@ -346,7 +350,8 @@ func (a *adapted) facts(ctx context.Context, q querier) error {
 	if f == nil {
 		a.setup = append(a.setup, `CREATE `+a.temp()+`VIEW `+a.view("facts")+` AS SELECT NULL AS id, NULL AS segment, NULL AS tier, NULL AS importance,
 			NULL AS decay_rate, 0 AS access_count, NULL AS last_accessed_at, NULL AS status, NULL AS content, NULL AS created_at,
-			NULL AS snapshot WHERE 0`)
+			NULL AS snapshot WHERE 0`,
+			a.nothingToWrite("facts", "DELETE"), a.nothingToWrite("facts", "UPDATE"))
 		return nil
 	}
 	if len(f.Key) != 1 || f.Key[0] == mapping.RowID {
@@ -359,6 +364,7 @@ func (a *adapted) facts(ctx context.Context, q querier) error {
 	if err != nil {
 		return err
 	}
+	a.factColumns = cols.names
 	status := a.factStatus("f")
 	segment := or("f", f.Segment, "NULL")
 	fromSegment := func(part, col string) string {
@@ -733,4 +739,12 @@ func (a *adapted) nodeStatus(alias string) string {
 // nodeArchived holds for a node row alias the mapping calls archived.
 func (a *adapted) nodeArchived(alias string) string {
 	return alias + "." + ident(a.m.Nodes.Status) + " = " + literal(a.m.Nodes.StatusArchived)
+}
+
+// nothingToWrite is the trigger that lets the sweep's statements write to
+// the empty view of a role the mapping does not have (SQLite refuses any
+// write to a view without one, even of no rows).
+func (a *adapted) nothingToWrite(role, op string) string {
+	return `CREATE ` + a.temp() + `TRIGGER ` + a.view(role) + `_` + strings.ToLower(op) + ` INSTEAD OF ` + op + ` ON ` + a.view(role) +
+		` BEGIN SELECT 1; END`
 }

@@ -17,6 +17,7 @@ import (
 	"math/rand"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -908,5 +909,126 @@ func TestMappedChangeCaptureRestored(t *testing.T) {
 	mustExec(t, db, `UPDATE links SET strength = 0.01, hits = 0 WHERE id = (SELECT min(id) FROM links)`)
 	if r := sweepShape(t, s, db, c.after(1), worker.SweepOptions{}); r.Full || r.EdgesPruned != 1 {
 		t.Errorf("the next sweep: full %v, %d pruned; want an incremental sweep pruning the link weakened since", r.Full, r.EdgesPruned)
+	}
+}
+
+// TestMappedFacts: an app's own notes table as the facts (ISO-8601 times,
+// integer ids, statuses of its own) is swept in place as the same facts
+// in mem_facts are, each on both sides of the lifecycle thresholds, and
+// restore brings a pruned and an archived note back.
+func TestMappedFacts(t *testing.T) {
+	ctx := context.Background()
+	wall := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	type note struct {
+		id                 int
+		segment            string
+		importance         float64
+		accesses           int
+		lastAccess, status string // lastAccess "" is NULL
+	}
+	notes := []note{
+		{1, "context", 0.2, 0, "2026-01-01T00:00:00Z", "live"},        // short, long idle: pruned
+		{2, "context", 0.9, 5, "2026-02-28T12:00:00Z", "live"},        // short, fresh: kept
+		{3, "knowledge", 0.3, 0, "", "live"},                          // long, never accessed, created long ago: archived
+		{4, "knowledge", 0.3, 0, "", "pinned"},                        // confirmed: immune
+		{5, "identity", 0.85, 0, "2020-01-01T00:00:00Z", "live"},      // permanent: immune
+		{6, "knowledge", 0.6, 3, "2026-02-20T00:00:00+00:00", "live"}, // long, recent: kept
+		{7, "nonsense", 0.5, 0, "2026-02-20T00:00:00Z", "live"},       // no tier: an invalid row, named
+	}
+	appDB := createMemory(t, filepath.Join(t.TempDir(), "app.db"), `CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT,
+		segment TEXT, importance REAL, access_count INTEGER NOT NULL DEFAULT 0, last_access TEXT, created_at TEXT, status TEXT)`)
+	memDB := createMemory(t, filepath.Join(t.TempDir(), "mem.db"), "")
+	memStatus := map[string]string{"live": "active", "pinned": "confirmed"}
+	for _, n := range notes {
+		var last any
+		if n.lastAccess != "" {
+			last = n.lastAccess
+		}
+		mustExec(t, appDB, `INSERT INTO notes VALUES (?, 'n', ?, ?, ?, ?, '2025-06-01T00:00:00Z', ?)`,
+			n.id, n.segment, n.importance, n.accesses, last, n.status)
+		mustExec(t, memDB, `INSERT INTO mem_facts (id, content, segment, importance, access_count, last_accessed_at, created_at, status)
+			VALUES (?, 'n', ?, ?, ?, ?, '2025-06-01T00:00:00Z', ?)`, strconv.Itoa(n.id), n.segment, n.importance, n.accesses, last, memStatus[n.status])
+	}
+	m, err := mapping.Parse("notes.toml", []byte(`[facts]
+table = "notes"
+key = "id"
+segment = "segment"
+importance = "importance"
+access_count = "access_count"
+last_access = "last_access"
+last_access_clock = "iso8601"
+created_at = "created_at"
+created_at_clock = "iso8601"
+status = "status"
+status_active = ["live"]
+status_confirmed = ["pinned"]
+status_archived = "archived"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := worker.DeclareMapping(ctx, appDB, m, "notes.toml", wall); err != nil {
+		t.Fatal(err)
+	}
+	ra, err := worker.Sweep(ctx, appDB, worker.SweepOptions{WallNow: &wall})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rm, err := worker.Sweep(ctx, memDB, worker.SweepOptions{WallNow: &wall})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ra.Facts != rm.Facts || ra.Facts.Archived != 1 || ra.Facts.Pruned != 1 || ra.InvalidRows.Count != 1 || rm.InvalidRows.Count != 1 {
+		t.Fatalf("facts: app %+v (%d invalid), mem %+v (%d invalid); want one archived, one pruned, one invalid alike",
+			ra.Facts, ra.InvalidRows.Count, rm.Facts, rm.InvalidRows.Count)
+	}
+	states := func(db *worker.DB, query string) string {
+		rows, err := db.SQL.Query(query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for rows.Next() {
+			var v string
+			if err := rows.Scan(&v); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, v)
+		}
+		if err := errorsOf(rows); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(out, " ")
+	}
+	app := states(appDB, `SELECT id || ':' || CASE status WHEN 'live' THEN 'active' WHEN 'pinned' THEN 'confirmed' ELSE status END FROM notes ORDER BY id`)
+	mem := states(memDB, `SELECT id || ':' || status FROM mem_facts ORDER BY CAST(id AS INTEGER)`)
+	if app != mem || app != "2:active 3:archived 4:confirmed 5:active 6:active 7:active" {
+		t.Fatalf("after the sweep\napp %s\nmem %s", app, mem)
+	}
+	if got := states(appDB, `SELECT subject_id || ':' || action FROM mem_events ORDER BY id`); got != "1:prune 3:archive" {
+		t.Errorf("events %s", got)
+	}
+	before := quotedRow(t, appDB, "notes", "id = 2")
+	for _, id := range []string{"1", "3"} {
+		if _, err := worker.RestoreFact(ctx, appDB, id, wall); err != nil {
+			t.Fatalf("restore fact %s: %v", id, err)
+		}
+	}
+	if _, err := worker.RestoreFact(ctx, appDB, "3", wall); !errors.Is(err, worker.ErrNothingToRestore) {
+		t.Errorf("restoring fact 3 twice: %v, want ErrNothingToRestore", err)
+	}
+	row := quotedRow(t, appDB, "notes", "id = 1")
+	want := map[string]string{"id": "1", "body": "'n'", "segment": "'context'", "importance": "0.2", "access_count": "0",
+		"last_access": "'2026-03-01T00:00:00Z'", "created_at": "'2025-06-01T00:00:00Z'", "status": "'live'"}
+	for k, v := range want {
+		if row[k] != v {
+			t.Errorf("restored note 1: %s = %s, want %s", k, row[k], v)
+		}
+	}
+	if got := quotedRow(t, appDB, "notes", "id = 3")["status"]; got != "'live'" {
+		t.Errorf("restored note 3 is %s", got)
+	}
+	if after := quotedRow(t, appDB, "notes", "id = 2"); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Errorf("a restore changed note 2: %v, was %v", after, before)
 	}
 }

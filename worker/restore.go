@@ -316,8 +316,10 @@ func archivedBlock(ctx context.Context, q querier, id string, event *int64) (sql
 
 // RestoreFact brings back an archived or pruned fact as active.
 func RestoreFact(ctx context.Context, db *DB, id string, wall time.Time) (*Restored, error) {
-	if err := refuseAppMapping(ctx, db); err != nil {
+	if mapped, err := adaptMapping(ctx, db, false); err != nil {
 		return nil, fmt.Errorf("restore: %w", err)
+	} else if mapped != nil {
+		return mapped.restoreFact(ctx, db, id, wall)
 	}
 	r := &Restored{Kind: "fact", ID: id, EdgesSkipped: []string{}}
 	what := fmt.Sprintf("restore: fact %q", id)

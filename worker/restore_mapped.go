@@ -254,3 +254,69 @@ func (a *adapted) nodeBack() string {
 	return `UPDATE ` + a.nodeTable() + ` SET ` + strings.Join(set, ", ") + `
 WHERE ` + a.nodeKey() + ` = :id AND ` + ident(n.Status) + ` = ` + literal(n.StatusArchived)
 }
+
+// restoreFact brings back the fact id from its last archive or prune:
+// an archived fact active again, a pruned one inserted back from its
+// snapshot, every column as it was, active, its last access now.
+func (a *adapted) restoreFact(ctx context.Context, db *DB, id string, wall time.Time) (*Restored, error) {
+	f := a.m.Facts
+	if f == nil {
+		return nil, fmt.Errorf("restore: the mapping has no facts")
+	}
+	r := &Restored{Kind: "fact", ID: id, EdgesSkipped: []string{}}
+	what := fmt.Sprintf("restore: fact %q", id)
+	table, key := "main."+ident(f.Table), ident(f.Key[0])
+	active := literal(append(append([]string{}, f.StatusActive...), "active")[0])
+	accessed := func(old string) string { return timeFrom(":wall / 3600.0", old, f.LastAccessClock) }
+	applied, err := a.restoreTx(ctx, db, wall, what, func(q querier, args func(...any) []any) ([]step, error) {
+		var action string
+		err := q.QueryRowContext(ctx, `SELECT id, action FROM mem_events WHERE subject_kind = 'fact' AND subject_id = ?
+			AND action IN ('archive', 'prune') ORDER BY id DESC LIMIT 1`, id).Scan(&r.FromEvent, &action)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("%s: %w (no archive or prune event)", what, ErrNothingToRestore)
+		}
+		if err != nil {
+			return nil, err
+		}
+		var status sql.NullString
+		err = q.QueryRowContext(ctx, `SELECT `+a.factStatus("f")+` FROM `+table+` f WHERE f.`+key+` = ?`, id).Scan(&status)
+		fact := args(sql.Named("id", id), sql.Named("event", r.FromEvent), sql.Named("kind", "fact"), sql.Named("subject", id))
+		switch {
+		case errors.Is(err, sql.ErrNoRows): // pruned: back from its snapshot
+			read := func(col string) string { return snapshotRead("d", literal("$.fact."+col)) }
+			cols, vals := []string{}, []string{}
+			for _, c := range a.factColumns {
+				v := read(c)
+				switch {
+				case strings.EqualFold(c, f.Status):
+					v = active
+				case strings.EqualFold(c, f.LastAccess):
+					v = accessed(read(c))
+				}
+				cols, vals = append(cols, ident(c)), append(vals, v)
+			}
+			back := `INSERT INTO ` + table + ` (` + strings.Join(cols, ", ") + `)
+SELECT ` + strings.Join(vals, ",\n       ") + `
+FROM (SELECT detail AS d FROM mem_events WHERE id = :event)
+WHERE NOT EXISTS (SELECT 1 FROM ` + table + ` x WHERE x.` + key + ` = :id)`
+			return []step{{back, fact}, {restoreEvent + ` WHERE changes() = 1`, fact}}, nil
+		case err != nil:
+			return nil, err
+		case status.String != "archived":
+			return nil, fmt.Errorf("%s is %s: %w", what, status.String, ErrNothingToRestore)
+		}
+		set := ident(f.Status) + ` = ` + active
+		if f.LastAccess != "" {
+			set += `, ` + ident(f.LastAccess) + ` = ` + accessed(ident(f.LastAccess))
+		}
+		return []step{{`UPDATE ` + table + ` SET ` + set + ` WHERE ` + key + ` = :id AND ` + ident(f.Status) + ` = ` + literal(f.StatusArchived), fact},
+			{restoreEvent + ` WHERE changes() = 1`, fact}}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if applied[0] == 0 {
+		return nil, fmt.Errorf("%s: the memory changed while restoring; nothing was restored (try again)", what)
+	}
+	return r, nil
+}
