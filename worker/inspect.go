@@ -45,6 +45,10 @@ type Status struct {
 	// and the clock is the one its sweeps run on.
 	Mapping       string `json:"mapping"`
 	MappingTables string `json:"mapping_tables,omitempty"`
+	// WallClockHours: the mapping's times are wall times, so the clock
+	// (active_hours and the sweeps' clocks) is the wall clock in hours
+	// since 1970.
+	WallClockHours bool `json:"wall_clock_hours,omitempty"`
 }
 
 // LargeWAL reports a WAL worth a person's attention: bigger than the file
@@ -110,6 +114,7 @@ func GetStatus(ctx context.Context, db *DB) (*Status, error) {
 		} else if ok {
 			cfg.ActiveHours, st.ActiveHours = h, h
 		}
+		st.WallClockHours = a.wallHours
 		counts, edges = a.statusCounts(st.Blocks, st.Facts)
 	}
 	st.HoursSinceCurate, st.SweepAheadHours = cfg.HoursSinceSweep()

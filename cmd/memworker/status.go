@@ -36,7 +36,11 @@ func statusCommand() *cli.Command {
 				fmt.Fprintf(w, "mapping       %s (%s): swept in place; the counts and the clock below are of the app's tables\n",
 					safe(st.Mapping), safe(st.MappingTables))
 			}
-			fmt.Fprintf(w, "clock         %.2f active hours\n", st.ActiveHours)
+			if st.WallClockHours {
+				fmt.Fprintf(w, "clock         %.2f h: the wall clock in hours since 1970 (the mapping's times are wall times)\n", st.ActiveHours)
+			} else {
+				fmt.Fprintf(w, "clock         %.2f active hours\n", st.ActiveHours)
+			}
 			switch {
 			case st.SweepAheadHours != nil:
 				fmt.Fprintf(w, "last sweep at %.2f h (%.2f h ahead of the clock: swept with --now)", *st.LastCurateAt, *st.SweepAheadHours)
