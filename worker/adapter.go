@@ -748,3 +748,37 @@ func (a *adapted) nothingToWrite(role, op string) string {
 	return `CREATE ` + a.temp() + `TRIGGER ` + a.view(role) + `_` + strings.ToLower(op) + ` INSTEAD OF ` + op + ` ON ` + a.view(role) +
 		` BEGIN SELECT 1; END`
 }
+
+// appNames names, in a bad row's problem, the app's own table and column
+// where the sweep's rules name memworker's (weight is text → links.strength
+// is text); the problem as it is for memworker's own tables.
+func (a *adapted) appNames(kind, problem string) string {
+	if a == nil {
+		return problem
+	}
+	var table string
+	var parts [][2]string
+	switch m := a.m; {
+	case kind == "edge" && m.Edges != nil:
+		e := m.Edges
+		table = e.Table
+		parts = [][2]string{{"weight", e.Weight}, {"reinforcement_count", e.Reinforcement}, {"relation_type", e.Kind},
+			{"last_active_hours", e.LastActive}, {"last_observed_at", e.LastObserved}, {"pinned", e.Pinned}}
+	case kind == "block" && m.Nodes != nil:
+		n := m.Nodes
+		table = n.Table
+		parts = [][2]string{{"last_reinforced_hours", n.LastUsed}, {"confidence", n.Confidence}, {"reinforcement_count", n.Reinforcement},
+			{"id", n.Key[0]}}
+	case kind == "fact" && m.Facts != nil:
+		f := m.Facts
+		table = f.Table
+		parts = [][2]string{{"importance", f.Importance}, {"decay_rate", f.DecayRate}, {"access_count", f.AccessCount},
+			{"last_accessed_at", f.LastAccess}, {"created_at", f.CreatedAt}, {"tier", f.Tier}, {"id", f.Key[0]}}
+	}
+	for _, p := range parts {
+		if rest, ok := strings.CutPrefix(problem, p[0]+" is "); ok && p[1] != "" {
+			return table + "." + p[1] + " is " + rest
+		}
+	}
+	return problem
+}

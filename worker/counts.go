@@ -62,8 +62,11 @@ func (s *sweep) planReport(ctx context.Context, deferred int64) error {
 		func(rows *sql.Rows, v *InvalidRow) error { return rows.Scan(&v.Kind, &v.ID, &v.Problem) }); err != nil {
 		return err
 	}
-	r.DecayedSample, err = queryAll(ctx, s.db.querier(), `SELECT from_id, to_id, weight, effective FROM temp.plan_edges
-		WHERE phase IN ('temporal', 'policy') ORDER BY phase DESC, effective, from_id, to_id LIMIT 5`,
+	for i, v := range r.InvalidRows.Sample {
+		r.InvalidRows.Sample[i].Problem = s.mapped.appNames(v.Kind, v.Problem)
+	}
+	r.DecayedSample, err = queryAll(ctx, s.db.querier(), s.opt.sql().expand(`SELECT @END_A, @END_B, weight, effective FROM temp.plan_edges
+		WHERE phase IN ('temporal', 'policy') ORDER BY phase DESC, effective, from_id, to_id LIMIT 5`),
 		func(rows *sql.Rows, v *EdgeSample) error {
 			return rows.Scan(&v.From, &v.To, &v.Weight, &v.EffectiveWeight)
 		})
