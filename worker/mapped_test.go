@@ -1032,3 +1032,30 @@ status_archived = "archived"
 		t.Errorf("a restore changed note 2: %v, was %v", after, before)
 	}
 }
+
+// TestMappedBadRowsNamed: a bad row of the app's tables is skipped and
+// named by the app's own table and column, and the sweep goes on.
+func TestMappedBadRowsNamed(t *testing.T) {
+	s := appShape
+	db, _ := shapedMemory(t, s, randomGraph(21, 40, 120, s.gen), s.base)
+	first := scalar[int64](t, db, `SELECT min(id) FROM links`)
+	mustExec(t, db, `UPDATE links SET strength = 'strong' WHERE id = ?`, first)
+	mustExec(t, db, `UPDATE links SET touched_at = 'yesterday' WHERE id = ?`, first+1)
+	mustExec(t, db, `UPDATE memories SET uses = -3 WHERE id = (SELECT min(id) FROM memories)`)
+	r := sweepShape(t, s, db, s.base, worker.SweepOptions{})
+	var got []string
+	for _, v := range r.InvalidRows.Sample {
+		got = append(got, v.Kind+" "+v.ID+": "+v.Problem)
+	}
+	want := []string{
+		"block " + strconv.FormatInt(scalar[int64](t, db, `SELECT min(id) FROM memories`), 10) + ": memories.uses is negative",
+		"edge " + strconv.FormatInt(first, 10) + ": links.strength is text",
+		"edge " + strconv.FormatInt(first+1, 10) + ": links.touched_at is text",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("bad rows named\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if n := scalar[int](t, db, `SELECT count(*) FROM links WHERE id IN (?, ?)`, first, first+1); n != 2 {
+		t.Errorf("%d of the 2 bad links are left: a sweep never touches a bad row", n)
+	}
+}
