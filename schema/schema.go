@@ -295,7 +295,7 @@ func migrate(db *sql.DB, target func(from uint) uint, dropData bool, guards []Gu
 		}
 		var mapped []string
 		if to < mappingStep && from >= mappingStep {
-			if mapped, err = mappedObjects(ctx, conn); err != nil {
+			if mapped, err = MappedObjectDrops(ctx, conn); err != nil {
 				return err
 			}
 		}
@@ -327,7 +327,7 @@ func migrate(db *sql.DB, target func(from uint) uint, dropData bool, guards []Gu
 
 // runSteps runs the up steps from+1..to, or the down steps from..to+1;
 // before the mapping's step goes, the statements dropMapped drop what the
-// mapping put on the app's tables (mappedObjects).
+// mapping put on the app's tables (MappedObjectDrops).
 func runSteps(ctx context.Context, conn *sql.Conn, all []step, from, to uint, dropMapped []string) error {
 	run := func(s step, body, dir string) error {
 		if _, err := conn.ExecContext(ctx, body); err != nil {
@@ -366,13 +366,16 @@ func runSteps(ctx context.Context, conn *sql.Conn, all []step, from, to uint, dr
 // mappingStep is the step that installs mem_mapping, the declared mapping.
 const mappingStep = 11
 
-// mappedObjects are the statements that drop what a declared mapping put
-// on an app's tables (memworker's triggers and indexes named mem_map_…):
-// going below the mapping's step, its triggers would queue into tables
-// that go too, and fail the app's writes. Read before any write (rqlite
-// cannot read after one in a transaction).
-func mappedObjects(ctx context.Context, conn *sql.Conn) ([]string, error) {
-	rows, err := conn.QueryContext(ctx, `SELECT upper(type), name FROM sqlite_master
+// MappedObjectDrops are the statements that drop what a declared mapping
+// put on an app's tables (memworker's triggers and indexes named
+// mem_map_…): a new mapping replaces them, and going below the mapping's
+// step they go, as their triggers would queue into tables that go too and
+// fail the app's writes. It only reads (rqlite cannot read after a write
+// in a transaction).
+func MappedObjectDrops(ctx context.Context, q interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}) ([]string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT upper(type), name FROM sqlite_master
 		WHERE type IN ('index', 'trigger') AND name LIKE 'mem\_map\_%' ESCAPE '\'`)
 	if err != nil {
 		return nil, err
@@ -384,7 +387,7 @@ func mappedObjects(ctx context.Context, conn *sql.Conn) ([]string, error) {
 			rows.Close()
 			return nil, err
 		}
-		drops = append(drops, "DROP "+kind+` IF EXISTS "`+strings.ReplaceAll(name, `"`, `""`)+`"`)
+		drops = append(drops, "DROP "+kind+` IF EXISTS main."`+strings.ReplaceAll(name, `"`, `""`)+`"`)
 	}
 	rows.Close()
 	return drops, rows.Err()

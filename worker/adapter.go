@@ -224,11 +224,8 @@ func (a *adapted) nodes(ctx context.Context, q querier) error {
 		a.setup = append(a.setup, a.nothingToWrite("blocks", "UPDATE"), a.nothingToWrite("block_tags", "DELETE"))
 		return nil
 	}
-	if len(n.Key) != 1 || n.Key[0] == mapping.RowID {
-		return unsupported("nodes.key: give the nodes' key column (an INTEGER PRIMARY KEY or a unique column), not rowid")
-	}
-	if n.Status == "" || n.StatusArchived == "" {
-		return unsupported("nodes.status: a sweep archives a node by writing its status; name the status column and status_archived")
+	if err := sweepable("nodes", "node", n.Key, n.Status, n.StatusArchived); err != nil {
+		return err
 	}
 	cols, err := readColumns(ctx, q, n.Table)
 	if err != nil {
@@ -354,11 +351,8 @@ func (a *adapted) facts(ctx context.Context, q querier) error {
 			a.nothingToWrite("facts", "DELETE"), a.nothingToWrite("facts", "UPDATE"))
 		return nil
 	}
-	if len(f.Key) != 1 || f.Key[0] == mapping.RowID {
-		return unsupported("facts.key: give the facts' key column (an INTEGER PRIMARY KEY or a unique column), not rowid")
-	}
-	if f.Status == "" || f.StatusArchived == "" {
-		return unsupported("facts.status: a sweep archives a fact by writing its status; name the status column and status_archived")
+	if err := sweepable("facts", "fact", f.Key, f.Status, f.StatusArchived); err != nil {
+		return err
 	}
 	cols, err := readColumns(ctx, q, f.Table)
 	if err != nil {
@@ -781,4 +775,16 @@ func (a *adapted) appNames(kind, problem string) string {
 		}
 	}
 	return problem
+}
+
+// sweepable refuses a role of nodes or facts a sweep cannot yet go
+// through: a key that is not one column, or no status to archive by.
+func sweepable(role, one string, key mapping.Key, status, archived string) error {
+	if len(key) != 1 || key[0] == mapping.RowID {
+		return unsupported("%s.key: give the %s' key column (an INTEGER PRIMARY KEY or a unique column), not rowid", role, role)
+	}
+	if status == "" || archived == "" {
+		return unsupported("%s.status: a sweep archives a %s by writing its status; name the status column and status_archived", role, one)
+	}
+	return nil
 }

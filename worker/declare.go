@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/memdecay/memdecay/schema"
 	"github.com/memdecay/memdecay/worker/mapping"
 )
 
@@ -68,22 +69,13 @@ func refuseAppMapping(ctx context.Context, db *DB) error {
 // as text (mappedIndexes), by which a sweep finds rows, and the triggers
 // that queue what the app changes (captureTriggers).
 func indexSteps(ctx context.Context, q querier, m *mapping.Mapping) ([]step, error) {
-	rows, err := q.QueryContext(ctx, `SELECT upper(type), name FROM sqlite_master WHERE type IN ('index', 'trigger') AND name LIKE 'mem\_map\_%' ESCAPE '\'`)
+	drops, err := schema.MappedObjectDrops(ctx, q)
 	if err != nil {
 		return nil, err
 	}
 	var steps []step
-	for rows.Next() {
-		var kind, name string
-		if err := rows.Scan(&kind, &name); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		steps = append(steps, step{"DROP " + kind + " main." + ident(name), nil})
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
+	for _, d := range drops {
+		steps = append(steps, step{d, nil})
 	}
 	if m.IsDefault() {
 		return steps, nil

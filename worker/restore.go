@@ -41,6 +41,14 @@ type Restored struct {
 // returns, with the clock readings bound as :now and :wall.
 func restoreTx(ctx context.Context, db *DB, wall time.Time, what string,
 	plan func(q querier, args func(...any) []any, cfg Config) ([]step, error)) ([]int64, error) {
+	return restoreAt(ctx, db, wall, what, nil, plan)
+}
+
+// restoreAt is restoreTx through a mapping (mapped; nil for memworker's
+// own tables), whose sweeps may run on the wall clock in hours or on the
+// app's own clock: a restored row is anchored at that clock.
+func restoreAt(ctx context.Context, db *DB, wall time.Time, what string, mapped *adapted,
+	plan func(q querier, args func(...any) []any, cfg Config) ([]step, error)) ([]int64, error) {
 	cfg, err := LoadConfig(ctx, db.SQL)
 	if err != nil {
 		return nil, err
@@ -52,6 +60,11 @@ func restoreTx(ctx context.Context, db *DB, wall time.Time, what string,
 		return nil, err
 	}
 	now := clock.restoreAnchor(cfg)
+	if h, ok, err := mapped.hours(ctx, db.SQL, clock.Wall); err != nil {
+		return nil, err
+	} else if ok {
+		now = max(h, now)
+	}
 	args := func(extra ...any) []any {
 		return append([]any{sql.Named("now", now), sql.Named("wall", clock.Wall.Unix())}, extra...)
 	}

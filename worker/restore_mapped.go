@@ -18,29 +18,10 @@ import (
 // tables themselves (not the sweep's views), so a restore is one
 // transaction on a file and one request on rqlite.
 
-// mappedRestoreTx runs a restore through a mapping: the adapter set up,
-// then plan's reads, then its writes, with :now (the sweep's hour clock
-// through this mapping) and :wall bound.
+// restoreTx runs a restore through this mapping (restoreAt).
 func (a *adapted) restoreTx(ctx context.Context, db *DB, wall time.Time, what string,
 	plan func(q querier, args func(...any) []any) ([]step, error)) ([]int64, error) {
-	cfg, err := LoadConfig(ctx, db.SQL)
-	if err != nil {
-		return nil, err
-	}
-	clock, err := commandClock(cfg, wall)
-	if err != nil {
-		return nil, err
-	}
-	now := clock.restoreAnchor(cfg)
-	if h, ok, err := a.hours(ctx, db.SQL, clock.Wall); err != nil {
-		return nil, err
-	} else if ok {
-		now = max(h, now)
-	}
-	args := func(extra ...any) []any {
-		return append([]any{sql.Named("now", now), sql.Named("wall", clock.Wall.Unix())}, extra...)
-	}
-	return readThenWrite(ctx, db, what, func(q querier) ([]step, error) { return plan(q, args) })
+	return restoreAt(ctx, db, wall, what, a, func(q querier, args func(...any) []any, _ Config) ([]step, error) { return plan(q, args) })
 }
 
 // edgeSubject is how events name the edge of key a (and b, for a key of
