@@ -788,3 +788,23 @@ func sweepable(role, one string, key mapping.Key, status, archived string) error
 	}
 	return nil
 }
+
+// sweepConfig is mem_config with the clock a sweep through the database's
+// mapping runs on (the wall clock in hours, or the app's own clock), so
+// "a sweep is due" and "hours since the last sweep" read alike for
+// status, run --when-due and the sweep; mapped is nil for memworker's own
+// tables.
+func sweepConfig(ctx context.Context, db *DB, wall time.Time) (cfg Config, mapped *adapted, err error) {
+	if cfg, err = LoadConfig(ctx, db.SQL); err != nil {
+		return cfg, nil, err
+	}
+	if mapped, err = adaptMapping(ctx, db, db.Rqlite); err != nil {
+		return cfg, nil, err
+	}
+	if h, ok, err := mapped.hours(ctx, db.SQL, wall); err != nil {
+		return cfg, nil, err
+	} else if ok {
+		cfg.ActiveHours = h
+	}
+	return cfg, mapped, nil
+}

@@ -181,7 +181,7 @@ func duePaths(ctx context.Context, paths []string, log *slog.Logger, failed *boo
 			*failed = true
 			continue
 		}
-		cfg, err := LoadConfig(ctx, db.SQL)
+		cfg, _, err := sweepConfig(ctx, db, time.Now())
 		db.Close()
 		if err != nil {
 			log.Error("checking due", "db", DisplayName(p), "err", err)

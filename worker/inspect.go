@@ -69,7 +69,7 @@ type SweepRecord struct {
 
 // GetStatus reads counts, the clock and the last sweep.
 func GetStatus(ctx context.Context, db *DB) (*Status, error) {
-	cfg, err := LoadConfig(ctx, db.SQL)
+	cfg, mapped, err := sweepConfig(ctx, db, time.Now())
 	if err != nil {
 		return nil, err
 	}
@@ -102,20 +102,10 @@ func GetStatus(ctx context.Context, db *DB) (*Status, error) {
 	counts := map[string]map[string]int{"SELECT status, count(*) FROM mem_blocks GROUP BY status": st.Blocks,
 		"SELECT status, count(*) FROM mem_facts GROUP BY status": st.Facts}
 	edges := "SELECT count(*) FROM mem_edges"
-	if !d.IsDefault() {
+	if mapped != nil { // the app's own rows
 		st.Mapping, st.MappingTables = d.Source, d.Tables()
-		// The app's own rows, and the clock its sweeps run on.
-		a, err := adaptMapping(ctx, db, db.Rqlite)
-		if err != nil {
-			return nil, err
-		}
-		if h, ok, err := a.hours(ctx, db.SQL, time.Now()); err != nil {
-			return nil, err
-		} else if ok {
-			cfg.ActiveHours, st.ActiveHours = h, h
-		}
-		st.WallClockHours = a.wallHours
-		counts, edges = a.statusCounts(st.Blocks, st.Facts)
+		st.WallClockHours = mapped.wallHours
+		counts, edges = mapped.statusCounts(st.Blocks, st.Facts)
 	}
 	st.HoursSinceCurate, st.SweepAheadHours = cfg.HoursSinceSweep()
 	st.CurateDue = cfg.SweepDue()

@@ -1059,3 +1059,26 @@ func TestMappedBadRowsNamed(t *testing.T) {
 		t.Errorf("%d of the 2 bad links are left: a sweep never touches a bad row", n)
 	}
 }
+
+// TestMappedSweepDue: through a mapping "a sweep is due" reads the clock the
+// sweeps run on (elfmem's own total_active_hours), as status and run
+// --when-due both do.
+func TestMappedSweepDue(t *testing.T) {
+	s := elfmemShape
+	db, _ := shapedMemory(t, s, randomGraph(31, 30, 60, s.gen), s.base)
+	sweepShape(t, s, db, s.base, worker.SweepOptions{})
+	for _, c := range []struct {
+		later float64
+		due   bool
+	}{{0, false}, {10, false}, {40, true}, {55, true}} {
+		s.setClock(t, db, s.base.after(c.later))
+		st, err := worker.GetStatus(context.Background(), db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.CurateDue != c.due || st.ActiveHours != s.base.hours+c.later || *st.HoursSinceCurate != c.later {
+			t.Errorf("%v h after the sweep: due %v (want %v), clock %v (want %v), %v h since",
+				c.later, st.CurateDue, c.due, st.ActiveHours, s.base.hours+c.later, *st.HoursSinceCurate)
+		}
+	}
+}
