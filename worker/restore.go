@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/memdecay/memdecay/worker/internal/rqlite"
 )
 
 // ErrNothingToRestore means the event log holds no removal to undo.
@@ -440,7 +442,7 @@ func readThenWrite(ctx context.Context, db *DB, what string, read func(q querier
 	if !db.Rqlite {
 		return rows, nil
 	}
-	if rows, err = lastTxRows(ctx, conn); err != nil {
+	if rows, err = rqlite.LastTxRows(ctx, conn); err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	if len(rows) != len(steps) {

@@ -1,93 +1,8 @@
 package worker
 
-import (
-	"context"
-	"encoding/json"
-	"errors"
-	"net"
-	"net/http"
-	"net/url"
-	"os"
-	"syscall"
-	"testing"
+import "testing"
 
-	"github.com/rqlite/gorqlite"
-)
-
-// The rules of the rqlite driver and the replica store, each with cases on
-// both sides.
-
-// A request is tried again only when no try of it could have been
-// applied: every write refused at the connection or answered 503 (no
-// leader), or nothing sent at all. Decided from typed outcomes.
-func TestTriesRetryOnlyWhatNoNodeTook(t *testing.T) {
-	refused := &url.Error{Op: "Post", URL: "http://a/db/execute",
-		Err: &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}}
-	reset := &url.Error{Op: "Post", URL: "http://a/db/execute",
-		Err: &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}}
-	answer := func(code int) *http.Response { return &http.Response{StatusCode: code} }
-	type try struct {
-		method, path string
-		resp         *http.Response
-		err          error
-	}
-	for _, c := range []struct {
-		name  string
-		tries []try
-		want  bool
-	}{
-		{"nothing sent", nil, true},
-		{"refused", []try{{"POST", "/db/execute", nil, refused}}, true},
-		{"no leader", []try{{"POST", "/db/execute", answer(503), nil}}, true},
-		{"refused, then no leader", []try{{"POST", "/db/request", nil, refused}, {"POST", "/db/request", answer(503), nil}}, true},
-		{"a look-up answered, the write refused", []try{{"GET", "/status", answer(200), nil}, {"POST", "/db/execute", nil, refused}}, true},
-		{"a read that failed", []try{{"POST", "/db/query", nil, reset}}, true},
-		// A write that may have reached a node is not sent again.
-		{"refused, then timed out", []try{{"POST", "/db/execute", nil, refused}, {"POST", "/db/execute", nil, context.DeadlineExceeded}}, false},
-		{"connection reset", []try{{"POST", "/db/execute", nil, reset}}, false},
-		{"answered 200 (a statement failed)", []try{{"POST", "/db/execute", answer(200), nil}}, false},
-		{"answered 500", []try{{"POST", "/db/request", answer(500), nil}}, false},
-	} {
-		tr := &tries{}
-		for _, x := range c.tries {
-			req := &http.Request{Method: x.method, URL: &url.URL{Scheme: "http", Host: "a", Path: x.path}}
-			tr.record(req, x.resp, x.err)
-		}
-		if got := tr.noneApplied(); got != c.want {
-			t.Errorf("%s: noneApplied %v, want %v", c.name, got, c.want)
-		}
-	}
-}
-
-func TestRealJSONBindsAsReal(t *testing.T) {
-	for in, want := range map[float64]string{2: "2.0", -3: "-3.0", 0: "0.0", 2.5: "2.5", 1e300: "1e+300", 1e-7: "1e-07"} {
-		b, err := json.Marshal(realJSON(in))
-		if err != nil || string(b) != want {
-			t.Errorf("realJSON(%v) = %s, %v; want %s", in, b, err, want)
-		}
-	}
-}
-
-func TestSQLiteValueByColumnType(t *testing.T) {
-	for _, c := range []struct {
-		v    any
-		typ  string
-		want any
-	}{
-		{float64(3), "integer", int64(3)},
-		{float64(3), "bool", int64(3)},
-		{float64(3), "", int64(3)},
-		{float64(3), "real", float64(3)},
-		{float64(3), "double", float64(3)},
-		{float64(2.5), "integer", float64(2.5)}, // a REAL stored in an INTEGER column stays REAL
-		{"abc", "real", "abc"},                  // text in a REAL column stays text
-		{nil, "integer", nil},
-	} {
-		if got := sqliteValue(c.v, c.typ); got != c.want {
-			t.Errorf("sqliteValue(%#v, %q) = %#v, want %#v", c.v, c.typ, got, c.want)
-		}
-	}
-}
+// The rules of the replica store, each with cases on both sides.
 
 func TestReplicatedSQLNamesWorkingTablesOnly(t *testing.T) {
 	for in, want := range map[string]string{
@@ -103,29 +18,5 @@ func TestReplicatedSQLNamesWorkingTablesOnly(t *testing.T) {
 		if got := replicatedSQL(in); got != want {
 			t.Errorf("replicatedSQL(%q)\n got %q\nwant %q", in, got, want)
 		}
-	}
-}
-
-// TestRqliteErrorNamesTheStatementError: a failed statement's own message
-// reaches the user, on one line, not only gorqlite's count of them.
-func TestRqliteErrorNamesTheStatementError(t *testing.T) {
-	one := []gorqlite.ParameterizedStatement{{Query: "SELECT 1"}}
-	two := append(one, gorqlite.ParameterizedStatement{Query: "SELECT 2"})
-	for _, c := range []struct {
-		err   error
-		stmts []gorqlite.ParameterizedStatement
-		want  string
-	}{
-		{gorqlite.StatementErrors{errors.New("no such table: mem_edges")}, one, "rqlite: no such table: mem_edges"},
-		{gorqlite.StatementErrors{errors.New("a"), errors.New("b")}, two,
-			"rqlite: in a request of 2 statements: a; b (the request was rolled back)"},
-		{errors.New("connection refused"), one, "rqlite: connection refused"},
-	} {
-		if got := rqliteError(c.err, c.stmts).Error(); got != c.want {
-			t.Errorf("rqliteError(%v) = %q, want %q", c.err, got, c.want)
-		}
-	}
-	if rqliteError(nil, one) != nil {
-		t.Error("rqliteError(nil) is not nil")
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/memdecay/memdecay/worker/internal/rqlite"
 )
 
 // A password is never printed, whether its URL parses or not; the options
@@ -203,9 +205,7 @@ func wantOneLine(t *testing.T, msg string) {
 // limitRequests shortens the bounds of a request for one test.
 func limitRequests(t *testing.T, read, write time.Duration, maxBody int64) {
 	t.Helper()
-	oldRead, oldWrite, oldMax := rqliteReadTimeout, rqliteWriteTimeout, rqliteMaxResponse
-	rqliteReadTimeout, rqliteWriteTimeout, rqliteMaxResponse = read, write, maxBody
-	t.Cleanup(func() { rqliteReadTimeout, rqliteWriteTimeout, rqliteMaxResponse = oldRead, oldWrite, oldMax })
+	t.Cleanup(rqlite.SetLimits(read, write, maxBody))
 }
 
 // silentListener accepts connections and never answers them.
@@ -381,17 +381,4 @@ func TestRqliteErrorsAreOneLine(t *testing.T) {
 		t.Fatalf("want the node's 503, got %v", err)
 	}
 	wantOneLine(t, err.Error())
-}
-
-func TestRqliteMessageCleansClientErrors(t *testing.T) {
-	for in, want := range map[string]string{
-		"tried all peers unsuccessfully. here are the results:\n   peer #0: http://mary:xxxxx@10.0.0.1:4001/db/execute?timings&level=weak&transaction failed due to Post \"http://mary:xxxxx@10.0.0.1:4001/db/execute?timings&level=weak&transaction\": dial tcp 10.0.0.1:4001: connect: connection refused\n": "10.0.0.1:4001: connect: connection refused",
-		"tried all peers unsuccessfully. here are the results:\n   peer #0: http://a:4001/status failed due to got: 503 Service Unavailable, message: leader not found\n\n   peer #1: http://b:4001/status failed due to EOF\n":                                                                                "a:4001: 503 Service Unavailable: leader not found; b:4001: EOF",
-		"there were 2 statement errors\nno such table: x\nno such column: y": "there were 2 statement errors; no such table: x; no such column: y",
-		"plain": "plain",
-	} {
-		if got := rqliteMessage(errors.New(in)); got != want {
-			t.Errorf("rqliteMessage(%q)\n = %q\nwant %q", in, got, want)
-		}
-	}
 }

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/memdecay/memdecay/worker/internal/rqlite"
 )
 
 // replicaStore runs a sweep whose every write is replicated: on rqlite,
@@ -133,7 +135,7 @@ func (st *replicaStore) execOneRequest(ctx context.Context, name string, list []
 	if _, err := st.conn.ExecContext(context.WithoutCancel(ctx), "COMMIT"); err != nil {
 		return 0, fmt.Errorf("%s: %w", name, st.lost(ctx, err))
 	}
-	rows, err := lastTxRows(ctx, st.conn)
+	rows, err := rqlite.LastTxRows(ctx, st.conn)
 	var total int64
 	for _, n := range rows {
 		total += n
@@ -182,7 +184,7 @@ func (st *replicaStore) fenced(ctx context.Context, query string, args []any) (s
 		return res, nil
 	}
 	// rqlite tells the rows each statement changed only once applied.
-	rows, err := lastTxRows(ctx, st.conn)
+	rows, err := rqlite.LastTxRows(ctx, st.conn)
 	if err != nil || len(rows) < 2 {
 		return driverResult(0), err
 	}
@@ -223,7 +225,7 @@ func (st *replicaStore) inTx(ctx context.Context, f func() error) error {
 				return nil
 			}
 			// rqlite tells the rows each statement changed only once applied.
-			rows, err := lastTxRows(ctx, st.conn)
+			rows, err := rqlite.LastTxRows(ctx, st.conn)
 			if err != nil {
 				return err
 			}
