@@ -808,3 +808,37 @@ func sweepConfig(ctx context.Context, db *DB, wall time.Time) (cfg Config, mappe
 	}
 	return cfg, mapped, nil
 }
+
+// throughMapping runs read with the tables named as the database's mapping
+// names them: memworker's own, or the app's through the adapter's temp
+// views, made on the connection read is given and dropped after (on a
+// file; on rqlite, which keeps no temp view across requests, a mapping
+// other than mem is refused with ErrNotThroughMapping).
+func throughMapping(ctx context.Context, db *DB, read func(q querier, tables *dialect) error) error {
+	a, err := adaptMapping(ctx, db, false)
+	if err != nil || a == nil {
+		if err != nil {
+			return err
+		}
+		return read(db.SQL, memTables)
+	}
+	if db.Rqlite {
+		return refuseAppMapping(ctx, db)
+	}
+	conn, err := db.SQL.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	defer func() {
+		for _, drop := range a.teardown {
+			conn.ExecContext(context.WithoutCancel(ctx), drop)
+		}
+	}()
+	for _, stmt := range a.setup {
+		if _, err := conn.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("mapping: setting up the views of the app's tables: %w", err)
+		}
+	}
+	return read(conn, a.tables)
+}

@@ -201,9 +201,6 @@ type FactExplanation struct {
 // the machine's reading, unless wall_clock is pinned: commandClock) and
 // says why it will or will not be archived or pruned, and when.
 func ExplainFact(ctx context.Context, db *DB, id string, machine time.Time) (*FactExplanation, error) {
-	if err := refuseAppMapping(ctx, db); err != nil {
-		return nil, fmt.Errorf("explain: %w", err)
-	}
 	now, err := commandWall(ctx, db, machine)
 	if err != nil {
 		return nil, fmt.Errorf("explain: fact %q: %w", id, err)
@@ -213,9 +210,14 @@ func ExplainFact(ctx context.Context, db *DB, id string, machine time.Time) (*Fa
 	// when its age counts from; its numbers are read only when it is.
 	var segment, status, problem sql.NullString
 	var importance, decayRate, count, since any
-	err = db.SQL.QueryRowContext(ctx, macros.Replace(`SELECT f.segment, coalesce(f.tier, ''), f.status,
-		f.importance, f.decay_rate, f.access_count, FACT_SINCE, FACT_PROBLEM FROM mem_facts f WHERE f.id = ?`), id).
-		Scan(&segment, &x.Tier, &status, &importance, &decayRate, &count, &since, &problem)
+	err = throughMapping(ctx, db, func(q querier, tables *dialect) error {
+		return q.QueryRowContext(ctx, tables.expand(macros.Replace(`SELECT f.segment, coalesce(f.tier, ''), f.status,
+		f.importance, f.decay_rate, f.access_count, FACT_SINCE, FACT_PROBLEM FROM @FACTS f WHERE f.id = ?`)), id).
+			Scan(&segment, &x.Tier, &status, &importance, &decayRate, &count, &since, &problem)
+	})
+	if errors.Is(err, ErrNotThroughMapping) {
+		return nil, fmt.Errorf("explain: %w", err)
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("explain: fact %q: %w (a pruned fact lives on in mem_events; memworker restore --fact %s)", id, ErrNoFact, id)
 	}

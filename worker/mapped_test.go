@@ -1008,6 +1008,17 @@ status_archived = "archived"
 	if got := states(appDB, `SELECT subject_id || ':' || action FROM mem_events ORDER BY id`); got != "1:prune 3:archive" {
 		t.Errorf("events %s", got)
 	}
+	// explain --fact reads the note through the mapping as the sweep does.
+	x, err := worker.ExplainFact(ctx, appDB, "2", wall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x.Tier != "short" || x.Status != "active" || x.AccessCount != 5 || x.Invalid || x.Action != "keep" {
+		t.Errorf("explain fact 2: %+v", x)
+	}
+	if x, err := worker.ExplainFact(ctx, appDB, "7", wall); err != nil || !x.Invalid {
+		t.Errorf("explain fact 7 (no tier): %+v, %v; want an invalid row", x, err)
+	}
 	before := quotedRow(t, appDB, "notes", "id = 2")
 	for _, id := range []string{"1", "3"} {
 		if _, err := worker.RestoreFact(ctx, appDB, id, wall); err != nil {
