@@ -60,6 +60,7 @@ type adapted struct {
 	nodeCols columnInfo
 	// factColumns: the fact table's columns, as a snapshot keeps them.
 	factColumns []string
+	factCols    columnInfo
 }
 
 // ErrMappingUnsupported: a mapping this memworker can check but not yet
@@ -104,10 +105,14 @@ func readColumns(ctx context.Context, q querier, table string) (columnInfo, erro
 // asText is a column of alias read as text: itself when it holds text,
 // else CAST to text (an index on the same expression keeps it indexed).
 func (c columnInfo) asText(alias, col string) string {
-	if c.text[strings.ToLower(col)] {
-		return alias + "." + ident(col)
+	name := ident(col)
+	if alias != "" {
+		name = alias + "." + name
 	}
-	return "CAST(" + alias + "." + ident(col) + " AS TEXT)"
+	if c.text[strings.ToLower(col)] {
+		return name
+	}
+	return "CAST(" + name + " AS TEXT)"
 }
 
 // snapshot is the JSON of every column of the app's row alias.
@@ -173,11 +178,11 @@ func adapt(ctx context.Context, q querier, m *mapping.Mapping, replica bool) (*a
 		edgesClock = e.LastActiveClock
 	}
 	wall := func(c string) bool { return c != "" && c != mapping.ClockActiveHours }
-	if m.Nodes != nil && m.Edges != nil && wall(nodesClock) != wall(edgesClock) && m.Edges.LastActive != "" {
+	if m.Nodes != nil && m.Edges != nil && m.Nodes.LastUsed != "" && m.Edges.LastActive != "" && wall(nodesClock) != wall(edgesClock) {
 		return nil, unsupported("nodes.last_used is on the %s clock but edges.last_active on the %s clock: a sweep reads both on one clock (active hours, or wall time)",
 			nodesClock, edgesClock)
 	}
-	a.wallHours = wall(nodesClock) || (m.Edges != nil && m.Edges.LastActive != "" && wall(edgesClock))
+	a.wallHours = (m.Nodes != nil && m.Nodes.LastUsed != "" && wall(nodesClock)) || (m.Edges != nil && m.Edges.LastActive != "" && wall(edgesClock))
 	if a.wallHours && m.Clock != nil {
 		return nil, unsupported("clock: the mapping's times are wall times, so it keeps no active-hours clock; drop its [clock] table")
 	}
@@ -186,6 +191,11 @@ func adapt(ctx context.Context, q querier, m *mapping.Mapping, replica bool) (*a
 		"@NODES_NAME", a.view("blocks"), "@NODES", a.view("blocks"), "@FACTS", a.view("facts"), "@TAGS", a.view("block_tags"),
 		"@ENDS_COLS", "end_a, end_b, ", "@ENDS_E", "e.end_a, e.end_b, ", "@ENDS_K", "k.end_a, k.end_b, ", "@ENDS_N", "n.end_a, n.end_b, ",
 		"@ENDS_MOVED", "\n   OR m.end_a IS NOT n.end_a OR m.end_b IS NOT n.end_b",
+		// An edge the app moved to other ends after the plan stays: its
+		// ends are not its key here.
+		"@ENDS_UNMOVED", " AND e.end_a IS p.end_a AND e.end_b IS p.end_b",
+		// An edge whose end is NULL joins nothing: a bad row.
+		"@END_PROBLEMS", "WHEN e.end_a IS NULL THEN 'from is NULL' WHEN e.end_b IS NULL THEN 'to is NULL'\n\t",
 		// A block with no state yet: the strengths its edges' due rows
 		// keep for it, at either end.
 		"@NEW_BLOCK_DEGREE", `(SELECT total(d.strength) FROM mem_edge_due d WHERE d.end_a = b.id)
@@ -241,7 +251,7 @@ SELECT `+cols.asText("n", key)+` AS id, `+or("n", n.Category, "NULL")+` AS categ
        `+or("n", n.Reinforcement, "0")+` AS reinforcement_count,
        `+hoursOf(or("n", n.LastUsed, "NULL"), n.LastUsedClock)+` AS last_reinforced_hours,
        n.`+ident(key)+` AS key_raw, `+cols.snapshot("n")+` AS snapshot
-FROM `+table+` n`)
+FROM `+table+` n WHERE n.`+ident(key)+` IS NOT NULL`)
 	set := []string{changed(n.Status, "status",
 		`CASE NEW.status WHEN 'archived' THEN `+literal(n.StatusArchived)+` WHEN 'active' THEN `+literal(active[0])+` ELSE `+ident(n.Status)+` END`)}
 	if n.ArchiveReason != "" {
@@ -314,13 +324,18 @@ func (a *adapted) edges(ctx context.Context, q querier) ([]string, error) {
 		where += " AND " + ident(e.Key[1]) + " = OLD.key_raw2"
 	}
 	a.singleKey = len(e.Key) == 1
+	// A row with a NULL key can be named by no event: the sweep never sees it.
+	notNull := "l." + ident(e.Key[0]) + " IS NOT NULL"
+	if !a.singleKey {
+		notNull += " AND l." + ident(e.Key[1]) + " IS NOT NULL"
+	}
 	// The sweep's removals go to the app's table itself, by its key: a
 	// view's trigger would run a program per row, and the view's key read
 	// as text would find each row through an index on CAST(id AS TEXT)
 	// rather than the table's own key.
-	deleteEdges := `DELETE FROM ` + table + ` WHERE ` + ident(e.Key[0]) + ` IN (SELECT from_id FROM apply_edge_keys)`
+	deleteEdges := `DELETE FROM ` + table + ` WHERE ` + cols.asText("", e.Key[0]) + ` IN (SELECT from_id FROM apply_edge_keys)`
 	if !a.singleKey {
-		deleteEdges = `DELETE FROM ` + table + ` WHERE (` + ident(e.Key[0]) + `, ` + ident(e.Key[1]) + `) IN (SELECT from_id, to_id FROM apply_edge_keys)`
+		deleteEdges = `DELETE FROM ` + table + ` WHERE (` + cols.asText("", e.Key[0]) + `, ` + cols.asText("", e.Key[1]) + `) IN (SELECT from_id, to_id FROM apply_edge_keys)`
 	}
 	a.setup = append(a.setup, `CREATE `+a.temp()+`VIEW `+a.view("edges")+` AS
 SELECT `+k1+` AS from_id, `+k2+` AS to_id, `+cols.asText("l", e.From)+` AS end_a, `+cols.asText("l", e.To)+` AS end_b,
@@ -328,7 +343,7 @@ SELECT `+k1+` AS from_id, `+k2+` AS to_id, `+cols.asText("l", e.From)+` AS end_a
        `+or("l", e.Origin, "NULL")+` AS origin, `+hoursOf(or("l", e.LastActive, "NULL"), e.LastActiveClock)+` AS last_active_hours,
        `+or("l", e.LastObserved, "NULL")+` AS last_observed_at, `+or("l", e.Pinned, "0")+` AS pinned, 0 AS excluded,
        NULL AS note, NULL AS created_at, l.`+ident(e.Key[0])+` AS key_raw, `+raw2+` AS key_raw2, `+cols.snapshot("l")+` AS snapshot
-FROM `+table+` l`,
+FROM `+table+` l WHERE `+notNull+``,
 		`CREATE `+a.temp()+`TRIGGER `+a.view("edges")+`_delete INSTEAD OF DELETE ON `+a.view("edges")+` BEGIN
 DELETE FROM `+table+` WHERE `+where+`;
 END`)
@@ -358,7 +373,7 @@ func (a *adapted) facts(ctx context.Context, q querier) error {
 	if err != nil {
 		return err
 	}
-	a.factColumns = cols.names
+	a.factColumns, a.factCols = cols.names, cols
 	status := a.factStatus("f")
 	segment := or("f", f.Segment, "NULL")
 	fromSegment := func(part, col string) string {
@@ -370,7 +385,7 @@ SELECT `+cols.asText("f", key)+` AS id, `+segment+` AS segment, `+fromSegment("t
        `+fromSegment("importance", f.Importance)+` AS importance, `+fromSegment("decay_rate", f.DecayRate)+` AS decay_rate,
        `+or("f", f.AccessCount, "0")+` AS access_count, `+or("f", f.LastAccess, "NULL")+` AS last_accessed_at, `+status+` AS status,
        NULL AS content, `+or("f", f.CreatedAt, "NULL")+` AS created_at, f.`+ident(key)+` AS key_raw, `+cols.snapshot("f")+` AS snapshot
-FROM `+table+` f`,
+FROM `+table+` f WHERE f.`+ident(key)+` IS NOT NULL`,
 		`CREATE `+a.temp()+`TRIGGER `+a.view("facts")+`_delete INSTEAD OF DELETE ON `+a.view("facts")+` BEGIN
 DELETE FROM `+table+` WHERE `+ident(key)+` = OLD.key_raw;
 END`,
@@ -395,7 +410,7 @@ func mappedIndexes(ctx context.Context, q querier, m *mapping.Mapping) ([]string
 		if col == "" || col == mapping.RowID || cols.text[strings.ToLower(col)] {
 			return nil
 		}
-		name := "mem_map_" + table + "_" + col + "_text"
+		name := fmt.Sprintf("mem_map_%d_%s_%s_text", len(table), table, col) // the length: no two tables and columns give one name
 		out = append(out, `CREATE INDEX IF NOT EXISTS main.`+ident(name)+` ON `+ident(table)+` (CAST(`+ident(col)+` AS TEXT))`)
 		return nil
 	}
@@ -756,7 +771,7 @@ func (a *adapted) appNames(kind, problem string) string {
 	case kind == "edge" && m.Edges != nil:
 		e := m.Edges
 		table = e.Table
-		parts = [][2]string{{"weight", e.Weight}, {"reinforcement_count", e.Reinforcement}, {"relation_type", e.Kind},
+		parts = [][2]string{{"from", e.From}, {"to", e.To}, {"weight", e.Weight}, {"reinforcement_count", e.Reinforcement}, {"relation_type", e.Kind},
 			{"last_active_hours", e.LastActive}, {"last_observed_at", e.LastObserved}, {"pinned", e.Pinned}}
 	case kind == "block" && m.Nodes != nil:
 		n := m.Nodes

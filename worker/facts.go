@@ -82,7 +82,7 @@ func Recall(ctx context.Context, db *DB, id string, auto bool, machine time.Time
 		}
 		var c FactChange
 		var problem sql.NullString
-		err = db.SQL.QueryRowContext(ctx, macros.Replace(`SELECT f.id, f.importance, f.importance, f.access_count,
+		err = db.SQL.QueryRowContext(ctx, memSQL(`SELECT f.id, f.importance, f.importance, f.access_count,
 			`+factAccessedAt+`, FACT_PROBLEM FROM mem_facts f WHERE f.id = ?`), id).
 			Scan(&c.ID, &c.ImportanceBefore, &c.ImportanceAfter, &c.AccessCountAfter, &c.LastAccessedAt, &problem)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -161,7 +161,7 @@ func changeFact(ctx context.Context, db *DB, id, kind string, machine time.Time,
 	// keeps sweeps off it (a down vote leaves a bad access time as it was;
 	// an up vote or a recall writes a good one).
 	var problem sql.NullString
-	err = db.SQL.QueryRowContext(ctx, macros.Replace(`SELECT `+factAccessedAt+`, FACT_PROBLEM FROM mem_facts f WHERE f.id = ?`), id).
+	err = db.SQL.QueryRowContext(ctx, memSQL(`SELECT `+factAccessedAt+`, FACT_PROBLEM FROM mem_facts f WHERE f.id = ?`), id).
 		Scan(&c.LastAccessedAt, &problem)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) { // gone: removed since by someone else
 		return nil, fmt.Errorf("fact %s: %w", kind, err)

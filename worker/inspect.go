@@ -156,7 +156,7 @@ func AdvanceClock(ctx context.Context, db *DB, hours float64) (float64, error) {
 		return 0, fmt.Errorf("clock advance: %w", err)
 	}
 	var now float64
-	err := db.SQL.QueryRowContext(ctx, macros.Replace(`UPDATE mem_config SET value = value + :hours
+	err := db.SQL.QueryRowContext(ctx, memSQL(`UPDATE mem_config SET value = value + :hours
 		WHERE key = 'active_hours' AND value + :hours <= MAX_FINITE RETURNING value`), sql.Named("hours", hours)).Scan(&now)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, fmt.Errorf("clock advance: %v more hours would take the clock past the largest finite number", hours)
@@ -332,7 +332,7 @@ func ExplainEdge(ctx context.Context, db *DB, a, b string) (*EdgeExplanation, er
 	var static, temporal sql.NullBool
 	// The sweep's own rules (rules.go) decide whether the row is valid and
 	// whether the static prune takes it.
-	err = db.SQL.QueryRowContext(ctx, macros.Replace(`
+	err = db.SQL.QueryRowContext(ctx, memSQL(`
 		SELECT e.weight, e.reinforcement_count, e.origin, e.relation_type, e.pinned, e.last_active_hours,
 		       coalesce((SELECT tier FROM mem_block_tiers WHERE id = e.from_id), 'standard'),
 		       coalesce((SELECT tier FROM mem_block_tiers WHERE id = e.to_id), 'standard'),

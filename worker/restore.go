@@ -133,7 +133,7 @@ func RestoreEdge(ctx context.Context, db *DB, a, b string, wall time.Time) (*Res
 	}
 	r.Edges = 1
 	var weak bool
-	err = db.SQL.QueryRowContext(ctx, macros.Replace(`SELECT STATIC_PRUNE AND NOT pinned
+	err = db.SQL.QueryRowContext(ctx, memSQL(`SELECT STATIC_PRUNE AND NOT pinned
 		FROM mem_edges WHERE from_id = :a AND to_id = :b`), sql.Named("prune_threshold", pruneThreshold), sql.Named("a", a), sql.Named("b", b)).Scan(&weak)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) { // gone again: removed since by someone else
 		return nil, err

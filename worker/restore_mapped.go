@@ -38,7 +38,7 @@ func (a *adapted) edgeSubject(k1, k2 string) (string, []any) {
 // (but the node :block, restored with it); a restore appends AND ….
 func (a *adapted) edgeBack() string {
 	e := a.m.Edges
-	read := func(col string) string { return snapshotRead("d", literal("$.edge."+col)) }
+	read := func(col string) string { return snapshotRead("d", snapPath("edge", col)) }
 	cols, vals := []string{}, []string{}
 	for _, c := range a.edgeColumns {
 		cols = append(cols, ident(c))
@@ -57,7 +57,7 @@ WHERE NOT EXISTS (SELECT 1 FROM main.` + ident(e.Table) + ` x WHERE ` + a.keyOfS
 	}
 	ends := "CAST(" + read(e.From) + " AS TEXT), CAST(" + read(e.To) + " AS TEXT)"
 	return insert + `
-  AND NOT EXISTS (SELECT 1 FROM ` + a.nodeTable() + ` k WHERE k.` + a.nodeKey() + ` IN (` + ends + `) AND ` + a.nodeArchived("k") + `
+  AND NOT EXISTS (SELECT 1 FROM ` + a.nodeTable() + ` k WHERE ` + a.nodeCols.asText("k", a.nodeKey0()) + ` IN (` + ends + `) AND ` + a.nodeArchived("k") + `
                   AND ` + a.nodeCols.asText("k", a.nodeKey0()) + ` IS NOT :block)`
 }
 
@@ -122,7 +122,7 @@ func (a *adapted) restoreBlock(ctx context.Context, db *DB, id string, wall time
 		var sweepID sql.NullInt64
 		err := q.QueryRowContext(ctx, `SELECT `+a.nodeStatus("b")+`, e.id, e.sweep_id FROM `+a.nodeTable()+` b
 			JOIN mem_events e ON e.subject_kind = 'block' AND e.subject_id = `+a.nodeCols.asText("b", a.nodeKey0())+` AND e.action = 'archive'
-			WHERE b.`+a.nodeKey()+` = ? ORDER BY e.id DESC LIMIT 1`, id).Scan(&status, &r.FromEvent, &sweepID)
+			WHERE `+a.nodeCols.asText("b", a.nodeKey0())+` = ? ORDER BY e.id DESC LIMIT 1`, id).Scan(&status, &r.FromEvent, &sweepID)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, fmt.Errorf("%s: %w (no archive event)", what, ErrNothingToRestore)
 		}
@@ -135,8 +135,8 @@ func (a *adapted) restoreBlock(ctx context.Context, db *DB, id string, wall time
 		if a.m.Edges != nil {
 			e := a.m.Edges
 			rows, err := q.QueryContext(ctx, `SELECT id, subject_id FROM mem_events WHERE sweep_id IS ? AND subject_kind = 'edge'
-				AND reason = 'block_archived' AND ? IN (CAST(detail ->> `+literal("$.edge."+e.From)+` AS TEXT),
-				                                         CAST(detail ->> `+literal("$.edge."+e.To)+` AS TEXT)) ORDER BY id`, sweepID, id)
+				AND reason = 'block_archived' AND ? IN (CAST(`+snapshotRead("detail", snapPath("edge", e.From))+` AS TEXT),
+				                                         CAST(`+snapshotRead("detail", snapPath("edge", e.To))+` AS TEXT)) ORDER BY id`, sweepID, id)
 			if err != nil {
 				return nil, err
 			}
@@ -156,7 +156,7 @@ func (a *adapted) restoreBlock(ctx context.Context, db *DB, id string, wall time
 		}
 		block := args(sql.Named("block", id), sql.Named("id", id), sql.Named("event", r.FromEvent),
 			sql.Named("kind", "block"), sql.Named("subject", id))
-		archived := `EXISTS (SELECT 1 FROM ` + a.nodeTable() + ` k WHERE k.` + a.nodeKey() + ` = :block AND ` + a.nodeArchived("k") + `)`
+		archived := `EXISTS (SELECT 1 FROM ` + a.nodeTable() + ` k WHERE ` + a.nodeCols.asText("k", a.nodeKey0()) + ` = :block AND ` + a.nodeArchived("k") + `)`
 		steps := []step{{restoreEvent + ` WHERE ` + archived, block}}
 		for i, ev := range edges {
 			edge := args(sql.Named("block", id), sql.Named("event", ev), sql.Named("kind", "edge"), sql.Named("subject", names[i]))
@@ -194,7 +194,7 @@ func (a *adapted) weakWarning(ctx context.Context, db *DB, event int64) (string,
 		if col == "" {
 			return def
 		}
-		return snapshotRead("detail", literal("$.edge."+col))
+		return snapshotRead("detail", snapPath("edge", col))
 	}
 	weight := part(e.Weight, "1.0")
 	if e.Weight == "" && e.WeightConstant != nil {
@@ -215,7 +215,7 @@ func (a *adapted) weakWarning(ctx context.Context, db *DB, event int64) (string,
 func (a *adapted) keyOfSnapshot() string {
 	var same []string
 	for _, k := range a.m.Edges.Key {
-		same = append(same, "x."+ident(k)+" IS "+snapshotRead("d", literal("$.edge."+k)))
+		same = append(same, "x."+ident(k)+" IS "+snapshotRead("d", snapPath("edge", k)))
 	}
 	return strings.Join(same, " AND ")
 }
@@ -224,8 +224,7 @@ func (a *adapted) keyOfSnapshot() string {
 // cleared and its time of last use now, each in the column's own form.
 func (a *adapted) nodeBack() string {
 	n := a.m.Nodes
-	active := append(append([]string{}, n.StatusActive...), "active")[0]
-	set := []string{ident(n.Status) + " = " + literal(active)}
+	set := []string{ident(n.Status) + " = " + activeAsBefore("block", n.Status, n.StatusActive)}
 	if n.ArchiveReason != "" {
 		set = append(set, ident(n.ArchiveReason)+" = NULL")
 	}
@@ -233,7 +232,7 @@ func (a *adapted) nodeBack() string {
 		set = append(set, ident(n.LastUsed)+" = "+timeFrom(":now", ident(n.LastUsed), n.LastUsedClock))
 	}
 	return `UPDATE ` + a.nodeTable() + ` SET ` + strings.Join(set, ", ") + `
-WHERE ` + a.nodeKey() + ` = :id AND ` + ident(n.Status) + ` = ` + literal(n.StatusArchived)
+WHERE ` + a.nodeCols.asText("", a.nodeKey0()) + ` = :id AND ` + ident(n.Status) + ` = ` + literal(n.StatusArchived)
 }
 
 // restoreFact brings back the fact id from its last archive or prune:
@@ -246,8 +245,9 @@ func (a *adapted) restoreFact(ctx context.Context, db *DB, id string, wall time.
 	}
 	r := &Restored{Kind: "fact", ID: id, EdgesSkipped: []string{}}
 	what := fmt.Sprintf("restore: fact %q", id)
-	table, key := "main."+ident(f.Table), ident(f.Key[0])
-	active := literal(append(append([]string{}, f.StatusActive...), "active")[0])
+	table := "main." + ident(f.Table)
+	keyText := func(alias string) string { return a.factCols.asText(alias, f.Key[0]) }
+	active := activeAsBefore("fact", f.Status, f.StatusActive)
 	accessed := func(old string) string { return timeFrom(":wall / 3600.0", old, f.LastAccessClock) }
 	applied, err := a.restoreTx(ctx, db, wall, what, func(q querier, args func(...any) []any) ([]step, error) {
 		var action string
@@ -260,11 +260,11 @@ func (a *adapted) restoreFact(ctx context.Context, db *DB, id string, wall time.
 			return nil, err
 		}
 		var status sql.NullString
-		err = q.QueryRowContext(ctx, `SELECT `+a.factStatus("f")+` FROM `+table+` f WHERE f.`+key+` = ?`, id).Scan(&status)
+		err = q.QueryRowContext(ctx, `SELECT `+a.factStatus("f")+` FROM `+table+` f WHERE `+keyText("f")+` = ?`, id).Scan(&status)
 		fact := args(sql.Named("id", id), sql.Named("event", r.FromEvent), sql.Named("kind", "fact"), sql.Named("subject", id))
 		switch {
 		case errors.Is(err, sql.ErrNoRows): // pruned: back from its snapshot
-			read := func(col string) string { return snapshotRead("d", literal("$.fact."+col)) }
+			read := func(col string) string { return snapshotRead("d", snapPath("fact", col)) }
 			cols, vals := []string{}, []string{}
 			for _, c := range a.factColumns {
 				v := read(c)
@@ -279,7 +279,7 @@ func (a *adapted) restoreFact(ctx context.Context, db *DB, id string, wall time.
 			back := `INSERT INTO ` + table + ` (` + strings.Join(cols, ", ") + `)
 SELECT ` + strings.Join(vals, ",\n       ") + `
 FROM (SELECT detail AS d FROM mem_events WHERE id = :event)
-WHERE NOT EXISTS (SELECT 1 FROM ` + table + ` x WHERE x.` + key + ` = :id)`
+WHERE NOT EXISTS (SELECT 1 FROM ` + table + ` x WHERE ` + keyText("x") + ` = :id)`
 			return []step{{back, fact}, {restoreEvent + ` WHERE changes() = 1`, fact}}, nil
 		case err != nil:
 			return nil, err
@@ -290,7 +290,7 @@ WHERE NOT EXISTS (SELECT 1 FROM ` + table + ` x WHERE x.` + key + ` = :id)`
 		if f.LastAccess != "" {
 			set += `, ` + ident(f.LastAccess) + ` = ` + accessed(ident(f.LastAccess))
 		}
-		return []step{{`UPDATE ` + table + ` SET ` + set + ` WHERE ` + key + ` = :id AND ` + ident(f.Status) + ` = ` + literal(f.StatusArchived), fact},
+		return []step{{`UPDATE ` + table + ` SET ` + set + ` WHERE ` + keyText("") + ` = :id AND ` + ident(f.Status) + ` = ` + literal(f.StatusArchived), fact},
 			{restoreEvent + ` WHERE changes() = 1`, fact}}, nil
 	})
 	if err != nil {
@@ -300,4 +300,26 @@ WHERE NOT EXISTS (SELECT 1 FROM ` + table + ` x WHERE x.` + key + ` = :id)`
 		return nil, fmt.Errorf("%s: the memory changed while restoring; nothing was restored (try again)", what)
 	}
 	return r, nil
+}
+
+// snapPath is the JSON path of column col in the snapshot of an event's
+// role ("edge", "block", "fact"), its name quoted: a column may be named
+// a.b or x[0].
+func snapPath(role, col string) string {
+	return literal(`$.` + role + `."` + col + `"`)
+}
+
+// activeAsBefore is the active status a restore writes: the one the row
+// had when it was removed (its event :event's snapshot), when that is one
+// of the values meaning active, else the first of them.
+func activeAsBefore(role, status string, active []string) string {
+	if len(active) == 0 {
+		active = []string{"active"}
+	}
+	quoted := make([]string, len(active))
+	for i, v := range active {
+		quoted[i] = literal(v)
+	}
+	return `coalesce((SELECT v FROM (SELECT ` + snapshotRead("detail", snapPath(role, status)) + ` AS v FROM mem_events WHERE id = :event)
+	WHERE v IN (` + strings.Join(quoted, ", ") + `)), ` + quoted[0] + `)`
 }

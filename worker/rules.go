@@ -69,7 +69,7 @@ const edgeName = `json_array(CASE typeof(from_id) WHEN 'blob' THEN quote(from_id
 // finite number where one is needed, a last_observed_at that is no time,
 // or a pinned flag that is not 0 or 1. Invalid rows are reported and never
 // touched.
-var edgeProblem = `CASE ` + blobKey("e.from_id", "from_id") + `
+var edgeProblem = `CASE @END_PROBLEMS` + blobKey("e.from_id", "from_id") + `
 	` + blobKey("e.to_id", "to_id") + `
 	` + blobKey("e.relation_type", "relation_type") + `
 	WHEN typeof(e.weight) NOT IN ('integer', 'real') THEN 'weight is ' || typeof(e.weight)

@@ -85,8 +85,10 @@ func numeric(c column) bool { return affinity(c.declared) != affText }
 // never equals the text '9', so both ends of a join need the same kind.
 func idKind(c column) string {
 	switch affinity(c.declared) {
-	case affInteger, affReal, affNumeric:
+	case affInteger, affNumeric:
 		return "numeric"
+	case affReal: // 3.0 reads as '3.0' where an integer 3 reads as '3'
+		return "real"
 	case affText:
 		return "text"
 	}

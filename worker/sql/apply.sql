@@ -46,7 +46,7 @@ INSERT INTO apply_rows (seq)
 SELECT p.seq FROM plan_edges p CROSS JOIN @EDGES e ON e.from_id = p.from_id AND e.to_id = p.to_id
 WHERE p.seq BETWEEN :lo AND :hi AND p.phase IN REMOVAL_PHASES
   AND e.weight IS p.weight AND e.reinforcement_count IS p.reinforcement_count
-  AND e.last_active_hours IS p.last_active_hours AND e.last_observed_at IS p.last_observed_at AND NOT e.pinned;
+  AND e.last_active_hours IS p.last_active_hours AND e.last_observed_at IS p.last_observed_at AND NOT e.pinned@ENDS_UNMOVED;
 INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
 SELECT :sweep, :wall, :now, 'edge', @SUBJECT_E,
        CASE p.phase WHEN 'static' THEN 'prune' ELSE 'decay' END,
