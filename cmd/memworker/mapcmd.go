@@ -122,6 +122,15 @@ func declare(c *cli.Context, m *mapping.Mapping, source string, now func() time.
 		return err
 	}
 	fmt.Fprintln(c.App.Writer, "Declared; the next sweep computes every row again.")
+	var triggers, indexes int
+	if err := db.SQL.QueryRowContext(c.Context, `SELECT count(*) FILTER (WHERE type = 'trigger'), count(*) FILTER (WHERE type = 'index')
+		FROM sqlite_master WHERE name LIKE 'mem\_map\_%' ESCAPE '\'`).Scan(&triggers, &indexes); err != nil {
+		return err
+	}
+	if triggers+indexes > 0 {
+		fmt.Fprintf(c.App.Writer, "On the app's tables: %d change-capture triggers and %d indexes, named mem_map_… (plain SQL; memworker map use mem drops them).\n",
+			triggers, indexes)
+	}
 	printMapping(c.App.Writer, d)
 	return nil
 }
