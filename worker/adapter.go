@@ -82,6 +82,9 @@ func literal(s string) string { return `'` + strings.ReplaceAll(s, `'`, `''`) + 
 type columnInfo struct {
 	names []string
 	text  map[string]bool
+	// untyped: columns of no affinity, which compare a text id with the
+	// integer they hold as different values.
+	untyped map[string]bool
 }
 
 func readColumns(ctx context.Context, q querier, table string) (columnInfo, error) {
@@ -90,7 +93,7 @@ func readColumns(ctx context.Context, q querier, table string) (columnInfo, erro
 		return columnInfo{}, fmt.Errorf("mapping: reading the columns of %s: %w", table, err)
 	}
 	defer rows.Close()
-	info := columnInfo{text: map[string]bool{}}
+	info := columnInfo{text: map[string]bool{}, untyped: map[string]bool{}}
 	for rows.Next() {
 		var name, declared string
 		if err := rows.Scan(&name, &declared); err != nil {
@@ -98,6 +101,7 @@ func readColumns(ctx context.Context, q querier, table string) (columnInfo, erro
 		}
 		info.names = append(info.names, name)
 		info.text[strings.ToLower(name)] = mapping.Affinity(declared) == "TEXT"
+		info.untyped[strings.ToLower(name)] = mapping.Affinity(declared) == "BLOB"
 	}
 	return info, rows.Err()
 }
@@ -113,6 +117,20 @@ func (c columnInfo) asText(alias, col string) string {
 		return name
 	}
 	return "CAST(" + name + " AS TEXT)"
+}
+
+// byText is the column col of alias to compare with an id as memworker's
+// tables hold it (text): the column itself where SQLite converts the text
+// to the column's own type (a TEXT, INTEGER, REAL or NUMERIC column, so the
+// table's own key finds the row), else as text (asText).
+func (c columnInfo) byText(alias, col string) string {
+	if !c.untyped[strings.ToLower(col)] {
+		if alias == "" {
+			return ident(col)
+		}
+		return alias + "." + ident(col)
+	}
+	return c.asText(alias, col)
 }
 
 // snapshot is the JSON of every column of the app's row alias.
@@ -333,9 +351,9 @@ func (a *adapted) edges(ctx context.Context, q querier) ([]string, error) {
 	// view's trigger would run a program per row, and the view's key read
 	// as text would find each row through an index on CAST(id AS TEXT)
 	// rather than the table's own key.
-	deleteEdges := `DELETE FROM ` + table + ` WHERE ` + cols.asText("", e.Key[0]) + ` IN (SELECT from_id FROM apply_edge_keys)`
+	deleteEdges := `DELETE FROM ` + table + ` WHERE ` + cols.byText("", e.Key[0]) + ` IN (SELECT from_id FROM apply_edge_keys)`
 	if !a.singleKey {
-		deleteEdges = `DELETE FROM ` + table + ` WHERE (` + cols.asText("", e.Key[0]) + `, ` + cols.asText("", e.Key[1]) + `) IN (SELECT from_id, to_id FROM apply_edge_keys)`
+		deleteEdges = `DELETE FROM ` + table + ` WHERE (` + cols.byText("", e.Key[0]) + `, ` + cols.byText("", e.Key[1]) + `) IN (SELECT from_id, to_id FROM apply_edge_keys)`
 	}
 	a.setup = append(a.setup, `CREATE `+a.temp()+`VIEW `+a.view("edges")+` AS
 SELECT `+k1+` AS from_id, `+k2+` AS to_id, `+cols.asText("l", e.From)+` AS end_a, `+cols.asText("l", e.To)+` AS end_b,
