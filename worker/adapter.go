@@ -408,8 +408,7 @@ FROM `+table+` f WHERE f.`+ident(key)+` IS NOT NULL`,
 DELETE FROM `+table+` WHERE `+ident(key)+` = OLD.key_raw;
 END`,
 		`CREATE `+a.temp()+`TRIGGER `+a.view("facts")+`_update INSTEAD OF UPDATE ON `+a.view("facts")+` BEGIN
-UPDATE `+table+` SET `+changed(f.Status, "status",
-			`CASE NEW.status WHEN 'archived' THEN `+literal(f.StatusArchived)+` WHEN 'active' THEN `+literal(append(f.StatusActive, "active")[0])+` ELSE `+ident(f.Status)+` END`)+`
+UPDATE `+table+` SET `+strings.Join(a.factWrites(), ",\n    ")+`
 WHERE `+ident(key)+` = OLD.key_raw;
 END`)
 	return nil
@@ -874,4 +873,25 @@ func throughMapping(ctx context.Context, db *DB, read func(q querier, tables *di
 		}
 	}
 	return read(conn, a.tables)
+}
+
+// factWrites are the SET clauses of the facts view's UPDATE trigger: the
+// status a sweep archives by, and what fact feedback writes (importance,
+// access count, time of last access, each where the app has the column;
+// the time in the column's own form).
+func (a *adapted) factWrites() []string {
+	f := a.m.Facts
+	set := []string{changed(f.Status, "status",
+		`CASE NEW.status WHEN 'archived' THEN `+literal(f.StatusArchived)+` WHEN 'active' THEN `+
+			literal(append(append([]string{}, f.StatusActive...), "active")[0])+` ELSE `+ident(f.Status)+` END`)}
+	if f.Importance != "" {
+		set = append(set, changed(f.Importance, "importance", "NEW.importance"))
+	}
+	if f.AccessCount != "" {
+		set = append(set, changed(f.AccessCount, "access_count", "NEW.access_count"))
+	}
+	if f.LastAccess != "" {
+		set = append(set, changed(f.LastAccess, "last_accessed_at", timeFrom("NEW.last_accessed_at / 3600.0", ident(f.LastAccess), f.LastAccessClock)))
+	}
+	return set
 }

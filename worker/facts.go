@@ -55,9 +55,6 @@ type FactChange struct {
 // the clock to do its work. machine is the machine's wall time; a pinned
 // wall_clock wins over it (commandClock).
 func Feedback(ctx context.Context, db *DB, id string, up bool, machine time.Time) (*FactChange, error) {
-	if err := refuseAppMapping(ctx, db); err != nil {
-		return nil, fmt.Errorf("fact feedback: %w", err)
-	}
 	kind := "down"
 	if up {
 		kind = "up"
@@ -72,9 +69,6 @@ func Feedback(ctx context.Context, db *DB, id string, up bool, machine time.Time
 // reset. A passive auto-recall reinforces nothing and writes nothing.
 // machine is the machine's wall time (commandClock).
 func Recall(ctx context.Context, db *DB, id string, auto bool, machine time.Time) (*FactChange, error) {
-	if err := refuseAppMapping(ctx, db); err != nil {
-		return nil, fmt.Errorf("fact recall: %w", err)
-	}
 	if auto {
 		now, err := commandWall(ctx, db, machine)
 		if err != nil {
@@ -82,9 +76,14 @@ func Recall(ctx context.Context, db *DB, id string, auto bool, machine time.Time
 		}
 		var c FactChange
 		var problem sql.NullString
-		err = db.SQL.QueryRowContext(ctx, memSQL(`SELECT f.id, f.importance, f.importance, f.access_count,
-			`+factAccessedAt+`, FACT_PROBLEM FROM mem_facts f WHERE f.id = ?`), id).
-			Scan(&c.ID, &c.ImportanceBefore, &c.ImportanceAfter, &c.AccessCountAfter, &c.LastAccessedAt, &problem)
+		err = throughMapping(ctx, db, func(q querier, tables *dialect) error {
+			return q.QueryRowContext(ctx, tables.expand(macros.Replace(`SELECT f.id, f.importance, f.importance, f.access_count,
+			`+factAccessedAt+`, FACT_PROBLEM FROM @FACTS f WHERE f.id = ?`)), id).
+				Scan(&c.ID, &c.ImportanceBefore, &c.ImportanceAfter, &c.AccessCountAfter, &c.LastAccessedAt, &problem)
+		})
+		if errors.Is(err, ErrNotThroughMapping) {
+			return nil, fmt.Errorf("fact recall: %w", err)
+		}
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, fmt.Errorf("fact recall: %q: %w", id, ErrNoFact)
 		}
@@ -105,14 +104,30 @@ func changeFact(ctx context.Context, db *DB, id, kind string, machine time.Time,
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
+	tables, setup := memTables, []string(nil)
+	if mapped, err := adaptMapping(ctx, db, false); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	} else if mapped != nil {
+		switch {
+		case db.Rqlite:
+			return nil, fmt.Errorf("%s: %w", what, refuseAppMapping(ctx, db))
+		case mapped.m.Facts == nil:
+			return nil, fmt.Errorf("%s: %q: %w (the mapping has no facts)", what, id, ErrNoFact)
+		case kind != "recall" && mapped.m.Facts.Importance == "":
+			return nil, fmt.Errorf("%s: %w", what, unsupported("facts.importance: feedback raises or lowers a fact's importance, and the mapping names no column for it"))
+		}
+		// The app's facts through the adapter's views, made in the
+		// transaction's own connection.
+		tables, setup = mapped.tables, mapped.setup
+	}
 	var c *FactChange
 	for attempt := 1; ; attempt++ {
-		applied, err := readThenWrite(ctx, db, what, func(q querier) ([]step, error) {
+		applied, err := readThenWriteWith(ctx, db, what, setup, func(q querier) ([]step, error) {
 			var importance float64
 			var count int64
 			var status string
 			var asRead [2]any // importance and access_count as stored, for the writes' condition
-			err := q.QueryRowContext(ctx, `SELECT importance, access_count, status, importance, access_count FROM mem_facts WHERE id = ?`, id).
+			err := q.QueryRowContext(ctx, tables.expand(`SELECT importance, access_count, status, importance, access_count FROM @FACTS WHERE id = ?`), id).
 				Scan(&importance, &count, &status, &asRead[0], &asRead[1])
 			if errors.Is(err, sql.ErrNoRows) {
 				return nil, fmt.Errorf("fact %s: %q: %w", kind, id, ErrNoFact)
@@ -138,19 +153,21 @@ func changeFact(ctx context.Context, db *DB, id, kind string, machine time.Time,
 			args := []any{sql.Named("id", id), sql.Named("importance", asRead[0]), sql.Named("count", asRead[1]), sql.Named("status", status),
 				sql.Named("after", after), sql.Named("now", now.Unix()), sql.Named("action", action), sql.Named("kind", kind),
 				sql.Named("before", importance), sql.Named("count_after", c.AccessCountAfter), sql.Named("reset", reset)}
-			const unchanged = `EXISTS (SELECT 1 FROM mem_facts f WHERE f.id = :id
-				AND f.importance IS :importance AND f.access_count IS :count AND f.status IS :status)`
+			unchanged := tables.expand(`EXISTS (SELECT 1 FROM @FACTS f WHERE f.id = :id
+				AND f.importance IS :importance AND f.access_count IS :count AND f.status IS :status)`)
 			return []step{
 				{`INSERT INTO mem_events (at, subject_kind, subject_id, action, reason, detail)
 					SELECT :now, 'fact', :id, :action, :kind, json_object('importance_before', :before, 'importance_after', :after,
 						'access_count', :count_after, 'clock_reset', :reset) WHERE ` + unchanged, args},
-				{`UPDATE mem_facts SET ` + set + ` WHERE id = :id AND ` + unchanged, args},
+				{tables.expand(`UPDATE @FACTS SET `) + set + ` WHERE id = :id AND ` + unchanged, args},
 			}, nil
 		})
 		if err != nil {
 			return nil, err
 		}
-		if applied[1] == 1 {
+		// The event is written under the same condition as the change, and
+		// first: a change through a view's trigger counts no rows.
+		if applied[0] == 1 {
 			break
 		}
 		if attempt == factAttempts {
@@ -161,8 +178,10 @@ func changeFact(ctx context.Context, db *DB, id, kind string, machine time.Time,
 	// keeps sweeps off it (a down vote leaves a bad access time as it was;
 	// an up vote or a recall writes a good one).
 	var problem sql.NullString
-	err = db.SQL.QueryRowContext(ctx, memSQL(`SELECT `+factAccessedAt+`, FACT_PROBLEM FROM mem_facts f WHERE f.id = ?`), id).
-		Scan(&c.LastAccessedAt, &problem)
+	err = throughMapping(ctx, db, func(q querier, tables *dialect) error {
+		return q.QueryRowContext(ctx, tables.expand(macros.Replace(`SELECT `+factAccessedAt+`, FACT_PROBLEM FROM @FACTS f WHERE f.id = ?`)), id).
+			Scan(&c.LastAccessedAt, &problem)
+	})
 	if err != nil && !errors.Is(err, sql.ErrNoRows) { // gone: removed since by someone else
 		return nil, fmt.Errorf("fact %s: %w", kind, err)
 	}

@@ -1042,6 +1042,30 @@ status_archived = "archived"
 	if after := quotedRow(t, appDB, "notes", "id = 2"); fmt.Sprint(after) != fmt.Sprint(before) {
 		t.Errorf("a restore changed note 2: %v, was %v", after, before)
 	}
+
+	// Fact feedback writes the app's own columns, each in its own form.
+	later := wall.Add(time.Hour)
+	c, err := worker.Recall(ctx, appDB, "2", false, later)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row = quotedRow(t, appDB, "notes", "id = 2")
+	if c.AccessCountAfter != 6 || row["access_count"] != "6" || row["last_access"] != "'2026-03-01T01:00:00Z'" || row["status"] != "'live'" {
+		t.Errorf("recall of note 2: %+v; row %v", c, row)
+	}
+	c, err = worker.Feedback(ctx, appDB, "6", true, later)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := quotedRow(t, appDB, "notes", "id = 6")["importance"]; c.ImportanceAfter <= 0.6 || got != strconv.FormatFloat(c.ImportanceAfter, 'g', 17, 64) && got != fmt.Sprint(c.ImportanceAfter) {
+		t.Errorf("feedback up on note 6: importance %v → %v, the row holds %s", c.ImportanceBefore, c.ImportanceAfter, got)
+	}
+	if got := states(appDB, `SELECT subject_id || ':' || action FROM mem_events WHERE action IN ('recall', 'feedback') ORDER BY id`); got != "2:recall 6:feedback" {
+		t.Errorf("feedback events %s", got)
+	}
+	if _, err := worker.Recall(ctx, appDB, "3", false, later); err != nil {
+		t.Errorf("recall of the restored note 3: %v", err)
+	}
 }
 
 // TestMappedBadRowsNamed: a bad row of the app's tables is skipped and

@@ -409,6 +409,13 @@ var beforeWrites func()
 // on rqlite the writes go as one request at COMMIT, applied atomically but
 // unseen by any read before, and their rows are known only then.
 func readThenWrite(ctx context.Context, db *DB, what string, read func(q querier) ([]step, error)) ([]int64, error) {
+	return readThenWriteWith(ctx, db, what, nil, read)
+}
+
+// readThenWriteWith is readThenWrite that first runs setup on its
+// connection, inside the transaction: a mapping's temp views (a file
+// only; setup drops and makes them again on a connection that has them).
+func readThenWriteWith(ctx context.Context, db *DB, what string, setup []string, read func(q querier) ([]step, error)) ([]int64, error) {
 	conn, err := db.SQL.Conn(ctx)
 	if err != nil {
 		return nil, err
@@ -419,6 +426,11 @@ func readThenWrite(ctx context.Context, db *DB, what string, read func(q querier
 		return nil, err
 	}
 	defer tx.Rollback()
+	for _, stmt := range setup {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return nil, fmt.Errorf("%s: setting up the views of the app's tables: %w", what, err)
+		}
+	}
 	steps, err := read(tx)
 	if err != nil {
 		return nil, err

@@ -115,8 +115,7 @@ func TestMapRefusalsChangeNothing(t *testing.T) {
 	if m := decodeJSON(t, ok(t, "status", "--json", "--db", db)); m["mapping"] != "memory.toml" || m["mapping_tables"] != "nodes memories, edges links" {
 		t.Errorf("status --json: mapping %v, tables %v", m["mapping"], m["mapping_tables"])
 	}
-	for _, args := range [][]string{{"decayed"}, {"explain", "--edge", "1", "2"},
-		{"fact", "recall", "f"}, {"plot", "--json"}} {
+	for _, args := range [][]string{{"decayed"}, {"explain", "--edge", "1", "2"}, {"plot", "--json"}} {
 		wantExit(t, mw(t, append(args, "--db", db)...), exitFailure, "does not read an app's own tables through a mapping yet", "memory.toml")
 	}
 	if fileHash(t, db) != declared {
