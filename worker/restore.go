@@ -312,11 +312,17 @@ func RestoreBlock(ctx context.Context, db *DB, id string, wall time.Time) (*Rest
 // event) and the sweep that archived it, or fails when there is nothing
 // to restore.
 func archivedBlock(ctx context.Context, q querier, id string, event *int64) (sql.NullInt64, error) {
+	return archivedBlockIn(ctx, q, id, event, "mem_blocks b", "b.status", "b.id")
+}
+
+// archivedBlockIn is archivedBlock for the node table (aliased b) whose
+// status and id, as the sweep reads them, are the expressions given.
+func archivedBlockIn(ctx context.Context, q querier, id string, event *int64, table, statusOf, key string) (sql.NullInt64, error) {
 	var status string
 	var sweepID sql.NullInt64
-	err := q.QueryRowContext(ctx, `SELECT b.status, e.id, e.sweep_id FROM mem_blocks b
-		JOIN mem_events e ON e.subject_kind = 'block' AND e.subject_id = b.id AND e.action = 'archive'
-		WHERE b.id = ? ORDER BY e.id DESC LIMIT 1`, id).Scan(&status, event, &sweepID)
+	err := q.QueryRowContext(ctx, `SELECT `+statusOf+`, e.id, e.sweep_id FROM `+table+`
+		JOIN mem_events e ON e.subject_kind = 'block' AND e.subject_id = `+key+` AND e.action = 'archive'
+		WHERE `+key+` = ? ORDER BY e.id DESC LIMIT 1`, id).Scan(&status, event, &sweepID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return sweepID, fmt.Errorf("restore: block %q: %w (no archive event)", id, ErrNothingToRestore)
 	}

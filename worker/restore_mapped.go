@@ -118,19 +118,9 @@ func (a *adapted) restoreBlock(ctx context.Context, db *DB, id string, wall time
 	var edges []int64
 	var names []string
 	applied, err := a.restoreTx(ctx, db, wall, what, func(q querier, args func(...any) []any) ([]step, error) {
-		var status string
-		var sweepID sql.NullInt64
-		err := q.QueryRowContext(ctx, `SELECT `+a.nodeStatus("b")+`, e.id, e.sweep_id FROM `+a.nodeTable()+` b
-			JOIN mem_events e ON e.subject_kind = 'block' AND e.subject_id = `+a.nodeCols.asText("b", a.nodeKey0())+` AND e.action = 'archive'
-			WHERE `+a.nodeCols.asText("b", a.nodeKey0())+` = ? ORDER BY e.id DESC LIMIT 1`, id).Scan(&status, &r.FromEvent, &sweepID)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil, fmt.Errorf("%s: %w (no archive event)", what, ErrNothingToRestore)
-		}
+		sweepID, err := archivedBlockIn(ctx, q, id, &r.FromEvent, a.nodeTable()+" b", a.nodeStatus("b"), a.nodeCols.asText("b", a.nodeKey0()))
 		if err != nil {
 			return nil, err
-		}
-		if status != "archived" {
-			return nil, fmt.Errorf("%s: %w (it is %s)", what, ErrNothingToRestore, status)
 		}
 		if a.m.Edges != nil {
 			e := a.m.Edges
