@@ -150,6 +150,16 @@ func or(alias, col, def string) string {
 	return alias + "." + ident(col)
 }
 
+// orZero is a count or flag column of alias, 0 where the app leaves it
+// NULL (a column with no default) or has no such column: as memworker's
+// own rows start, so such a row is swept, not skipped as bad.
+func orZero(alias, col string) string {
+	if col == "" {
+		return "0"
+	}
+	return "coalesce(" + alias + "." + ident(col) + ", 0)"
+}
+
 // hoursOf reads a time column on clock as active hours: as it is on the
 // active-hours clock; a wall time (unix seconds or ISO-8601 text) in hours
 // since 1970. A value that is no time stays as it is, so the sweep names it
@@ -266,7 +276,7 @@ func (a *adapted) nodes(ctx context.Context, q querier) error {
 	a.setup = append(a.setup, `CREATE `+a.temp()+`VIEW `+a.view("blocks")+` AS
 SELECT `+cols.asText("n", key)+` AS id, `+or("n", n.Category, "NULL")+` AS category, `+status+` AS status,
        `+or("n", n.ArchiveReason, "NULL")+` AS archive_reason, `+or("n", n.Confidence, "NULL")+` AS confidence,
-       `+or("n", n.Reinforcement, "0")+` AS reinforcement_count,
+       `+orZero("n", n.Reinforcement)+` AS reinforcement_count,
        `+hoursOf(or("n", n.LastUsed, "NULL"), n.LastUsedClock)+` AS last_reinforced_hours,
        n.`+ident(key)+` AS key_raw, `+cols.snapshot("n")+` AS snapshot
 FROM `+table+` n WHERE n.`+ident(key)+` IS NOT NULL`)
@@ -357,9 +367,9 @@ func (a *adapted) edges(ctx context.Context, q querier) ([]string, error) {
 	}
 	a.setup = append(a.setup, `CREATE `+a.temp()+`VIEW `+a.view("edges")+` AS
 SELECT `+k1+` AS from_id, `+k2+` AS to_id, `+cols.asText("l", e.From)+` AS end_a, `+cols.asText("l", e.To)+` AS end_b,
-       `+weight+` AS weight, `+or("l", e.Reinforcement, "0")+` AS reinforcement_count, `+or("l", e.Kind, "NULL")+` AS relation_type,
+       `+weight+` AS weight, `+orZero("l", e.Reinforcement)+` AS reinforcement_count, `+or("l", e.Kind, "NULL")+` AS relation_type,
        `+or("l", e.Origin, "NULL")+` AS origin, `+hoursOf(or("l", e.LastActive, "NULL"), e.LastActiveClock)+` AS last_active_hours,
-       `+or("l", e.LastObserved, "NULL")+` AS last_observed_at, `+or("l", e.Pinned, "0")+` AS pinned, 0 AS excluded,
+       `+or("l", e.LastObserved, "NULL")+` AS last_observed_at, `+orZero("l", e.Pinned)+` AS pinned, 0 AS excluded,
        NULL AS note, NULL AS created_at, l.`+ident(e.Key[0])+` AS key_raw, `+raw2+` AS key_raw2, `+cols.snapshot("l")+` AS snapshot
 FROM `+table+` l WHERE `+notNull+``,
 		`CREATE `+a.temp()+`TRIGGER `+a.view("edges")+`_delete INSTEAD OF DELETE ON `+a.view("edges")+` BEGIN
@@ -401,7 +411,7 @@ func (a *adapted) facts(ctx context.Context, q querier) error {
 	a.setup = append(a.setup, `CREATE `+a.temp()+`VIEW `+a.view("facts")+` AS
 SELECT `+cols.asText("f", key)+` AS id, `+segment+` AS segment, `+fromSegment("tier", f.Tier)+` AS tier,
        `+fromSegment("importance", f.Importance)+` AS importance, `+fromSegment("decay_rate", f.DecayRate)+` AS decay_rate,
-       `+or("f", f.AccessCount, "0")+` AS access_count, `+or("f", f.LastAccess, "NULL")+` AS last_accessed_at, `+status+` AS status,
+       `+orZero("f", f.AccessCount)+` AS access_count, `+or("f", f.LastAccess, "NULL")+` AS last_accessed_at, `+status+` AS status,
        NULL AS content, `+or("f", f.CreatedAt, "NULL")+` AS created_at, f.`+ident(key)+` AS key_raw, `+cols.snapshot("f")+` AS snapshot
 FROM `+table+` f WHERE f.`+ident(key)+` IS NOT NULL`,
 		`CREATE `+a.temp()+`TRIGGER `+a.view("facts")+`_delete INSTEAD OF DELETE ON `+a.view("facts")+` BEGIN

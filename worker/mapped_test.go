@@ -1117,3 +1117,28 @@ func TestMappedSweepDue(t *testing.T) {
 		}
 	}
 }
+
+// TestMappedNullCountsAreZero: counts and flags an app leaves NULL (columns
+// with no default) read as 0, as memworker's own rows start: the rows are
+// swept, and a reinforcement writes the count it reaches.
+func TestMappedNullCountsAreZero(t *testing.T) {
+	s := appShape
+	db, _ := shapedMemory(t, s, randomGraph(41, 40, 120, s.gen), s.base)
+	mustExec(t, db, `UPDATE links SET hits = NULL`)
+	mustExec(t, db, `UPDATE memories SET uses = NULL`)
+	r := sweepShape(t, s, db, s.base, worker.SweepOptions{})
+	if r.InvalidRows.Count != 0 || r.Reinforced == 0 {
+		t.Fatalf("with NULL counts: %d invalid rows (want 0), %d reinforced; %s", r.InvalidRows.Count, r.Reinforced, r.Summary)
+	}
+	// Each reinforcement adds 1 (a block both constitutional and in the top
+	// N gets 2); the others keep their NULL.
+	if n := scalar[int](t, db, `SELECT coalesce(sum(uses), 0) FROM memories`); n != int(r.Reinforced+r.ConstitutionalReinforced) {
+		t.Errorf("the memories' uses add up to %d, want the %d reinforcements", n, r.Reinforced+r.ConstitutionalReinforced)
+	}
+	if n := scalar[int](t, db, `SELECT count(*) FROM memories WHERE uses = 0`); n != 0 {
+		t.Errorf("the sweep wrote 0 into %d memories' NULL uses", n)
+	}
+	if n := scalar[int](t, db, `SELECT count(*) FROM links WHERE hits IS NOT NULL`); n != 0 {
+		t.Errorf("the sweep wrote %d links' NULL hits", n)
+	}
+}
