@@ -150,6 +150,18 @@ func or(alias, col, def string) string {
 	return alias + "." + ident(col)
 }
 
+// edgeWeight is an edge's weight: its column (as column reads it), or
+// the mapping's constant, or 1.0.
+func edgeWeight(e *mapping.Edges, column func(col string) string) string {
+	switch {
+	case e.Weight != "":
+		return column(e.Weight)
+	case e.WeightConstant != nil:
+		return strconv.FormatFloat(*e.WeightConstant, 'g', -1, 64)
+	}
+	return "1.0"
+}
+
 // orZero is a count or flag column of alias, 0 where the app leaves it
 // NULL (a column with no default) or has no such column: as memworker's
 // own rows start, so such a row is swept, not skipped as bad.
@@ -270,7 +282,7 @@ func (a *adapted) nodes(ctx context.Context, q querier) error {
 		return err
 	}
 	a.nodeCols = cols
-	active := append(append([]string{}, n.StatusActive...), "active")
+	active := statusValues(n.StatusActive, "active")
 	status := a.nodeStatus("n")
 	key, table := n.Key[0], a.table(n.Table)
 	a.setup = append(a.setup, `CREATE `+a.temp()+`VIEW `+a.view("blocks")+` AS
@@ -340,12 +352,7 @@ func (a *adapted) edges(ctx context.Context, q querier) ([]string, error) {
 	}
 	a.edgeColumns = cols.names
 	table := a.table(e.Table)
-	weight := "1.0"
-	if e.Weight != "" {
-		weight = "l." + ident(e.Weight)
-	} else if e.WeightConstant != nil {
-		weight = strconv.FormatFloat(*e.WeightConstant, 'g', -1, 64)
-	}
+	weight := edgeWeight(e, func(col string) string { return "l." + ident(col) })
 	k1, k2, raw2, where := cols.asText("l", e.Key[0]), "''", "NULL", ident(e.Key[0])+" = OLD.key_raw"
 	if len(e.Key) == 2 {
 		k2, raw2 = cols.asText("l", e.Key[1]), "l."+ident(e.Key[1])
@@ -498,12 +505,39 @@ func (a *adapted) install(ctx context.Context, q querier) error {
 	} else if !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
+	return a.setUp(ctx, q)
+}
+
+// setUp makes the adapter's views and triggers on q's connection (none
+// for memworker's own tables).
+func (a *adapted) setUp(ctx context.Context, q querier) error {
+	if a == nil {
+		return nil
+	}
 	for _, stmt := range a.setup {
 		if _, err := q.ExecContext(ctx, stmt); err != nil {
 			return fmt.Errorf("mapping: setting up the views of the app's tables: %w", err)
 		}
 	}
 	return nil
+}
+
+// statusValues are the status values a mapping lists for a meaning, or
+// def when it lists none.
+func statusValues(values []string, def string) []string {
+	if len(values) == 0 {
+		return []string{def}
+	}
+	return values
+}
+
+// sqlList is values as SQL text literals, separated by commas.
+func sqlList(values []string) string {
+	quoted := make([]string, len(values))
+	for i, v := range values {
+		quoted[i] = literal(v)
+	}
+	return strings.Join(quoted, ", ")
 }
 
 // createdName finds the name of what a statement of mappedIndexes or
@@ -527,17 +561,30 @@ func (a *adapted) missingObjects(ctx context.Context, q querier) ([]string, erro
 	if err != nil {
 		return nil, err
 	}
+	rows, err := q.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE name LIKE 'mem\_map\_%' ESCAPE '\'`)
+	if err != nil {
+		return nil, err
+	}
+	there := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		there[name] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
 	var missing []string
 	for _, stmt := range append(indexes, triggers...) {
 		m := createdName.FindStringSubmatch(stmt)
 		if m == nil {
 			return nil, fmt.Errorf("mapping: no name in %.60s", stmt)
 		}
-		var n int
-		if err := q.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = ?`, strings.ReplaceAll(m[1], `""`, `"`)).Scan(&n); err != nil {
-			return nil, err
-		}
-		if n == 0 {
+		if !there[strings.ReplaceAll(m[1], `""`, `"`)] {
 			missing = append(missing, stmt)
 		}
 	}
@@ -717,18 +764,9 @@ END`)
 // confirmed, archived or other.
 func (a *adapted) factStatus(alias string) string {
 	f := a.m.Facts
-	in := func(values []string, def string) string {
-		if len(values) == 0 {
-			values = []string{def}
-		}
-		quoted := make([]string, len(values))
-		for i, v := range values {
-			quoted[i] = literal(v)
-		}
-		return strings.Join(quoted, ", ")
-	}
 	st := alias + "." + ident(f.Status)
-	return `CASE WHEN ` + st + ` IN (` + in(f.StatusActive, "active") + `) THEN 'active' WHEN ` + st + ` IN (` + in(f.StatusConfirmed, "confirmed") +
+	return `CASE WHEN ` + st + ` IN (` + sqlList(statusValues(f.StatusActive, "active")) + `) THEN 'active' WHEN ` + st + ` IN (` +
+		sqlList(statusValues(f.StatusConfirmed, "confirmed")) +
 		`) THEN 'confirmed' WHEN ` + st + ` = ` + literal(f.StatusArchived) + ` THEN 'archived' ELSE 'other' END`
 }
 
@@ -759,16 +797,8 @@ func (a *adapted) nodeKey0() string  { return a.m.Nodes.Key[0] }
 // archived or inbox (any other value).
 func (a *adapted) nodeStatus(alias string) string {
 	n := a.m.Nodes
-	active := n.StatusActive
-	if len(active) == 0 {
-		active = []string{"active"}
-	}
-	quoted := make([]string, len(active))
-	for i, v := range active {
-		quoted[i] = literal(v)
-	}
 	col := alias + "." + ident(n.Status)
-	return `CASE WHEN ` + col + ` IN (` + strings.Join(quoted, ", ") + `) THEN 'active' WHEN ` + col + ` = ` +
+	return `CASE WHEN ` + col + ` IN (` + sqlList(statusValues(n.StatusActive, "active")) + `) THEN 'active' WHEN ` + col + ` = ` +
 		literal(n.StatusArchived) + ` THEN 'archived' ELSE 'inbox' END`
 }
 
@@ -832,10 +862,10 @@ func sweepable(role, one string, key mapping.Key, status, archived string) error
 }
 
 // sweepConfig is mem_config with the clock a sweep through the database's
-// mapping runs on (the wall clock in hours, or the app's own clock), so
-// "a sweep is due" and "hours since the last sweep" read alike for
-// status, run --when-due and the sweep; mapped is nil for memworker's own
-// tables.
+// mapping runs on (the wall clock in hours, at wall or the pinned
+// wall_clock, or the app's own clock), so "a sweep is due" and "hours
+// since the last sweep" read alike for status, run --when-due and the
+// sweep; mapped is nil for memworker's own tables.
 func sweepConfig(ctx context.Context, db *DB, wall time.Time) (cfg Config, mapped *adapted, err error) {
 	if cfg, err = LoadConfig(ctx, db.SQL); err != nil {
 		return cfg, nil, err
@@ -843,7 +873,11 @@ func sweepConfig(ctx context.Context, db *DB, wall time.Time) (cfg Config, mappe
 	if mapped, err = adaptMapping(ctx, db, db.Rqlite); err != nil {
 		return cfg, nil, err
 	}
-	if h, ok, err := mapped.hours(ctx, db.SQL, wall); err != nil {
+	clock, err := commandClock(cfg, wall) // a pinned wall_clock wins over wall
+	if err != nil {
+		return cfg, nil, err
+	}
+	if h, ok, err := mapped.hours(ctx, db.SQL, clock.Wall); err != nil {
 		return cfg, nil, err
 	} else if ok {
 		cfg.ActiveHours = h
@@ -877,10 +911,8 @@ func throughMapping(ctx context.Context, db *DB, read func(q querier, tables *di
 			conn.ExecContext(context.WithoutCancel(ctx), drop)
 		}
 	}()
-	for _, stmt := range a.setup {
-		if _, err := conn.ExecContext(ctx, stmt); err != nil {
-			return fmt.Errorf("mapping: setting up the views of the app's tables: %w", err)
-		}
+	if err := a.setUp(ctx, conn); err != nil {
+		return err
 	}
 	return read(conn, a.tables)
 }
@@ -893,7 +925,7 @@ func (a *adapted) factWrites() []string {
 	f := a.m.Facts
 	set := []string{changed(f.Status, "status",
 		`CASE NEW.status WHEN 'archived' THEN `+literal(f.StatusArchived)+` WHEN 'active' THEN `+
-			literal(append(append([]string{}, f.StatusActive...), "active")[0])+` ELSE `+ident(f.Status)+` END`)}
+			literal(statusValues(f.StatusActive, "active")[0])+` ELSE `+ident(f.Status)+` END`)}
 	if f.Importance != "" {
 		set = append(set, changed(f.Importance, "importance", "NEW.importance"))
 	}

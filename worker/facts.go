@@ -104,8 +104,9 @@ func changeFact(ctx context.Context, db *DB, id, kind string, machine time.Time,
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	tables, setup := memTables, []string(nil)
-	if mapped, err := adaptMapping(ctx, db, false); err != nil {
+	tables := memTables
+	mapped, err := adaptMapping(ctx, db, false)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	} else if mapped != nil {
 		switch {
@@ -118,11 +119,11 @@ func changeFact(ctx context.Context, db *DB, id, kind string, machine time.Time,
 		}
 		// The app's facts through the adapter's views, made in the
 		// transaction's own connection.
-		tables, setup = mapped.tables, mapped.setup
+		tables = mapped.tables
 	}
 	var c *FactChange
 	for attempt := 1; ; attempt++ {
-		applied, err := readThenWriteWith(ctx, db, what, setup, func(q querier) ([]step, error) {
+		applied, err := readThenWriteWith(ctx, db, what, mapped, func(q querier) ([]step, error) {
 			var importance float64
 			var count int64
 			var status string

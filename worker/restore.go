@@ -418,10 +418,10 @@ func readThenWrite(ctx context.Context, db *DB, what string, read func(q querier
 	return readThenWriteWith(ctx, db, what, nil, read)
 }
 
-// readThenWriteWith is readThenWrite that first runs setup on its
-// connection, inside the transaction: a mapping's temp views (a file
-// only; setup drops and makes them again on a connection that has them).
-func readThenWriteWith(ctx context.Context, db *DB, what string, setup []string, read func(q querier) ([]step, error)) ([]int64, error) {
+// readThenWriteWith is readThenWrite that first sets up a mapping's temp
+// views on its connection, inside the transaction (a file only; nil for
+// memworker's own tables).
+func readThenWriteWith(ctx context.Context, db *DB, what string, mapped *adapted, read func(q querier) ([]step, error)) ([]int64, error) {
 	conn, err := db.SQL.Conn(ctx)
 	if err != nil {
 		return nil, err
@@ -432,10 +432,8 @@ func readThenWriteWith(ctx context.Context, db *DB, what string, setup []string,
 		return nil, err
 	}
 	defer tx.Rollback()
-	for _, stmt := range setup {
-		if _, err := tx.ExecContext(ctx, stmt); err != nil {
-			return nil, fmt.Errorf("%s: setting up the views of the app's tables: %w", what, err)
-		}
+	if err := mapped.setUp(ctx, tx); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	steps, err := read(tx)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -186,10 +185,7 @@ func (a *adapted) weakWarning(ctx context.Context, db *DB, event int64) (string,
 		}
 		return snapshotRead("detail", snapPath("edge", col))
 	}
-	weight := part(e.Weight, "1.0")
-	if e.Weight == "" && e.WeightConstant != nil {
-		weight = strconv.FormatFloat(*e.WeightConstant, 'g', -1, 64)
-	}
+	weight := edgeWeight(e, func(col string) string { return part(col, "") })
 	var weak bool
 	err = db.SQL.QueryRowContext(ctx, `SELECT coalesce(`+weight+` < ? AND `+part(e.Reinforcement, "0")+` = 0 AND NOT `+part(e.Pinned, "0")+`, 0)
 		FROM mem_events WHERE id = ?`, cfg.EdgePruneThreshold, event).Scan(&weak)
@@ -303,13 +299,7 @@ func snapPath(role, col string) string {
 // had when it was removed (its event :event's snapshot), when that is one
 // of the values meaning active, else the first of them.
 func activeAsBefore(role, status string, active []string) string {
-	if len(active) == 0 {
-		active = []string{"active"}
-	}
-	quoted := make([]string, len(active))
-	for i, v := range active {
-		quoted[i] = literal(v)
-	}
+	active = statusValues(active, "active")
 	return `coalesce((SELECT v FROM (SELECT ` + snapshotRead("detail", snapPath(role, status)) + ` AS v FROM mem_events WHERE id = :event)
-	WHERE v IN (` + strings.Join(quoted, ", ") + `)), ` + quoted[0] + `)`
+	WHERE v IN (` + sqlList(active) + `)), ` + literal(active[0]) + `)`
 }
