@@ -293,9 +293,14 @@ func migrate(db *sql.DB, target func(from uint) uint, dropData bool, guards []Gu
 		if err != nil {
 			return err
 		}
-		var mapped []string
+		var mapped, archives []string
 		if to < mappingStep && from >= mappingStep {
 			if mapped, err = MappedObjectDrops(ctx, conn); err != nil {
+				return err
+			}
+		}
+		if to < archiveStep && from >= archiveStep {
+			if archives, err = archiveDrops(ctx, conn); err != nil {
 				return err
 			}
 		}
@@ -306,7 +311,7 @@ func migrate(db *sql.DB, target func(from uint) uint, dropData bool, guards []Gu
 		if _, err := conn.ExecContext(ctx, foreignKeysGuard); err != nil {
 			return foreignKeysError(err)
 		}
-		if err := runSteps(ctx, conn, all, from, to, mapped); err != nil {
+		if err := runSteps(ctx, conn, all, from, to, mapped, archives); err != nil {
 			return err
 		}
 		if err := setVersion(ctx, conn, to); err != nil {
@@ -327,8 +332,10 @@ func migrate(db *sql.DB, target func(from uint) uint, dropData bool, guards []Gu
 
 // runSteps runs the up steps from+1..to, or the down steps from..to+1;
 // before the mapping's step goes, the statements dropMapped drop what the
-// mapping put on the app's tables (MappedObjectDrops).
-func runSteps(ctx context.Context, conn *sql.Conn, all []step, from, to uint, dropMapped []string) error {
+// mapping put on the app's tables (MappedObjectDrops), and after the
+// archive's step went, dropArchives the archives of the app's tables
+// (archiveDrops).
+func runSteps(ctx context.Context, conn *sql.Conn, all []step, from, to uint, dropMapped, dropArchives []string) error {
 	run := func(s step, body, dir string) error {
 		if _, err := conn.ExecContext(ctx, body); err != nil {
 			return stepError(s, dir, err)
@@ -358,6 +365,14 @@ func runSteps(ctx context.Context, conn *sql.Conn, all []step, from, to uint, dr
 			if err := run(s, s.down, "down"); err != nil {
 				return err
 			}
+			for _, drop := range dropArchives {
+				if s.version != archiveStep {
+					break
+				}
+				if _, err := conn.ExecContext(ctx, drop); err != nil {
+					return stepError(s, "down", err)
+				}
+			}
 		}
 	}
 	return nil
@@ -365,6 +380,29 @@ func runSteps(ctx context.Context, conn *sql.Conn, all []step, from, to uint, dr
 
 // mappingStep is the step that installs mem_mapping, the declared mapping.
 const mappingStep = 11
+
+// archiveStep is the step that makes the typed archive (mem_archives).
+const archiveStep = 14
+
+// archiveDrops are the statements that drop the archives made for a
+// mapping's tables, once the archive's step has copied their events back
+// into mem_events. It only reads.
+func archiveDrops(ctx context.Context, conn *sql.Conn) ([]string, error) {
+	rows, err := conn.QueryContext(ctx, `SELECT name FROM mem_archives`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var drops []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		drops = append(drops, `DROP TABLE IF EXISTS main."`+strings.ReplaceAll(name, `"`, `""`)+`"`)
+	}
+	return drops, rows.Err()
+}
 
 // MappedObjectDrops are the statements that drop what a declared mapping
 // put on an app's tables (memworker's triggers and indexes named

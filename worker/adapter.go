@@ -133,6 +133,20 @@ func (c columnInfo) byText(alias, col string) string {
 	return c.asText(alias, col)
 }
 
+// rowColumn is the name under which a view shows the app row's own
+// column c, as it is, for its archive.
+func rowColumn(c string) string { return "row." + c }
+
+// rows are the app row's own columns of alias, each as it is under its
+// rowColumn name.
+func (c columnInfo) rows(alias string) string {
+	fields := make([]string, len(c.names))
+	for i, n := range c.names {
+		fields[i] = alias + "." + ident(n) + " AS " + ident(rowColumn(n))
+	}
+	return strings.Join(fields, ", ")
+}
+
 // snapshot is the JSON of every column of the app's row alias.
 func (c columnInfo) snapshot(alias string) string {
 	fields := make([]string, len(c.names))
@@ -241,7 +255,8 @@ func adapt(ctx context.Context, q querier, m *mapping.Mapping, replica bool) (*a
 		"@NEW_BLOCK_DEGREE", `(SELECT total(d.strength) FROM mem_edge_due d WHERE d.end_a = b.id)
                     + (SELECT total(d.strength) FROM mem_edge_due d WHERE d.end_b = b.id)`,
 		"@END_A", "end_a", "@END_B", "end_b",
-		"EDGE_SNAPSHOT", "json(e.snapshot)", "BLOCK_SNAPSHOT", "json(b.snapshot)", "FACT_SNAPSHOT", "json(f.snapshot)",
+		"EDGE_SNAPSHOT", "json(e.snapshot)",
+		"@ARCHIVE_EDGES", archiveOf(m, "edge"), "@ARCHIVE_NODES", archiveOf(m, "block"), "@ARCHIVE_FACTS", archiveOf(m, "fact"),
 	}
 	for _, v := range []string{"blocks", "block_tags", "edges", "facts"} {
 		drop := "DROP VIEW IF EXISTS " + a.qualified(v)
@@ -256,6 +271,24 @@ func adapt(ctx context.Context, q querier, m *mapping.Mapping, replica bool) (*a
 	}
 	if err := a.facts(ctx, q); err != nil {
 		return nil, err
+	}
+	row := func(prefix string, cols []string) []string {
+		names, values := make([]string, len(cols)), make([]string, len(cols))
+		for i, c := range cols {
+			names[i], values[i] = ident(c), prefix+"."+ident(rowColumn(c))
+		}
+		return []string{strings.Join(names, ", "), strings.Join(values, ", ")}
+	}
+	for _, r := range []struct {
+		token, alias string
+		cols, own    []string
+	}{{"@EDGE_ROW", "e", a.edgeColumns, edgeColumns}, {"@BLOCK_ROW", "b", a.nodeCols.names, blockColumns},
+		{"@FACT_ROW", "f", a.factColumns, factColumns}} {
+		nv := row(r.alias, r.cols)
+		if len(r.cols) == 0 { // no such role: its empty view archives nothing, into memworker's own archive
+			nv = []string{strings.Join(r.own, ", "), strings.TrimSuffix(strings.Repeat("NULL, ", len(r.own)), ", ")}
+		}
+		tokens = append(tokens, r.token+"_COLS", nv[0], r.token, nv[1])
 	}
 	a.tables = newDialect(append(tokens, edgeTokens...)...)
 	a.tables.teardown = a.teardown
@@ -290,7 +323,7 @@ SELECT `+cols.asText("n", key)+` AS id, `+or("n", n.Category, "NULL")+` AS categ
        `+or("n", n.ArchiveReason, "NULL")+` AS archive_reason, `+or("n", n.Confidence, "NULL")+` AS confidence,
        `+orZero("n", n.Reinforcement)+` AS reinforcement_count,
        `+hoursOf(or("n", n.LastUsed, "NULL"), n.LastUsedClock)+` AS last_reinforced_hours,
-       n.`+ident(key)+` AS key_raw, `+cols.snapshot("n")+` AS snapshot
+       n.`+ident(key)+` AS key_raw, `+cols.snapshot("n")+` AS snapshot, `+cols.rows("n")+`
 FROM `+table+` n WHERE n.`+ident(key)+` IS NOT NULL`)
 	set := []string{changed(n.Status, "status",
 		`CASE NEW.status WHEN 'archived' THEN `+literal(n.StatusArchived)+` WHEN 'active' THEN `+literal(active[0])+` ELSE `+ident(n.Status)+` END`)}
@@ -377,7 +410,7 @@ SELECT `+k1+` AS from_id, `+k2+` AS to_id, `+cols.asText("l", e.From)+` AS end_a
        `+weight+` AS weight, `+orZero("l", e.Reinforcement)+` AS reinforcement_count, `+or("l", e.Kind, "NULL")+` AS relation_type,
        `+or("l", e.Origin, "NULL")+` AS origin, `+hoursOf(or("l", e.LastActive, "NULL"), e.LastActiveClock)+` AS last_active_hours,
        `+or("l", e.LastObserved, "NULL")+` AS last_observed_at, `+orZero("l", e.Pinned)+` AS pinned, 0 AS excluded,
-       NULL AS note, NULL AS created_at, l.`+ident(e.Key[0])+` AS key_raw, `+raw2+` AS key_raw2, `+cols.snapshot("l")+` AS snapshot
+       NULL AS note, NULL AS created_at, l.`+ident(e.Key[0])+` AS key_raw, `+raw2+` AS key_raw2, `+cols.snapshot("l")+` AS snapshot, `+cols.rows("l")+`
 FROM `+table+` l WHERE `+notNull+``,
 		`CREATE `+a.temp()+`TRIGGER `+a.view("edges")+`_delete INSTEAD OF DELETE ON `+a.view("edges")+` BEGIN
 DELETE FROM `+table+` WHERE `+where+`;
@@ -419,7 +452,7 @@ func (a *adapted) facts(ctx context.Context, q querier) error {
 SELECT `+cols.asText("f", key)+` AS id, `+segment+` AS segment, `+fromSegment("tier", f.Tier)+` AS tier,
        `+fromSegment("importance", f.Importance)+` AS importance, `+fromSegment("decay_rate", f.DecayRate)+` AS decay_rate,
        `+orZero("f", f.AccessCount)+` AS access_count, `+or("f", f.LastAccess, "NULL")+` AS last_accessed_at, `+status+` AS status,
-       NULL AS content, `+or("f", f.CreatedAt, "NULL")+` AS created_at, f.`+ident(key)+` AS key_raw, `+cols.snapshot("f")+` AS snapshot
+       NULL AS content, `+or("f", f.CreatedAt, "NULL")+` AS created_at, f.`+ident(key)+` AS key_raw, `+cols.snapshot("f")+` AS snapshot, `+cols.rows("f")+`
 FROM `+table+` f WHERE f.`+ident(key)+` IS NOT NULL`,
 		`CREATE `+a.temp()+`TRIGGER `+a.view("facts")+`_delete INSTEAD OF DELETE ON `+a.view("facts")+` BEGIN
 DELETE FROM `+table+` WHERE `+ident(key)+` = OLD.key_raw;

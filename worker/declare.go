@@ -29,6 +29,13 @@ func DeclareMapping(ctx context.Context, db *DB, m *mapping.Mapping, source stri
 			{`DELETE FROM mem_config WHERE key = 'derived_fingerprint'`, nil},
 		}
 		indexes, err := indexSteps(ctx, q, m)
+		if err != nil {
+			return nil, err
+		}
+		archives, err := archiveSteps(ctx, q, m)
+		for _, a := range archives {
+			indexes = append(indexes, step{a, nil})
+		}
 		return append(steps, indexes...), err
 	})
 	return err

@@ -17,8 +17,11 @@ import (
 //	@ENDS_COLS, @ENDS_E, @ENDS_K    the ends as extra columns of a working table, when
 //	                                they are not its key
 //	@SUBJECT, @SUBJECT_E            an edge's name in events and reports
-//	EDGE_SNAPSHOT, BLOCK_SNAPSHOT,  the JSON of a removed row, which restore puts back
-//	FACT_SNAPSHOT, EDGE_NAME
+//	@ARCHIVE_EDGES, @ARCHIVE_NODES, the archives of the tables (archive.go)
+//	@ARCHIVE_FACTS
+//	@EDGE_ROW_COLS, @EDGE_ROW       an archived row's own columns, and their values
+//	(and @BLOCK_…, @FACT_…)         from the alias e (b, f)
+//	EDGE_SNAPSHOT, EDGE_NAME        the JSON of an edge row (an exclusion's event)
 //	@NEW_BLOCK_DEGREE               a block's degree when it has no state yet
 //	@DELETE_EDGES                   the removal of apply_edge_keys' edges
 //
@@ -80,8 +83,21 @@ var memTables = newDialect(
 	"@NEW_BLOCK_DEGREE", memNewBlockDegree,
 	"@DELETE_EDGES", "DELETE FROM main.mem_edges WHERE (from_id, to_id) IN (SELECT from_id, to_id FROM apply_edge_keys)",
 	"@SUBJECT_E", "json_array(e.from_id, e.to_id)", "@SUBJECT", "json_array(from_id, to_id)",
-	"EDGE_SNAPSHOT", edgeSnapshot, "BLOCK_SNAPSHOT", blockSnapshot, "FACT_SNAPSHOT", factSnapshot, "EDGE_NAME", edgeName,
+	"EDGE_SNAPSHOT", edgeSnapshot, "EDGE_NAME", edgeName,
+	"@ARCHIVE_EDGES", archiveOf(nil, "edge"), "@ARCHIVE_NODES", archiveOf(nil, "block"), "@ARCHIVE_FACTS", archiveOf(nil, "fact"),
+	"@EDGE_ROW_COLS", strings.Join(edgeColumns, ", "), "@EDGE_ROW", columnsOf("e", edgeColumns),
+	"@BLOCK_ROW_COLS", strings.Join(blockColumns, ", "), "@BLOCK_ROW", columnsOf("b", blockColumns),
+	"@FACT_ROW_COLS", strings.Join(factColumns, ", "), "@FACT_ROW", columnsOf("f", factColumns),
 )
+
+// columnsOf is the columns cols of a row alias, separated by commas.
+func columnsOf(alias string, cols []string) string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = alias + "." + c
+	}
+	return strings.Join(out, ", ")
+}
 
 // memSQL is a query of Go code on memworker's own tables, its rules'
 // macros and tables' tokens expanded.

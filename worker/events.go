@@ -4,8 +4,9 @@ import "strings"
 
 // Events: every archive, prune, decay, exclusion, readmission, restore and
 // feedback is a mem_events row, written in the same transaction as the
-// change. This file holds what an event says: the JSON snapshots of the
-// rows removed (encoders, expanded into apply.sql by name), the restore's
+// change (a removal's as a row of its table's archive, archive.go). This
+// file holds what an event says: the JSON snapshots of rows (encoders,
+// which also build an archive row's detail on read), the restore's
 // decoders of those snapshots, and the reason format.
 
 // snapshotValue is the JSON of a column's value in a snapshot, written so
@@ -64,19 +65,17 @@ var edgeColumns = []string{"from_id", "to_id", "weight", "reinforcement_count", 
 // restore can bring the row back exactly (edgeFromSnapshot).
 var edgeSnapshot = snapshotObject("e", edgeColumns...)
 
-// blockSnapshot and blockTags are the JSON snapshot of a block row b and
-// of its tags.
-var blockSnapshot = snapshotObject("b", "id", "category", "status", "archive_reason", "confidence",
-	"reinforcement_count", "last_reinforced_hours", "content", "created_at")
+// blockTags is the JSON array of the tags of a block row b.
+
+// blockColumns are the columns of a block row a snapshot keeps.
+var blockColumns = []string{"id", "category", "status", "archive_reason", "confidence",
+	"reinforcement_count", "last_reinforced_hours", "content", "created_at"}
 
 var blockTags = `json((SELECT json_group_array(` + snapshotValue("t.tag") + `) FROM @TAGS t WHERE t.block_id = b.id))`
 
 // factColumns are the columns of a fact row a snapshot keeps.
 var factColumns = []string{"id", "segment", "tier", "importance", "decay_rate", "access_count", "last_accessed_at",
 	"status", "content", "created_at"}
-
-// factSnapshot is the JSON snapshot of a fact row f (factFromSnapshot).
-var factSnapshot = snapshotObject("f", factColumns...)
 
 // A restore takes back only the row its subject names: the ids in the
 // snapshot it reads must be the subject's (an edited event is refused, see
@@ -129,8 +128,8 @@ FROM mem_events WHERE id = :event AND ` + factSnapshotIsSubject
 
 // restoreEvent records a restore, pointing at the event it undid; a
 // restore appends the WHERE under which the row it records comes back.
-const restoreEvent = `INSERT INTO mem_events (at, clock_hours, subject_kind, subject_id, action, reason, detail)
-SELECT :wall, :now, :kind, :subject, 'restore', 'manual', json_object('from_event', :event)`
+const restoreEvent = eventLogInsert + `
+SELECT ` + nextEventID + `, NULL, :wall, :now, :kind, :subject, 'restore', 'manual', json_object('from_event', :event)`
 
 // An event's reason is a word ('temporal', 'static', 'decayed',
 // 'orphaned', 'block_archived', 'faded', 'manual'), or for a relation

@@ -157,8 +157,8 @@ func changeFact(ctx context.Context, db *DB, id, kind string, machine time.Time,
 			unchanged := tables.expand(`EXISTS (SELECT 1 FROM @FACTS f WHERE f.id = :id
 				AND f.importance IS :importance AND f.access_count IS :count AND f.status IS :status)`)
 			return []step{
-				{`INSERT INTO mem_events (at, subject_kind, subject_id, action, reason, detail)
-					SELECT :now, 'fact', :id, :action, :kind, json_object('importance_before', :before, 'importance_after', :after,
+				{eventLogInsert + `
+					SELECT ` + nextEventID + `, NULL, :now, NULL, 'fact', :id, :action, :kind, json_object('importance_before', :before, 'importance_after', :after,
 						'access_count', :count_after, 'clock_reset', :reset) WHERE ` + unchanged, args},
 				{tables.expand(`UPDATE @FACTS SET `) + set + ` WHERE id = :id AND ` + unchanged, args},
 			}, nil

@@ -136,13 +136,20 @@ func (s *sweep) expireEvents(ctx context.Context) error {
 		return nil
 	}
 	cutoff := s.retentionCutoff()
-	for _, expire := range []struct {
+	type expiry struct {
 		name  string
+		list  []string
 		count *int64
-	}{{"expire_events", &s.report.EventsExpired}, {"expire_sweeps", &s.report.SweepsExpired}} {
+	}
+	expiries := []expiry{{"expire_events", s.opt.sql().stmts("expire_events"), &s.report.EventsExpired}}
+	for _, a := range s.archives {
+		expiries = append(expiries, expiry{"expire " + a.name, []string{expireArchive(a.name)}, &s.report.EventsExpired})
+	}
+	expiries = append(expiries, expiry{"expire_sweeps", s.opt.sql().stmts("expire_sweeps"), &s.report.SweepsExpired})
+	for _, expire := range expiries {
 		for {
 			err := s.db.inTx(ctx, func() error {
-				_, err := s.db.exec(ctx, expire.name, sql.Named("cutoff", cutoff), sql.Named("sweep", s.report.SweepID),
+				_, err := s.db.execList(ctx, expire.name, expire.list, sql.Named("cutoff", cutoff), sql.Named("sweep", s.report.SweepID),
 					sql.Named("limit", int64(s.opt.ChunkSize)))
 				return err
 			})

@@ -385,8 +385,11 @@ func dumpTables(t *testing.T, db *worker.DB) string {
 	var b strings.Builder
 	for _, table := range []string{"mem_config", "mem_blocks", "mem_block_tags", "mem_edges", "mem_edge_policies", "mem_facts", "mem_events"} {
 		order := "rowid"
-		if table == "mem_edges" {
+		switch table {
+		case "mem_edges":
 			order = "from_id, to_id" // no rowid
+		case "mem_events":
+			order = "id" // a view
 		}
 		cols, body := dumpRows(t, db, `SELECT * FROM `+table+` ORDER BY `+order)
 		fmt.Fprintf(&b, "%s %v\n%s", table, cols, body)

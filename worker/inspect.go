@@ -125,7 +125,11 @@ func GetStatus(ctx context.Context, db *DB) (*Status, error) {
 		}
 		rows.Close()
 	}
-	if err := db.SQL.QueryRowContext(ctx, "SELECT ("+edges+"), (SELECT count(*) FROM mem_events)").
+	archives, err := readArchives(ctx, db.SQL)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.SQL.QueryRowContext(ctx, "SELECT ("+edges+"), "+eventCount(archives)).
 		Scan(&st.Edges, &st.Events); err != nil {
 		return nil, err
 	}
@@ -223,8 +227,11 @@ func Decayed(ctx context.Context, db *DB, limit int) ([]DecayEvent, []EdgeOutloo
 		return nil, nil, fmt.Errorf("decayed: %w", err)
 	}
 	events := []DecayEvent{}
-	rows, err := db.SQL.QueryContext(ctx, `SELECT id, sweep_id, at, coalesce(clock_hours, 0), subject_kind, subject_id, action, coalesce(reason, '')
-		FROM mem_events WHERE action IN ('archive', 'prune', 'decay', 'delete', 'exclude') ORDER BY id DESC LIMIT ?`, limit)
+	archives, err := readArchives(ctx, db.SQL)
+	if err != nil {
+		return nil, nil, fmt.Errorf("decayed: %w", err)
+	}
+	rows, err := db.SQL.QueryContext(ctx, latestRemovals(archives), sql.Named("limit", limit))
 	if err != nil {
 		return nil, nil, err
 	}

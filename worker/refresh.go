@@ -50,6 +50,31 @@ func (s *sweep) prepare(ctx context.Context) error {
 			}
 		}
 	}
+	if s.mapped != nil && !s.opt.DryRun {
+		// The archives of the app's tables: made by the declaration, but
+		// a mapping declared before the archive existed, or a table that
+		// gained a column since, needs them made or widened first.
+		steps, err := archiveSteps(ctx, s.db.querier(), s.mapped.m)
+		if err != nil {
+			return fmt.Errorf("sweep: %w", err)
+		}
+		if len(steps) > 0 {
+			err := s.db.inTx(ctx, func() error {
+				for _, stmt := range steps {
+					if _, err := s.db.querier().ExecContext(ctx, stmt); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return fmt.Errorf("sweep: making the archives of the app's tables: %w", err)
+			}
+		}
+	}
+	if s.archives, err = readArchives(ctx, s.db.querier()); err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
 	for _, name := range []string{"plan_drop", "plan_create"} {
 		if _, err := s.db.exec(ctx, name); err != nil {
 			return fmt.Errorf("sweep: %w", err)

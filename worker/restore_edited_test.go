@@ -1,7 +1,7 @@
 package worker_test
 
 // A restore takes back only the row it names (docs/sweep.md): an event whose
-// snapshot names another row than its subject was edited, and is refused.
+// archived row is another row than its subject was edited, and is refused.
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 )
 
 // TestRestoreRefusesEditedEvents: restore --edge p q, --block and --fact
-// refuse an event whose snapshot ids are not its subject's, naming the
+// refuse an event whose archived row's ids are not its subject's, naming the
 // event and both ids; nothing is written (no row from the snapshot, no
 // restore event). The untouched events restore as usual.
 func TestRestoreRefusesEditedEvents(t *testing.T) {
@@ -36,23 +36,23 @@ func TestRestoreRefusesEditedEvents(t *testing.T) {
 		want             string
 	}{
 		{"edge ids", `subject_kind = 'edge' AND subject_id = json_array('p', 'q')`,
-			`json_set(detail, '$.edge.from_id', 'x', '$.edge.to_id', 'y', '$.edge.weight', 99, '$.edge.pinned', 1)`,
+			`from_id = 'x', to_id = 'y', weight = 99, pinned = 1`,
 			func() error { _, err := worker.RestoreEdge(ctx, db, "p", "q", fixedWall); return err },
 			`records the edge "x" — "y"`},
 		{"edge end missing", `subject_kind = 'edge' AND subject_id = json_array('p', 'q')`,
-			`json_remove(detail, '$.edge.to_id')`,
+			`to_id = NULL`,
 			func() error { _, err := worker.RestoreEdge(ctx, db, "p", "q", fixedWall); return err },
 			`records the edge "p" — (none)`},
 		{"fact id", `subject_kind = 'fact' AND subject_id = 'f1'`,
-			`json_set(detail, '$.fact.id', 'other')`,
+			`id = 'other'`,
 			func() error { _, err := worker.RestoreFact(ctx, db, "f1", fixedWall); return err },
 			`records fact "other"`},
 		{"block id", `subject_kind = 'block' AND subject_id = 'obs'`,
-			`json_set(detail, '$.block.id', 'k1')`,
+			`id = 'k1'`,
 			func() error { _, err := worker.RestoreBlock(ctx, db, "obs", fixedWall); return err },
 			`records block "k1"`},
 		{"edge removed with a block", `subject_kind = 'edge' AND subject_id = json_array('k1', 'obs')`,
-			`json_set(detail, '$.edge.from_id', 'x', '$.edge.to_id', 'obs')`,
+			`from_id = 'x', to_id = 'obs'`,
 			func() error { _, err := worker.RestoreBlock(ctx, db, "obs", fixedWall); return err },
 			`records the edge "x" — "obs"`},
 	}
@@ -61,8 +61,7 @@ func TestRestoreRefusesEditedEvents(t *testing.T) {
 	}
 	for _, e := range edits {
 		event := scalar[int64](t, db, `SELECT id FROM mem_events WHERE `+e.where)
-		original := scalar[string](t, db, `SELECT detail FROM mem_events WHERE id = ?`, event)
-		mustExec(t, db, `UPDATE mem_events SET detail = `+e.set+` WHERE id = ?`, event)
+		undo := editArchived(t, db, event, e.set)
 		before := state()
 		err := e.restore()
 		if !errors.Is(err, worker.ErrEditedEvent) || !strings.Contains(err.Error(), fmt.Sprintf("event #%d %s", event, e.want)) {
@@ -71,7 +70,7 @@ func TestRestoreRefusesEditedEvents(t *testing.T) {
 		if after := state(); after != before {
 			t.Errorf("%s: the refused restore changed the memory:\n%s", e.name, diffLines(before, after))
 		}
-		mustExec(t, db, `UPDATE mem_events SET detail = ? WHERE id = ?`, original, event)
+		undo()
 	}
 	if scalar[int](t, db, `SELECT count(*) FROM mem_edges WHERE from_id = 'x' AND to_id = 'y'`) != 0 {
 		t.Error("an edge x — y came from the edited snapshot")
@@ -89,5 +88,19 @@ func TestRestoreRefusesEditedEvents(t *testing.T) {
 	}
 	if res, err := worker.RestoreBlock(ctx, db, "obs", fixedWall); err != nil || res.Edges != 2 {
 		t.Errorf("restore obs: %+v, %v", res, err)
+	}
+}
+
+// editArchived edits the archive row of an event with an UPDATE's SET
+// clause, and returns what puts the row back as it was.
+func editArchived(t *testing.T, db *worker.DB, event int64, set string) (undo func()) {
+	t.Helper()
+	table := scalar[string](t, db, `SELECT a.name FROM mem_archives a JOIN mem_events e ON e.id = ? AND e.subject_kind = a.kind
+		WHERE a.source LIKE 'mem\_%' ESCAPE '\'`, event)
+	q := `"` + table + `"`
+	mustExec(t, db, `DROP TABLE IF EXISTS edited_row; CREATE TABLE edited_row AS SELECT * FROM `+q+` WHERE mem_event_id = ?`, event)
+	mustExec(t, db, `UPDATE `+q+` SET `+set+` WHERE mem_event_id = ?`, event)
+	return func() {
+		mustExec(t, db, `DELETE FROM `+q+` WHERE mem_event_id = ?; INSERT INTO `+q+` SELECT * FROM edited_row; DROP TABLE edited_row`, event)
 	}
 }

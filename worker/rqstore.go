@@ -88,7 +88,10 @@ func (st *replicaStore) close() error {
 }
 
 func (st *replicaStore) exec(ctx context.Context, name string, extra ...any) (int64, error) {
-	list := st.opt.sql().stmts(name)
+	return st.execList(ctx, name, st.opt.sql().stmts(name), extra...)
+}
+
+func (st *replicaStore) execList(ctx context.Context, name string, list []string, extra ...any) (int64, error) {
 	if st.rqlite && !st.inTransaction && len(list) > 1 {
 		return st.execOneRequest(ctx, name, list, extra)
 	}

@@ -27,6 +27,9 @@ type statementRunner interface {
 	// exec runs every statement of a named section of the phase files,
 	// binding the sweep's arguments and extra, and returns the rows changed.
 	exec(ctx context.Context, name string, extra ...any) (int64, error)
+	// execList is exec of a statement list built at run time (label
+	// names it in errors), in the tables' dialect.
+	execList(ctx context.Context, label string, list []string, extra ...any) (int64, error)
 	// count runs a query that returns one integer.
 	count(ctx context.Context, query string, args ...any) (int64, error)
 	// querier reads and writes outside the named statements.
@@ -165,8 +168,12 @@ func (st *fileStore) exec(ctx context.Context, name string, extra ...any) (_ int
 			}
 		}()
 	}
+	return st.execList(ctx, name, st.opt.sql().stmts(name), extra...)
+}
+
+func (st *fileStore) execList(ctx context.Context, name string, list []string, extra ...any) (int64, error) {
 	var total int64
-	for i, q := range st.opt.sql().stmts(name) {
+	for i, q := range list {
 		began := time.Now()
 		res, err := st.conn.ExecContext(ctx, q, st.args(extra...)...)
 		if err != nil {

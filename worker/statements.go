@@ -22,7 +22,9 @@ var macros = strings.NewReplacer(
 	"STATIC_PRUNE", staticPrune, "MAX_FINITE", maxFinite, "TEMPORAL_DECAY", temporalDecay, "REMOVAL_PHASES", removalPhases,
 	"EDGE_EVALUATION", edgeEvaluation, "EDGE_DUE_ROWS", edgeDueRows, "EDGE_OBSERVED_AT", edgeObservedAt,
 	"FACT_PROBLEM", factProblem, "FACT_SINCE", factSince, "BLOCK_KEY_PROBLEM", blockKeyProblem,
-	"EXPIRED_SWEEP", expiredSweep)
+	"EXPIRED_SWEEP", expiredSweep, "NEXT_EVENT_ID", nextEventID,
+	"EDGE_ARCHIVE_COLS", archiveInsertCols("edge"), "BLOCK_ARCHIVE_COLS", archiveInsertCols("block"),
+	"FACT_ARCHIVE_COLS", archiveInsertCols("fact"))
 
 // expiredSweep is a mem_sweeps row that expires with the events of its
 // time: finished, started before :cutoff and older than the sweep :sweep

@@ -181,6 +181,9 @@ type sweep struct {
 	// mapped: the app's own tables, through a declared mapping (nil:
 	// memworker's own).
 	mapped *adapted
+	// archives: the database's archives (archive.go), each expired with
+	// the events.
+	archives []archive
 }
 
 // Sweep runs the edge curate sweep (docs/sweep.md): plan every phase at one
@@ -357,6 +360,13 @@ func (s *sweep) dryRun(ctx context.Context) error {
 			// As the sweep would, once its own row is the newest.
 			err = s.db.querier().QueryRowContext(ctx, s.opt.sql().stmts("count_expired")[0], sql.Named("cutoff", s.retentionCutoff()),
 				sql.Named("sweep", math.MaxInt64)).Scan(&s.report.EventsExpired, &s.report.SweepsExpired)
+			for _, a := range s.archives {
+				var n int64
+				if err == nil {
+					err = s.db.querier().QueryRowContext(ctx, countExpiredArchive(a.name), sql.Named("cutoff", s.retentionCutoff())).Scan(&n)
+				}
+				s.report.EventsExpired += n
+			}
 		}
 		return err
 	})

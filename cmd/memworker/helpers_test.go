@@ -313,7 +313,8 @@ func goldenDB(t *testing.T, dir, name string) string {
 	path := filepath.Join(dir, name)
 	ok(t, "demo", "--db", path)
 	for _, col := range []struct{ table, column string }{
-		{"mem_facts", "last_accessed_at"}, {"mem_facts", "created_at"}, {"mem_edges", "last_observed_at"}, {"mem_events", "at"},
+		{"mem_facts", "last_accessed_at"}, {"mem_facts", "created_at"}, {"mem_edges", "last_observed_at"}, {"mem_event_log", "at"},
+		{"mem_archive_mem_edges", "mem_at"}, {"mem_archive_mem_blocks", "mem_at"}, {"mem_archive_mem_facts", "mem_at"},
 	} {
 		exec1(t, path, fmt.Sprintf("UPDATE %[1]s SET %[2]s = ? - CAST(round((? - %[2]s) / 86400.0) AS INTEGER) * 86400 WHERE %[2]s IS NOT NULL",
 			col.table, col.column), goldenWall.Unix(), time.Now().Unix())

@@ -1,9 +1,10 @@
 -- The apply: the plan carried out in short transactions, one chunk of seq
 -- numbers at a time, re-checking that each row is unchanged since it was
 -- planned; every change with its event, in the same transaction.
--- An event's detail leaves out the fields that are null (json_patch onto
--- '{}' drops them): detail ->> '$.edge.note' reads a missing field as NULL,
--- as it reads a null one, and a sweep's events take less room.
+-- A removal's event is a row of the archive of the table the row left
+-- (archive.go): the row's own columns as they were, the event's, and the
+-- numbers that decided it; its id from the one counter of events
+-- (NEXT_EVENT_ID), which moves past the ids each insert took.
 
 -- name: apply_blocks
 -- One chunk of archivals: the blocks still as planned, their events (with
@@ -13,18 +14,18 @@ DELETE FROM apply_rows;
 INSERT INTO apply_rows (seq)
 SELECT p.seq FROM plan_blocks p CROSS JOIN @NODES b ON b.id = p.id
 WHERE p.seq BETWEEN :lo AND :hi AND b.status = 'active' AND b.last_reinforced_hours IS p.last_reinforced_hours;
-INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
-SELECT :sweep, :wall, :now, 'block', b.id, 'archive', 'decayed',
-       json_patch('{}', json_object('block', BLOCK_SNAPSHOT, 'tags', BLOCK_TAGS, 'tier', p.tier, 'recency', p.recency))
+INSERT INTO @ARCHIVE_NODES (BLOCK_ARCHIVE_COLS, @BLOCK_ROW_COLS)
+SELECT NEXT_EVENT_ID + row_number() OVER () - 1, :sweep, :wall, :now, b.id, 'archive', 'decayed', BLOCK_TAGS, p.tier, p.recency, @BLOCK_ROW
 FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq JOIN @NODES b ON b.id = p.id;
+UPDATE main.mem_event_ids SET next = max(next, coalesce((SELECT max(mem_event_id) FROM @ARCHIVE_NODES), 0) + 1);
 DELETE FROM apply_block_ids;
 INSERT INTO apply_block_ids (id) SELECT p.id FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq;
-INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
-SELECT :sweep, :wall, :now, 'edge', @SUBJECT_E, 'delete', 'block_archived',
-       json_patch('{}', json_object('edge', EDGE_SNAPSHOT,
-                   'archived_block', CASE WHEN e.@END_A IN (SELECT id FROM apply_block_ids) THEN e.@END_A ELSE e.@END_B END))
+INSERT INTO @ARCHIVE_EDGES (EDGE_ARCHIVE_COLS, @EDGE_ROW_COLS)
+SELECT NEXT_EVENT_ID + row_number() OVER () - 1, :sweep, :wall, :now, @SUBJECT_E, 'delete', 'block_archived',
+       NULL, NULL, NULL, CASE WHEN e.@END_A IN (SELECT id FROM apply_block_ids) THEN e.@END_A ELSE e.@END_B END, @EDGE_ROW
 FROM valid_edges e
 WHERE e.@END_A IN (SELECT id FROM apply_block_ids) OR e.@END_B IN (SELECT id FROM apply_block_ids);
+UPDATE main.mem_event_ids SET next = max(next, coalesce((SELECT max(mem_event_id) FROM @ARCHIVE_EDGES), 0) + 1);
 DELETE FROM apply_edge_keys;
 INSERT INTO apply_edge_keys (from_id, to_id, @ENDS_COLSstrength)
 SELECT e.from_id, e.to_id, @ENDS_EEDGE_STRENGTH FROM valid_edges e
@@ -47,14 +48,16 @@ SELECT p.seq FROM plan_edges p CROSS JOIN @EDGES e ON e.from_id = p.from_id AND 
 WHERE p.seq BETWEEN :lo AND :hi AND p.phase IN REMOVAL_PHASES
   AND e.weight IS p.weight AND e.reinforcement_count IS p.reinforcement_count
   AND e.last_active_hours IS p.last_active_hours AND e.last_observed_at IS p.last_observed_at AND NOT e.pinned@ENDS_UNMOVED;
-INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
-SELECT :sweep, :wall, :now, 'edge', @SUBJECT_E,
+-- (An event's detail names the elapsed time 'elapsed' under a relation
+-- policy, 'elapsed_hours' else: archiveDetail.)
+INSERT INTO @ARCHIVE_EDGES (EDGE_ARCHIVE_COLS, @EDGE_ROW_COLS)
+SELECT NEXT_EVENT_ID + row_number() OVER () - 1, :sweep, :wall, :now, @SUBJECT_E,
        CASE p.phase WHEN 'static' THEN 'prune' ELSE 'decay' END,
        CASE p.phase WHEN 'policy' THEN 'policy:' || p.relation_type ELSE p.phase END,
-       json_patch('{}', json_object('edge', EDGE_SNAPSHOT, 'effective_weight', p.effective, 'lambda', p.lambda,
-                   CASE p.phase WHEN 'policy' THEN 'elapsed' ELSE 'elapsed_hours' END, p.elapsed))
+       p.effective, p.lambda, p.elapsed, NULL, @EDGE_ROW
 FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq
 CROSS JOIN @EDGES e ON e.from_id = p.from_id AND e.to_id = p.to_id;
+UPDATE main.mem_event_ids SET next = max(next, coalesce((SELECT max(mem_event_id) FROM @ARCHIVE_EDGES), 0) + 1);
 DELETE FROM apply_edge_keys;
 INSERT INTO apply_edge_keys (from_id, to_id, @ENDS_COLSstrength)
 SELECT e.from_id, e.to_id, @ENDS_EEDGE_STRENGTH FROM apply_rows a CROSS JOIN plan_edges e ON e.seq = a.seq;
@@ -98,9 +101,10 @@ CROSS JOIN @NODES b ON b.id = o.id
 WHERE b.status = 'active'
   AND NOT EXISTS (SELECT 1 FROM @EDGES e WHERE e.@END_A = b.id)
   AND NOT EXISTS (SELECT 1 FROM @EDGES e WHERE e.@END_B = b.id);
-INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
-SELECT :sweep, :wall, :now, 'block', b.id, 'archive', 'orphaned', json_patch('{}', json_object('block', BLOCK_SNAPSHOT, 'tags', BLOCK_TAGS))
+INSERT INTO @ARCHIVE_NODES (BLOCK_ARCHIVE_COLS, @BLOCK_ROW_COLS)
+SELECT NEXT_EVENT_ID + row_number() OVER () - 1, :sweep, :wall, :now, b.id, 'archive', 'orphaned', BLOCK_TAGS, NULL, NULL, @BLOCK_ROW
 FROM apply_block_ids o JOIN @NODES b ON b.id = o.id;
+UPDATE main.mem_event_ids SET next = max(next, coalesce((SELECT max(mem_event_id) FROM @ARCHIVE_NODES), 0) + 1);
 DELETE FROM @TAGS WHERE block_id IN (SELECT id FROM apply_block_ids);
 UPDATE @NODES SET status = 'archived', archive_reason = 'orphaned' WHERE id IN (SELECT id FROM apply_block_ids);
 
@@ -111,8 +115,9 @@ INSERT INTO apply_rows (seq)
 SELECT p.seq FROM plan_flags p CROSS JOIN @EDGES e ON e.from_id = p.from_id AND e.to_id = p.to_id
 WHERE p.seq BETWEEN :lo AND :hi AND e.weight IS p.weight AND e.last_active_hours IS p.last_active_hours
   AND e.last_observed_at IS p.last_observed_at AND (e.excluded != 0) != p.excluded_to AND NOT e.pinned;
-INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
-SELECT :sweep, :wall, :now, 'edge', @SUBJECT_E,
+-- Not removals: their events are rows of the log.
+INSERT INTO main.mem_event_log (id, sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
+SELECT NEXT_EVENT_ID + row_number() OVER () - 1, :sweep, :wall, :now, 'edge', @SUBJECT_E,
        CASE WHEN p.excluded_to THEN 'exclude' ELSE 'readmit' END,
        CASE WHEN p.excluded_to THEN 'below_minimum' ELSE 'reobserved' END || ':' || p.relation_type,
        json_patch('{}', json_object('edge', EDGE_SNAPSHOT, 'effective_weight', p.effective, 'threshold', p.threshold, 'elapsed', p.elapsed))
@@ -126,18 +131,17 @@ FROM (SELECT p.from_id, p.to_id, p.excluded_to FROM apply_rows a CROSS JOIN plan
 WHERE @EDGES_NAME.from_id = p.from_id AND @EDGES_NAME.to_id = p.to_id;
 
 -- name: apply_facts
--- One chunk of fact archivals and prunes; a pruned fact lives on as the
--- snapshot in its event.
+-- One chunk of fact archivals and prunes; a pruned fact lives on as its
+-- row in the archive.
 DELETE FROM apply_rows;
 INSERT INTO apply_rows (seq)
 SELECT p.seq FROM plan_facts p CROSS JOIN @FACTS f ON f.id = p.id
 WHERE p.seq BETWEEN :lo AND :hi AND p.action IN ('archive', 'prune') AND f.status = 'active'
   AND f.importance IS p.importance AND f.access_count IS p.access_count AND f.last_accessed_at IS p.last_accessed_at;
-INSERT INTO main.mem_events (sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
-SELECT :sweep, :wall, :now, 'fact', f.id, p.action, 'faded',
-       json_patch('{}', json_object('fact', FACT_SNAPSHOT,
-                   'score', p.score, 'days_since_access', p.days))
+INSERT INTO @ARCHIVE_FACTS (FACT_ARCHIVE_COLS, @FACT_ROW_COLS)
+SELECT NEXT_EVENT_ID + row_number() OVER () - 1, :sweep, :wall, :now, f.id, p.action, 'faded', p.score, p.days, @FACT_ROW
 FROM apply_rows a CROSS JOIN plan_facts p ON p.seq = a.seq JOIN @FACTS f ON f.id = p.id;
+UPDATE main.mem_event_ids SET next = max(next, coalesce((SELECT max(mem_event_id) FROM @ARCHIVE_FACTS), 0) + 1);
 DELETE FROM @FACTS WHERE id IN (SELECT p.id FROM apply_rows a CROSS JOIN plan_facts p ON p.seq = a.seq WHERE p.action = 'prune');
 UPDATE @FACTS SET status = 'archived'
 WHERE id IN (SELECT p.id FROM apply_rows a CROSS JOIN plan_facts p ON p.seq = a.seq WHERE p.action = 'archive');

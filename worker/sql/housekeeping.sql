@@ -13,8 +13,8 @@ DELETE FROM main.mem_sweep_plans WHERE (sweep_id, step, seq) IN (
     SELECT sweep_id, step, seq FROM main.mem_sweep_plans WHERE sweep_id <= :sweep LIMIT :limit);
 
 -- name: expire_events
-DELETE FROM main.mem_events WHERE id IN (
-    SELECT id FROM main.mem_events WHERE at < :cutoff ORDER BY id LIMIT :limit);
+DELETE FROM main.mem_event_log WHERE id IN (
+    SELECT id FROM main.mem_event_log WHERE at < :cutoff ORDER BY id LIMIT :limit);
 
 -- name: expire_sweeps
 -- The record of a sweep (about 1 KB each) expires with the events of its
@@ -24,7 +24,7 @@ DELETE FROM main.mem_sweeps WHERE id IN (
 
 -- name: count_expired
 -- What expire_events and expire_sweeps would remove (a dry run's report).
-SELECT (SELECT count(*) FROM main.mem_events WHERE at < :cutoff), (SELECT count(*) FROM main.mem_sweeps WHERE EXPIRED_SWEEP);
+SELECT (SELECT count(*) FROM main.mem_event_log WHERE at < :cutoff), (SELECT count(*) FROM main.mem_sweeps WHERE EXPIRED_SWEEP);
 
 -- name: empty_QUEUE
 -- One statement list per table of emptiedWhole (statements.go), QUEUE its
