@@ -284,6 +284,11 @@ func migrate(db *sql.DB, target func(from uint) uint, dropData bool, guards []Gu
 				return err
 			}
 		}
+		if from < archiveStep && to >= archiveStep {
+			if err := refuseEventTriggers(ctx, conn); err != nil {
+				return err
+			}
+		}
 		for _, g := range guards {
 			if err := g(ctx, conn); err != nil {
 				return err
@@ -383,6 +388,21 @@ const mappingStep = 11
 
 // archiveStep is the step that makes the typed archive (mem_archives).
 const archiveStep = 14
+
+// refuseEventTriggers fails when an app put a trigger on mem_events: the
+// archive's step turns mem_events into a view, and the trigger would see
+// none of a sweep's removals (nor could it stay on a view).
+func refuseEventTriggers(ctx context.Context, conn *sql.Conn) error {
+	var names string
+	err := conn.QueryRowContext(ctx, `SELECT coalesce(group_concat(name, ', '), '') FROM sqlite_master
+		WHERE type = 'trigger' AND tbl_name = 'mem_events'`).Scan(&names)
+	if err != nil || names == "" {
+		return err
+	}
+	return fmt.Errorf("schema: step %d makes mem_events a view over the event log and the archives, and the trigger %s on it "+
+		"would see none of a sweep's removals: drop it (read mem_events, or put the trigger on the archives, mem_archive_*), then migrate%s",
+		archiveStep, names, nothingChanged)
+}
 
 // archiveDrops are the statements that drop the archives made for a
 // mapping's tables, once the archive's step has copied their events back

@@ -196,6 +196,20 @@ func TestJSONHistoryKeptAcrossTheArchive(t *testing.T) {
 			'content', 'old content', 'created_at', 1700000000), 'score', 0.01)),
 		(9, NULL, 1, 10, 'block', 'old', 'archive', 'decayed', json_object('block', json_object('id', 'old'), 'tags', json('["x"]')))`)
 	history := dumpRows2(t, db, `SELECT * FROM mem_events ORDER BY id`)
+	// An app's view and trigger on the events: the trigger would see no
+	// removal once mem_events is a view, so the step is refused, naming
+	// it, with nothing changed; the view keeps reading mem_events.
+	mustExec(t, db, `CREATE VIEW app_removals AS SELECT id, subject_id, action FROM mem_events WHERE action != 'restore';
+		CREATE TABLE app_seen (id INTEGER);
+		CREATE TRIGGER app_notify AFTER INSERT ON mem_events BEGIN INSERT INTO app_seen VALUES (NEW.id); END`)
+	before := dumpRows2(t, db, `SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name`)
+	if _, err := schema.Up(db.SQL); err == nil || !strings.Contains(err.Error(), "app_notify") || !strings.Contains(err.Error(), "nothing was changed") {
+		t.Errorf("migrating up with an app's trigger on mem_events: %v, want a refusal naming app_notify", err)
+	}
+	if got := dumpRows2(t, db, `SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name`); got != before {
+		t.Errorf("the refused step changed the schema:\n%s", diffLines(before, got))
+	}
+	mustExec(t, db, `DROP TRIGGER app_notify`)
 	if _, err := schema.Up(db.SQL); err != nil {
 		t.Fatal(err)
 	}
@@ -229,8 +243,15 @@ func TestJSONHistoryKeptAcrossTheArchive(t *testing.T) {
 		t.Fatalf("the sweep pruned %d edges, want 1 (%s)", r.EdgesPruned, r.Summary)
 	}
 	all := dumpRows2(t, db, `SELECT * FROM mem_events ORDER BY id`)
+	appView := dumpRows2(t, db, `SELECT * FROM app_removals ORDER BY id`)
+	if n := scalar[int](t, db, `SELECT count(*) FROM app_removals WHERE id IN (SELECT mem_event_id FROM mem_archive_mem_edges)`); n != 1 {
+		t.Errorf("the app's view shows %d of the sweep's archived edges, want 1", n)
+	}
 	if _, err := schema.Down(db.SQL, schema.DownOptions{}); err != nil {
 		t.Fatal(err)
+	}
+	if got := dumpRows2(t, db, `SELECT * FROM app_removals ORDER BY id`); got != appView {
+		t.Errorf("after the archive's step went, the app's view shows\n%s\nwant\n%s", got, appView)
 	}
 	if got := dumpRows2(t, db, `SELECT * FROM mem_events ORDER BY id`); got != all {
 		t.Errorf("after the archive's step went, mem_events holds\n%s\nwant\n%s", got, all)

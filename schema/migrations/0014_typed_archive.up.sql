@@ -9,7 +9,12 @@
 -- made for a mapping is listed in mem_archives with memworker's own, and
 -- the view is made again over all of them (the statements of this step
 -- after the log's are those archive.go writes for memworker's tables).
+-- The rename leaves an app's views that read mem_events as they are
+-- (legacy_alter_table): they read the view. A trigger of the app's on
+-- mem_events is refused before this step (schema.go).
+PRAGMA legacy_alter_table = ON;
 ALTER TABLE mem_events RENAME TO mem_event_log;
+PRAGMA legacy_alter_table = OFF;
 CREATE TABLE mem_event_ids (next INTEGER NOT NULL);
 INSERT INTO mem_event_ids (next) SELECT coalesce(max(id), 0) + 1 FROM mem_event_log;
 CREATE TRIGGER mem_event_log_ids AFTER INSERT ON mem_event_log BEGIN
