@@ -55,7 +55,7 @@ func Mapping(ctx context.Context, db *DB) (*mapping.Declared, error) {
 // tables, and the command does not read through a mapping yet (sweep and
 // restore do): it would read memworker's own empty tables and answer
 // that nothing is there, so it is refused before anything changes.
-var ErrNotThroughMapping = errors.New("this command does not read an app's own tables through a mapping yet in this memworker (sweep, restore, status, explain --fact and fact do)")
+var ErrNotThroughMapping = errors.New("this command does not read an app's own tables through a mapping yet in this memworker (sweep, restore, status, decayed, explain --fact and fact do)")
 
 // refuseAppMapping fails with ErrNotThroughMapping unless the mapping in
 // force is memworker's own tables (the preset mem).

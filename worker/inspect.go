@@ -218,14 +218,15 @@ type EdgeOutlook struct {
 	Clock           string  `json:"clock"`
 	TimeLeft        float64 `json:"time_left"`
 	HoursLeft       float64 `json:"hours_left"` // active hours, or the wall clock's days × 24
+	// Key: through a mapping, the app's key of the link (From and To are
+	// its ends).
+	Key string `json:"key,omitempty"`
 }
 
 // Decayed lists recent removals and the edges nearest their horizon, every
-// model and clock together (a wall-clock day counted as 24 hours).
+// model and clock together (a wall-clock day counted as 24 hours); through
+// a mapping, the app's removals and links.
 func Decayed(ctx context.Context, db *DB, limit int) ([]DecayEvent, []EdgeOutlook, error) {
-	if err := refuseAppMapping(ctx, db); err != nil {
-		return nil, nil, fmt.Errorf("decayed: %w", err)
-	}
 	events := []DecayEvent{}
 	archives, err := readArchives(ctx, db.SQL)
 	if err != nil {
@@ -248,23 +249,14 @@ func Decayed(ctx context.Context, db *DB, limit int) ([]DecayEvent, []EdgeOutloo
 		events = append(events, e)
 	}
 	rows.Close()
-	soon := []EdgeOutlook{}
-	// Excluded edges have decayed already (softly): not "closest to decay".
-	rows, err = db.SQL.QueryContext(ctx, `SELECT from_id, to_id, weight, effective_weight, clock, time_left,
-		       CASE clock WHEN 'wall' THEN time_left * 24 ELSE time_left END AS hours
-		FROM mem_edges_effective WHERE time_left IS NOT NULL AND NOT excluded ORDER BY hours, from_id, to_id LIMIT ?`, limit)
-	if err != nil {
+	if err := rows.Err(); err != nil {
 		return nil, nil, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var o EdgeOutlook
-		if err := rows.Scan(&o.From, &o.To, &o.Weight, &o.EffectiveWeight, &o.Clock, &o.TimeLeft, &o.HoursLeft); err != nil {
-			return nil, nil, err
-		}
-		soon = append(soon, o)
+	soon, err := edgeOutlook(ctx, db, limit)
+	if err != nil {
+		return nil, nil, fmt.Errorf("decayed: %w", err)
 	}
-	return events, soon, rows.Err()
+	return events, soon, nil
 }
 
 // ListInvalid lists every row a sweep now would skip as invalid, by kind

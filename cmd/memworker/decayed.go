@@ -42,7 +42,11 @@ func decayedCommand() *cli.Command {
 			}
 			fmt.Fprintln(w, "closest to decay:")
 			for _, o := range soon {
-				fmt.Fprintf(w, "  %s — %s  weight %.3f, effective %.3f, %s left\n", safe(o.From), safe(o.To), o.Weight, o.EffectiveWeight, timeLeft(o))
+				link := ""
+				if o.Key != "" {
+					link = "  (link " + safe(o.Key) + ")"
+				}
+				fmt.Fprintf(w, "  %s — %s%s  weight %.3f, effective %.3f, %s left\n", safe(o.From), safe(o.To), link, o.Weight, o.EffectiveWeight, timeLeft(o))
 			}
 			return nil
 		},

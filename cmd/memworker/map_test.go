@@ -105,9 +105,9 @@ func TestMapRefusalsChangeNothing(t *testing.T) {
 	if got := queryOne(t, db, `SELECT source FROM mem_mapping`); got != "memory.toml" {
 		t.Errorf("stored source %q", got)
 	}
-	// status says which tables the mapping names; the commands that do not
-	// read through a mapping yet refuse rather than read memworker's empty
-	// tables.
+	// status says which tables the mapping names, decayed reads the app's
+	// tables; the commands that do not read through a mapping yet refuse
+	// rather than read memworker's empty tables. None changes the file.
 	declared := fileHash(t, db)
 	if r := ok(t, "status", "--db", db); !strings.Contains(r.stdout, "mapping       memory.toml (nodes memories, edges links): swept in place") {
 		t.Errorf("status does not name the mapping:\n%s", r.stdout)
@@ -115,7 +115,10 @@ func TestMapRefusalsChangeNothing(t *testing.T) {
 	if m := decodeJSON(t, ok(t, "status", "--json", "--db", db)); m["mapping"] != "memory.toml" || m["mapping_tables"] != "nodes memories, edges links" {
 		t.Errorf("status --json: mapping %v, tables %v", m["mapping"], m["mapping_tables"])
 	}
-	for _, args := range [][]string{{"decayed"}, {"explain", "--edge", "1", "2"}, {"plot", "--json"}} {
+	if r := ok(t, "decayed", "--db", db); !strings.Contains(r.stdout, "recent removals:") || !strings.Contains(r.stdout, "closest to decay:") {
+		t.Errorf("decayed through the mapping:\n%s", r.stdout)
+	}
+	for _, args := range [][]string{{"explain", "--edge", "1", "2"}, {"plot", "--json"}} {
 		wantExit(t, mw(t, append(args, "--db", db)...), exitFailure, "does not read an app's own tables through a mapping yet", "memory.toml")
 	}
 	if fileHash(t, db) != declared {

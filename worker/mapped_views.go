@@ -1,0 +1,161 @@
+package worker
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The views memworker's own tables have (mem_clock, mem_block_tiers,
+// mem_edges_effective: each edge's model, effective weight and time left)
+// read memworker's tables. Through a mapping, readers get the same views
+// of the app's tables: temp views made from the schema's own text on the
+// reader's connection, reading the adapter's views instead, on the clock a
+// sweep through the mapping runs on. The text is the schema's, so the
+// numbers are the ones the views give memworker's tables; each rewrite
+// must find its place exactly once, or the reader is refused (a schema
+// this memworker does not know).
+
+// effectiveView is the temp view of the app's edges that mem_edges_effective
+// is of memworker's own, with the edge's ends (end_a, end_b) beside its key.
+const effectiveView = "temp.mem_map_edges_effective"
+
+// effectiveViews are the statements that make the temp views mem_map_clock,
+// mem_map_block_tiers and mem_map_edges_effective on a connection the
+// adapter's views are set up on (hours: the mapping's clock, when it
+// keeps its own), and those that drop them.
+func (a *adapted) effectiveViews(ctx context.Context, q querier, hours *float64) (create, drop []string, err error) {
+	type rewrite struct{ from, to string }
+	views := []struct {
+		name, temp string
+		rewrites   []rewrite
+	}{
+		{"mem_clock", "mem_map_clock", nil},
+		{"mem_block_tiers", "mem_map_block_tiers", []rewrite{
+			{"FROM mem_blocks b", "FROM " + a.view("blocks") + " b"},
+			{"FROM mem_block_tags t", "FROM " + a.view("block_tags") + " t"}}},
+		{"mem_edges_effective", "mem_map_edges_effective", []rewrite{
+			{"FROM mem_clock)", "FROM temp.mem_map_clock)"},
+			{"FROM mem_edges e, cfg", "FROM " + a.view("edges") + " e, cfg"},
+			{"LEFT JOIN mem_block_tiers ta ON ta.id = e.from_id", "LEFT JOIN temp.mem_map_block_tiers ta ON ta.id = e.end_a"},
+			{"LEFT JOIN mem_block_tiers tb ON tb.id = e.to_id", "LEFT JOIN temp.mem_map_block_tiers tb ON tb.id = e.end_b"},
+			{"SELECT from_id, to_id, relation_type,", "SELECT from_id, to_id, end_a, end_b, relation_type,"}}},
+	}
+	if hours != nil {
+		views[0].rewrites = []rewrite{{"(SELECT value FROM mem_config WHERE key = 'active_hours') AS active_hours",
+			strconv.FormatFloat(*hours, 'g', -1, 64) + " AS active_hours"}}
+	}
+	for _, v := range views {
+		var text string
+		if err := q.QueryRowContext(ctx, `SELECT sql FROM sqlite_master WHERE type = 'view' AND name = ?`, v.name).Scan(&text); err != nil {
+			return nil, nil, fmt.Errorf("mapping: reading the view %s: %w", v.name, err)
+		}
+		for _, r := range append(v.rewrites, rewrite{"CREATE VIEW " + v.name + " AS", "CREATE TEMP VIEW " + v.temp + " AS"}) {
+			if strings.Count(text, r.from) != 1 {
+				return nil, nil, fmt.Errorf("mapping: the view %s is not as this memworker knows it (%q); it cannot show it through a mapping", v.name, r.from)
+			}
+			text = strings.Replace(text, r.from, r.to, 1)
+		}
+		drop = append(drop, "DROP VIEW IF EXISTS temp."+v.temp)
+		create = append(create, drop[len(drop)-1], text)
+	}
+	return create, drop, nil
+}
+
+// withEffectiveViews runs read on a connection where mem_edges_effective's
+// view of the edges is effective: memworker's own, or the app's through
+// the mapping (made for read, dropped after; on a file only).
+func withEffectiveViews(ctx context.Context, db *DB, read func(q querier, view string, mapped bool) error) error {
+	a, err := adaptMapping(ctx, db, false)
+	if err != nil {
+		return err
+	}
+	if a == nil {
+		return read(db.SQL, "mem_edges_effective", false)
+	}
+	if db.Rqlite {
+		return refuseAppMapping(ctx, db)
+	}
+	cfg, err := LoadConfig(ctx, db.SQL)
+	if err != nil {
+		return err
+	}
+	clock, err := commandClock(cfg, time.Now())
+	if err != nil {
+		return err
+	}
+	conn, err := db.SQL.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	var drops []string
+	defer func() {
+		for _, d := range append(drops, a.teardown...) {
+			conn.ExecContext(context.WithoutCancel(ctx), d)
+		}
+	}()
+	if err := a.setUp(ctx, conn); err != nil {
+		return err
+	}
+	h, ok, err := a.hours(ctx, conn, clock.Wall)
+	if err != nil {
+		return err
+	}
+	var hours *float64
+	if ok {
+		hours = &h
+	}
+	create, drops, err := a.effectiveViews(ctx, conn, hours)
+	if err != nil {
+		return err
+	}
+	for _, c := range create {
+		if _, err := conn.ExecContext(ctx, c); err != nil {
+			return fmt.Errorf("mapping: %w", err)
+		}
+	}
+	return read(conn, effectiveView, true)
+}
+
+// edgeOutlook is the edges closest to their decay horizon, as the
+// effective view has them (excluded edges have decayed already, softly:
+// not "closest to decay"); through a mapping an edge is named by its ends
+// and its key.
+func edgeOutlook(ctx context.Context, db *DB, limit int) ([]EdgeOutlook, error) {
+	soon := []EdgeOutlook{}
+	err := withEffectiveViews(ctx, db, func(q querier, view string, mapped bool) error {
+		ends, key := "from_id, to_id, '', ''", ""
+		if mapped {
+			ends, key = "end_a, end_b, from_id, to_id", ", from_id, to_id"
+		}
+		rows, err := q.QueryContext(ctx, `SELECT `+ends+`, weight, effective_weight, clock, time_left,
+		       CASE clock WHEN 'wall' THEN time_left * 24 ELSE time_left END AS hours
+		FROM `+view+` WHERE time_left IS NOT NULL AND NOT excluded ORDER BY hours`+key+`, 1, 2 LIMIT ?`, limit)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var o EdgeOutlook
+			var k1, k2 sql.NullString
+			if err := rows.Scan(&o.From, &o.To, &k1, &k2, &o.Weight, &o.EffectiveWeight, &o.Clock, &o.TimeLeft, &o.HoursLeft); err != nil {
+				return err
+			}
+			if mapped {
+				o.Key = k1.String
+				if k2.String != "" {
+					pair, _ := json.Marshal([]string{k1.String, k2.String})
+					o.Key = string(pair)
+				}
+			}
+			soon = append(soon, o)
+		}
+		return rows.Err()
+	})
+	return soon, err
+}
