@@ -51,11 +51,14 @@ func Mapping(ctx context.Context, db *DB) (*mapping.Declared, error) {
 	return d, d.Validate(ctx, db.SQL)
 }
 
-// ErrNotThroughMapping: the database declares a mapping of an app's own
-// tables, and the command does not read through a mapping yet (sweep and
-// restore do): it would read memworker's own empty tables and answer
-// that nothing is there, so it is refused before anything changes.
-var ErrNotThroughMapping = errors.New("this command does not read an app's own tables through a mapping yet in this memworker (sweep, restore, status, decayed, explain --fact and fact do)")
+// ErrNotThroughMapping: the database, an rqlite cluster, declares a mapping
+// of an app's own tables, and the command reads through a mapping on a
+// file only (its views of the app's tables are temp views of one
+// connection, which rqlite keeps across no request): it would read
+// memworker's own empty tables and answer that nothing is there, so it is
+// refused before anything changes.
+var ErrNotThroughMapping = errors.New("this command reads an app's own tables through a mapping on a SQLite file, not yet on rqlite " +
+	"(sweep, restore, status and map do on both)")
 
 // refuseAppMapping fails with ErrNotThroughMapping unless the mapping in
 // force is memworker's own tables (the preset mem).

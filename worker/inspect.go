@@ -304,46 +304,81 @@ type EdgeExplanation struct {
 	State              string   `json:"state"`          // live or decayed
 	Invalid            bool     `json:"invalid"`        // a number is not a number: sweeps skip the row
 	Verdict            string   `json:"verdict"`
-	staticPrune        bool     // the sweep's static prune takes it
-	temporalDecay      bool     // temporal decay applies to it
+	Key                string   `json:"key,omitempty"` // through a mapping: the app's key of the link (From and To are its ends)
+	// HoursOnWall: through a mapping of wall times, the hour clock is
+	// hours since 1970, not active hours.
+	HoursOnWall   bool `json:"hours_on_wall,omitempty"`
+	staticPrune   bool // the sweep's static prune takes it
+	temporalDecay bool // temporal decay applies to it
 }
 
-// ExplainEdge explains the edge between blocks a and b (in either order).
+// ExplainEdge explains the edge between blocks a and b (in either order);
+// through a mapping, the link of key a (a b for a key of two columns).
 func ExplainEdge(ctx context.Context, db *DB, a, b string) (*EdgeExplanation, error) {
-	if err := refuseAppMapping(ctx, db); err != nil {
-		return nil, fmt.Errorf("explain: %w", err)
-	}
-	if a > b {
-		a, b = b, a
-	}
 	cfg, err := LoadConfig(ctx, db.SQL)
 	if err != nil {
 		return nil, err
 	}
-	clock, err := pickClock(cfg, nil, nil)
+	var x *EdgeExplanation
+	err = withEffectiveViews(ctx, db, func(r viewsReader) error {
+		x, err = explainEdge(ctx, r, cfg, a, b)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("explain: %w", err)
 	}
-	x := &EdgeExplanation{From: a, To: b, ClockHours: clock.Hours, Threshold: cfg.EdgeDecayThreshold}
+	return x, nil
+}
+
+// explainEdge explains the edge of key k1, k2 (memworker's own: its ends,
+// in either order) as r's views show it.
+func explainEdge(ctx context.Context, r viewsReader, cfg Config, k1, k2 string) (*EdgeExplanation, error) {
+	name := fmt.Sprintf("between %q and %q", k1, k2)
+	if !r.mapped && k1 > k2 {
+		k1, k2 = k2, k1
+	}
+	if r.mapped {
+		name = fmt.Sprintf("of key %q", k1)
+		if k2 != "" {
+			name = fmt.Sprintf("of key %q %q", k1, k2)
+		}
+		if r.singleKey != (k2 == "") {
+			want := map[bool]string{true: "one column: --edge KEY", false: "two columns: --edge A B"}[r.singleKey]
+			return nil, fmt.Errorf("no edge %s: the mapping names a link by its key of %s", name, want)
+		}
+	}
+	clock, err := pickClock(cfg, r.hours, nil)
+	if err != nil {
+		return nil, err
+	}
+	x := &EdgeExplanation{ClockHours: clock.Hours, Threshold: cfg.EdgeDecayThreshold, HoursOnWall: r.wallHours}
+	if r.mapped {
+		x.Key = k1
+		if k2 != "" {
+			pair, _ := json.Marshal([]string{k1, k2})
+			x.Key = string(pair)
+		}
+	}
 	var last sql.NullFloat64
 	var weight, count any
 	var problem sql.NullString
 	var static, temporal sql.NullBool
 	// The sweep's own rules (rules.go) decide whether the row is valid and
 	// whether the static prune takes it.
-	err = db.SQL.QueryRowContext(ctx, memSQL(`
-		SELECT e.weight, e.reinforcement_count, e.origin, e.relation_type, e.pinned, e.last_active_hours,
-		       coalesce((SELECT tier FROM mem_block_tiers WHERE id = e.from_id), 'standard'),
-		       coalesce((SELECT tier FROM mem_block_tiers WHERE id = e.to_id), 'standard'),
+	err = r.q.QueryRowContext(ctx, r.tables.expand(macros.Replace(`
+		SELECT e.@END_A, e.@END_B, e.weight, e.reinforcement_count, coalesce(e.origin, ''), coalesce(e.relation_type, ''), e.pinned,
+		       e.last_active_hours,
+		       coalesce((SELECT tier FROM `+r.tiers+` WHERE id = e.@END_A), 'standard'),
+		       coalesce((SELECT tier FROM `+r.tiers+` WHERE id = e.@END_B), 'standard'),
 		       EDGE_PROBLEM, CASE WHEN VALID_EDGE THEN STATIC_PRUNE END, CASE WHEN VALID_EDGE THEN TEMPORAL_DECAY END
-		FROM mem_edges e WHERE e.from_id = :a AND e.to_id = :b`),
-		sql.Named("a", a), sql.Named("b", b), sql.Named("prune_threshold", cfg.EdgePruneThreshold)).
-		Scan(&weight, &count, &x.Origin, &x.RelationType, &x.Pinned, &last, &x.TierFrom, &x.TierTo, &problem, &static, &temporal)
+		FROM @EDGES e WHERE e.from_id = :a AND e.to_id = :b`)),
+		sql.Named("a", k1), sql.Named("b", k2), sql.Named("prune_threshold", cfg.EdgePruneThreshold)).
+		Scan(&x.From, &x.To, &weight, &count, &x.Origin, &x.RelationType, &x.Pinned, &last, &x.TierFrom, &x.TierTo, &problem, &static, &temporal)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("explain: no edge between %q and %q (see: memworker decayed, or the mem_events log)", a, b)
+		return nil, fmt.Errorf("no edge %s (see: memworker decayed, or the mem_events log)", name)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("explain: %w", err)
+		return nil, err
 	}
 	w, werr := toFloat(weight)
 	c, cerr := toFloat(count)
@@ -365,19 +400,19 @@ func ExplainEdge(ctx context.Context, db *DB, a, b string) (*EdgeExplanation, er
 	// The numbers, as the view computes them at its clock.
 	var lambda, elapsed, elapsedHours, left, observed sql.NullFloat64
 	var action sql.NullString
-	err = db.SQL.QueryRowContext(ctx, `
+	err = r.q.QueryRowContext(ctx, r.tables.expand(`
 		SELECT v.model, v.clock, v.lambda, v.elapsed, v.elapsed_hours, v.effective_weight, v.threshold, v.time_left,
-		       v.state, v.excluded, try_unix_seconds(e.last_observed_at), p.action, (SELECT wall FROM mem_clock)
-		FROM mem_edges_effective v JOIN mem_edges e ON e.from_id = v.from_id AND e.to_id = v.to_id
+		       v.state, v.excluded, try_unix_seconds(e.last_observed_at), p.action, (SELECT wall FROM `+r.clock+`)
+		FROM `+r.effective+` v JOIN @EDGES e ON e.from_id = v.from_id AND e.to_id = v.to_id
 		LEFT JOIN mem_edge_policies p ON p.relation_type = v.relation_type
-		WHERE v.from_id = ? AND v.to_id = ?`, a, b).
+		WHERE v.from_id = ? AND v.to_id = ?`), k1, k2).
 		Scan(&x.Model, &x.Clock, &lambda, &elapsed, &elapsedHours, &x.EffectiveWeight, &x.Threshold, &left,
 			&x.State, &x.Excluded, &observed, &action, &x.WallTime)
 	if errors.Is(err, sql.ErrNoRows) { // the view leaves out what sweeps skip
 		return invalid()
 	}
 	if err != nil {
-		return nil, fmt.Errorf("explain: %w", err)
+		return nil, err
 	}
 	x.Lambda, x.Elapsed, x.ElapsedHours, x.TimeLeft, x.LastObservedAt = ptr(lambda), ptr(elapsed), ptr(elapsedHours), ptr(left), ptr(observed)
 	x.Action = action.String
@@ -420,7 +455,7 @@ func (x *EdgeExplanation) verdict(cfg Config) string {
 	}
 	under := ""
 	if policy {
-		under = fmt.Sprintf("relation %q follows its %s policy (%s): ", x.RelationType, x.Model, clockName(x.Clock))
+		under = fmt.Sprintf("relation %q follows its %s policy (%s): ", x.RelationType, x.Model, x.clockName())
 	}
 	switch {
 	case x.State == "decayed" && x.Excluded:
@@ -430,16 +465,33 @@ func (x *EdgeExplanation) verdict(cfg Config) string {
 	case x.State == "decayed":
 		return under + fmt.Sprintf("decays at the next sweep: effective weight %.4f below %.4f", x.EffectiveWeight, x.Threshold)
 	case x.DecaysAtHours != nil && !policy:
-		return fmt.Sprintf("survives now (effective %.4f ≥ %.4f); falls below the threshold at %.1f active hours (%.1f h from now) unless co-retrieved or confirmed",
-			x.EffectiveWeight, x.Threshold, *x.DecaysAtHours, *x.DecaysAtHours-x.ClockHours)
+		return fmt.Sprintf("survives now (effective %.4f ≥ %.4f); falls below the threshold at %.1f %s (%.1f h from now) unless co-retrieved or confirmed",
+			x.EffectiveWeight, x.Threshold, *x.DecaysAtHours, x.HourUnit(), *x.DecaysAtHours-x.ClockHours)
 	case x.DecaysAtHours != nil:
-		return under + fmt.Sprintf("survives now (effective %.4f ≥ %.4f); falls below the threshold at %.1f active hours (%s from now) unless reinforced",
-			x.EffectiveWeight, x.Threshold, *x.DecaysAtHours, HumanSpan(*x.TimeLeft, x.Clock))
+		return under + fmt.Sprintf("survives now (effective %.4f ≥ %.4f); falls below the threshold at %.1f %s (%s from now) unless reinforced",
+			x.EffectiveWeight, x.Threshold, *x.DecaysAtHours, x.HourUnit(), HumanSpan(*x.TimeLeft, x.Clock))
 	case x.DecaysAtWall != nil:
 		return under + fmt.Sprintf("survives now (effective %.4f ≥ %.4f); falls below the threshold in %s (%s) unless re-observed",
 			x.EffectiveWeight, x.Threshold, HumanSpan(*x.TimeLeft, x.Clock), time.Unix(int64(*x.DecaysAtWall), 0).UTC().Format("2006-01-02 15:04 UTC"))
 	}
 	return under + "never decays below the threshold"
+}
+
+// HourUnit names the hours of the edge's hour clock: active hours, or
+// through a mapping of wall times, wall-clock hours (since 1970).
+func (x *EdgeExplanation) HourUnit() string {
+	if x.HoursOnWall {
+		return "wall-clock hours"
+	}
+	return "active hours"
+}
+
+// clockName is the edge's clock as a sentence names it.
+func (x *EdgeExplanation) clockName() string {
+	if x.Clock != "wall" {
+		return "on " + x.HourUnit()
+	}
+	return clockName(x.Clock)
 }
 
 // clockName is a clock as a sentence names it.

@@ -66,16 +66,30 @@ func (a *adapted) effectiveViews(ctx context.Context, q querier, hours *float64)
 	return create, drop, nil
 }
 
+// viewsReader is where a reader finds the edges and their views: on q, the
+// tables named by the dialect, and the views effective (each edge's
+// numbers), tiers (each block's tier) and clock; mapped through a mapping,
+// whose own clock is hours when it keeps one.
+type viewsReader struct {
+	q                       querier
+	tables                  *dialect
+	effective, tiers, clock string
+	mapped                  bool
+	hours                   *float64
+	singleKey               bool // through a mapping: a link's key is one column
+	wallHours               bool // through a mapping of wall times: hours since 1970, not active hours
+}
+
 // withEffectiveViews runs read on a connection where mem_edges_effective's
 // view of the edges is effective: memworker's own, or the app's through
 // the mapping (made for read, dropped after; on a file only).
-func withEffectiveViews(ctx context.Context, db *DB, read func(q querier, view string, mapped bool) error) error {
+func withEffectiveViews(ctx context.Context, db *DB, read func(r viewsReader) error) error {
 	a, err := adaptMapping(ctx, db, false)
 	if err != nil {
 		return err
 	}
 	if a == nil {
-		return read(db.SQL, "mem_edges_effective", false)
+		return read(viewsReader{q: db.SQL, tables: memTables, effective: "mem_edges_effective", tiers: "mem_block_tiers", clock: "mem_clock"})
 	}
 	if db.Rqlite {
 		return refuseAppMapping(ctx, db)
@@ -119,7 +133,9 @@ func withEffectiveViews(ctx context.Context, db *DB, read func(q querier, view s
 			return fmt.Errorf("mapping: %w", err)
 		}
 	}
-	return read(conn, effectiveView, true)
+	return read(viewsReader{q: conn, tables: a.tables, effective: effectiveView, tiers: "temp.mem_map_block_tiers",
+		clock: "temp.mem_map_clock", mapped: true, hours: hours, singleKey: a.singleKey,
+		wallHours: a.wallHours})
 }
 
 // edgeOutlook is the edges closest to their decay horizon, as the
@@ -128,7 +144,8 @@ func withEffectiveViews(ctx context.Context, db *DB, read func(q querier, view s
 // and its key.
 func edgeOutlook(ctx context.Context, db *DB, limit int) ([]EdgeOutlook, error) {
 	soon := []EdgeOutlook{}
-	err := withEffectiveViews(ctx, db, func(q querier, view string, mapped bool) error {
+	err := withEffectiveViews(ctx, db, func(r viewsReader) error {
+		q, view, mapped := r.q, r.effective, r.mapped
 		ends, key := "from_id, to_id, '', ''", ""
 		if mapped {
 			ends, key = "end_a, end_b, from_id, to_id", ", from_id, to_id"

@@ -2,6 +2,7 @@ package worker_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -71,6 +72,72 @@ func TestMappedDecayed(t *testing.T) {
 				if e.SweepID == nil || *e.SweepID != ra.SweepID {
 					t.Errorf("event %+v is not of the sweep %d", e, ra.SweepID)
 				}
+			}
+		})
+	}
+}
+
+// TestMappedExplainEdge: explain --edge KEY through a mapping explains the
+// app's link with the numbers and verdict explain gives the same link in
+// mem_edges (named by its ends there).
+func TestMappedExplainEdge(t *testing.T) {
+	ctx := context.Background()
+	for i, s := range []*shape{appShape, elfmemShape} {
+		t.Run(s.name, func(t *testing.T) {
+			g := randomGraph(int64(60+i), 150, 600, s.gen)
+			c := s.base
+			app, _ := shapedMemory(t, s, g, c)
+			mem, _ := shapedMemory(t, memShape, g, c)
+			sweepShape(t, s, app, c, worker.SweepOptions{})
+			sweepShape(t, memShape, mem, c, worker.SweepOptions{})
+			for _, db := range []*worker.DB{app, mem} {
+				setConfig(t, db, "wall_clock", strconv.FormatInt(c.wall.Unix(), 10))
+			}
+			setConfig(t, mem, "active_hours", strconv.FormatFloat(c.hours, 'g', -1, 64))
+			explained := 0
+			for _, l := range g.Links {
+				if !s.hasLink(t, app, l) {
+					continue
+				}
+				k1, k2 := s.restoreKey(l)
+				got, err := worker.ExplainEdge(ctx, app, k1, k2)
+				if err != nil {
+					t.Fatalf("explain link %d (key %q %q): %v", l.ID, k1, k2, err)
+				}
+				a, b := ends(l)
+				want, err := worker.ExplainEdge(ctx, mem, a, b)
+				if err != nil {
+					t.Fatalf("explain %s — %s in mem: %v", a, b, err)
+				}
+				if got.Key == "" {
+					t.Errorf("link %d: no key in %+v", l.ID, got)
+				}
+				// The same link, named otherwise: its ends (integer ids
+				// in the app), their order (directed there) and its key.
+				got.From, got.To, got.Key, want.From, want.To = "", "", "", "", ""
+				if s == appShape { // memory.toml maps no origin, and its times are wall times
+					want.Origin = ""
+					want.HoursOnWall = true
+					want.Verdict = strings.ReplaceAll(want.Verdict, "active hours", "wall-clock hours")
+				}
+				if got.TierFrom > got.TierTo {
+					got.TierFrom, got.TierTo = got.TierTo, got.TierFrom
+				}
+				if want.TierFrom > want.TierTo {
+					want.TierFrom, want.TierTo = want.TierTo, want.TierFrom
+				}
+				gj, _ := json.Marshal(got)
+				wj, _ := json.Marshal(want)
+				if g, w := string(gj), string(wj); g != w {
+					t.Errorf("link %d explained through the mapping:\n%s\nin mem:\n%s", l.ID, g, w)
+				}
+				explained++
+			}
+			if explained < 100 {
+				t.Fatalf("only %d links explained", explained)
+			}
+			if _, err := worker.ExplainEdge(ctx, app, "no such key", ""); err == nil || !strings.Contains(err.Error(), `no edge of key "no such key"`) {
+				t.Errorf("explaining a key no link has: %v", err)
 			}
 		})
 	}

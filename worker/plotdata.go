@@ -85,16 +85,14 @@ func logTimes(lo float64, n, perDecade int) string {
 }
 
 // Plot reads the data memworker plot draws from a memory database opened
-// with OpenMemory.
+// with OpenMemory (through a mapping, the time left of the app's links).
 func Plot(ctx context.Context, db *DB) (PlotData, error) {
 	var d PlotData
-	if err := refuseAppMapping(ctx, db); err != nil {
-		return d, fmt.Errorf("plot: %w", err)
-	}
 	if err := plotCurves(ctx, db, &d); err != nil {
 		return d, fmt.Errorf("plot: the curves: %w", err)
 	}
-	if err := plotTimeLeft(ctx, db.SQL, &d); err != nil {
+	err := withEffectiveViews(ctx, db, func(r viewsReader) error { return plotTimeLeft(ctx, r.q, r.effective, &d) })
+	if err != nil {
 		return d, fmt.Errorf("plot: time left: %w", err)
 	}
 	if err := plotSweeps(ctx, db.SQL, &d); err != nil {
@@ -197,10 +195,10 @@ var tierRank = map[string]int{"permanent": 0, "durable": 1, "standard": 2, "ephe
 // plotTimeLeft groups the live edges' time left by policy, or by their
 // pair of tiers in tier order (an edge's ends have no order that matters:
 // standard–ephemeral and ephemeral–standard are one pair).
-func plotTimeLeft(ctx context.Context, q *sql.DB, d *PlotData) error {
+func plotTimeLeft(ctx context.Context, q querier, effective string, d *PlotData) error {
 	rows, err := q.QueryContext(ctx, `
 		SELECT model, coalesce(relation_type, ''), coalesce(tier_from, 'standard'), coalesce(tier_to, 'standard'), clock, time_left
-		FROM mem_edges_effective WHERE state = 'live' AND time_left IS NOT NULL AND NOT excluded`)
+		FROM `+effective+` WHERE state = 'live' AND time_left IS NOT NULL AND NOT excluded`)
 	if err != nil {
 		return err
 	}

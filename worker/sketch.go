@@ -44,18 +44,20 @@ SELECT x, %s FROM (SELECT ?4 * i / %d.0 AS x FROM n)`
 // is marked where it crossed). A pinned edge, an agent edge on the tiered
 // model and an edge with no anchor time keep their weight: a flat line.
 func EdgeSketch(ctx context.Context, db *DB, a, b string) (*Sketch, error) {
-	if a > b {
-		a, b = b, a
-	}
 	var clock, relation, origin, curve string
 	var elapsed sql.NullFloat64
 	var threshold, weight, hours, wall float64
 	var pinned bool
-	err := db.SQL.QueryRowContext(ctx, `
+	err := withEffectiveViews(ctx, db, func(r viewsReader) error {
+		if !r.mapped && a > b {
+			a, b = b, a
+		}
+		return r.q.QueryRowContext(ctx, `
 		SELECT clock, elapsed, weight, pinned, coalesce(origin, ''), coalesce(relation_type, ''), threshold,
 		       json_object('model', 'exponential', 'lambda', lambda), c.active_hours, c.wall
-		FROM mem_edges_effective, mem_clock c WHERE from_id = ? AND to_id = ?`, a, b).
-		Scan(&clock, &elapsed, &weight, &pinned, &origin, &relation, &threshold, &curve, &hours, &wall)
+		FROM `+r.effective+`, `+r.clock+` c WHERE from_id = ? AND to_id = ?`, a, b).
+			Scan(&clock, &elapsed, &weight, &pinned, &origin, &relation, &threshold, &curve, &hours, &wall)
+	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("explain --plot: %s — %s is no valid edge, so it has no curve", Printable(a), Printable(b))
 	}

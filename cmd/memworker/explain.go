@@ -14,9 +14,9 @@ func explainCommand(now func() time.Time) *cli.Command {
 	return withFlags(&cli.Command{
 		Name:      "explain",
 		Usage:     "why an edge or a fact will or will not decay, and when",
-		ArgsUsage: "--edge A B | --fact ID",
+		ArgsUsage: "--edge A B | --edge KEY | --fact ID",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "edge", Usage: "explain the edge between blocks A and B"},
+			&cli.BoolFlag{Name: "edge", Usage: "explain the edge between blocks A and B (through a mapping: the link of key KEY, or A B for a key of two columns)"},
 			&cli.StringFlag{Name: "fact", Usage: "explain the fact `ID`"},
 			&cli.StringFlag{Name: "plot", Usage: "also draw the curve, now and the crossing into `FILE` (.png or .svg)"},
 			jsonFlag(),
@@ -30,22 +30,30 @@ func explainCommand(now func() time.Time) *cli.Command {
 				return usagef("explain", "--plot %q: want a file name ending in .png or .svg", f)
 			}
 			switch {
-			case c.Bool("edge") && len(args) == 2 && c.String("fact") == "":
-				return explainEdge(c, args[0], args[1])
+			case c.Bool("edge") && (len(args) == 1 || len(args) == 2) && c.String("fact") == "":
+				return explainEdge(c, args)
 			case c.String("fact") != "" && !c.Bool("edge") && len(args) == 0:
 				return explainFact(c, now())
 			}
-			return usagef("explain", "want --edge A B or --fact ID")
+			return usagef("explain", "want --edge A B (or --edge KEY through a mapping) or --fact ID")
 		},
 	})
 }
 
-func explainEdge(c *cli.Context, a, b string) error {
+func explainEdge(c *cli.Context, args []string) error {
 	db, err := openMemory(c, true)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	a, b := args[0], ""
+	if len(args) == 2 {
+		b = args[1]
+	} else if d, err := worker.Mapping(c.Context, db); err != nil {
+		return err
+	} else if d.IsDefault() {
+		return usagef("explain", "want --edge A B or --fact ID (an edge of memworker's own tables is named by both its ends)")
+	}
 	x, err := worker.ExplainEdge(c.Context, db, a, b)
 	if err != nil {
 		return err
@@ -60,7 +68,14 @@ func explainEdge(c *cli.Context, a, b string) error {
 		return plot()
 	}
 	w := c.App.Writer
-	fmt.Fprintf(w, "edge %s — %s (%s, origin %s)\n", safe(x.From), safe(x.To), safe(x.RelationType), safe(x.Origin))
+	about := []string{safe(x.RelationType), "origin " + safe(x.Origin)}
+	if x.Key != "" { // through a mapping, which may name no origin
+		about = []string{safe(x.RelationType), "link " + safe(x.Key)}
+		if x.Origin != "" {
+			about = append(about, "origin "+safe(x.Origin))
+		}
+	}
+	fmt.Fprintf(w, "edge %s — %s (%s)\n", safe(x.From), safe(x.To), strings.Join(about, ", "))
 	if x.Invalid {
 		fmt.Fprintf(w, "  verdict    %s\n", safe(x.Verdict))
 		return plot()
@@ -68,13 +83,17 @@ func explainEdge(c *cli.Context, a, b string) error {
 	fmt.Fprintf(w, "  tiers      %s / %s\n", safe(x.TierFrom), safe(x.TierTo))
 	fmt.Fprintf(w, "  weight     %.4f, reinforced %g times (established: %v)\n", x.Weight, x.ReinforcementCount, x.Established)
 	if x.Lambda != nil {
-		fmt.Fprintf(w, "  lambda     %g per active hour\n", *x.Lambda)
+		fmt.Fprintf(w, "  lambda     %g per %s\n", *x.Lambda, strings.TrimSuffix(x.HourUnit(), "s"))
 	} else {
 		fmt.Fprintf(w, "  policy     %s %s, %s below the threshold\n", safe(x.Model), clockPhrase(x.Clock), safe(x.Action))
 	}
 	switch {
 	case x.ElapsedHours != nil:
-		fmt.Fprintf(w, "  elapsed    %.2f active hours since %.2f\n", *x.ElapsedHours, *x.LastActiveHours)
+		since := fmt.Sprintf("%.2f", *x.LastActiveHours)
+		if x.HoursOnWall {
+			since = wallDate(int64(*x.LastActiveHours * 3600))
+		}
+		fmt.Fprintf(w, "  elapsed    %.2f %s since %s\n", *x.ElapsedHours, x.HourUnit(), since)
 	case x.Elapsed != nil && x.LastObservedAt != nil:
 		fmt.Fprintf(w, "  elapsed    %.2f days since %s (observed)\n", *x.Elapsed, wallDate(int64(*x.LastObservedAt)))
 	}
@@ -88,7 +107,7 @@ func explainEdge(c *cli.Context, a, b string) error {
 		}
 		fmt.Fprintf(w, "  time left  %s\n", left)
 	default:
-		fmt.Fprintf(w, "  time left  %.1f active hours\n", *x.TimeLeft)
+		fmt.Fprintf(w, "  time left  %.1f %s\n", *x.TimeLeft, x.HourUnit())
 	}
 	fmt.Fprintf(w, "  verdict    %s\n", safe(x.Verdict))
 	return plot()

@@ -105,9 +105,8 @@ func TestMapRefusalsChangeNothing(t *testing.T) {
 	if got := queryOne(t, db, `SELECT source FROM mem_mapping`); got != "memory.toml" {
 		t.Errorf("stored source %q", got)
 	}
-	// status says which tables the mapping names, decayed reads the app's
-	// tables; the commands that do not read through a mapping yet refuse
-	// rather than read memworker's empty tables. None changes the file.
+	// status says which tables the mapping names; decayed, explain and
+	// plot read the app's tables. None changes the file.
 	declared := fileHash(t, db)
 	if r := ok(t, "status", "--db", db); !strings.Contains(r.stdout, "mapping       memory.toml (nodes memories, edges links): swept in place") {
 		t.Errorf("status does not name the mapping:\n%s", r.stdout)
@@ -118,9 +117,11 @@ func TestMapRefusalsChangeNothing(t *testing.T) {
 	if r := ok(t, "decayed", "--db", db); !strings.Contains(r.stdout, "recent removals:") || !strings.Contains(r.stdout, "closest to decay:") {
 		t.Errorf("decayed through the mapping:\n%s", r.stdout)
 	}
-	for _, args := range [][]string{{"explain", "--edge", "1", "2"}, {"plot", "--json"}} {
-		wantExit(t, mw(t, append(args, "--db", db)...), exitFailure, "does not read an app's own tables through a mapping yet", "memory.toml")
+	wantExit(t, mw(t, "explain", "--edge", "1", "2", "--db", db), exitFailure, "names a link by its key of one column")
+	if r := ok(t, "explain", "--edge", "2", "--db", db); !strings.Contains(r.stdout, "edge 1 — 2 (causes, link 2)") {
+		t.Errorf("explain --edge 2 through the mapping:\n%s", r.stdout)
 	}
+	ok(t, "plot", "--json", "--db", db)
 	if fileHash(t, db) != declared {
 		t.Error("a refused command changed the file")
 	}
