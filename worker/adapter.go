@@ -409,12 +409,20 @@ func (a *adapted) edges(ctx context.Context, q querier) ([]string, error) {
 SELECT `+k1+` AS from_id, `+k2+` AS to_id, `+cols.asText("l", e.From)+` AS end_a, `+cols.asText("l", e.To)+` AS end_b,
        `+weight+` AS weight, `+orZero("l", e.Reinforcement)+` AS reinforcement_count, `+or("l", e.Kind, "NULL")+` AS relation_type,
        `+or("l", e.Origin, "NULL")+` AS origin, `+hoursOf(or("l", e.LastActive, "NULL"), e.LastActiveClock)+` AS last_active_hours,
-       `+or("l", e.LastObserved, "NULL")+` AS last_observed_at, `+orZero("l", e.Pinned)+` AS pinned, 0 AS excluded,
+       `+or("l", e.LastObserved, "NULL")+` AS last_observed_at, `+orZero("l", e.Pinned)+` AS pinned, `+orZero("l", e.Excluded)+` AS excluded,
        NULL AS note, NULL AS created_at, l.`+ident(e.Key[0])+` AS key_raw, `+raw2+` AS key_raw2, `+cols.snapshot("l")+` AS snapshot, `+cols.rows("l")+`
 FROM `+table+` l WHERE `+notNull+``,
 		`CREATE `+a.temp()+`TRIGGER `+a.view("edges")+`_delete INSTEAD OF DELETE ON `+a.view("edges")+` BEGIN
 DELETE FROM `+table+` WHERE `+where+`;
 END`)
+	// A sweep writes an edge only to exclude or readmit it (apply_flags).
+	if e.Excluded != "" {
+		a.setup = append(a.setup, `CREATE `+a.temp()+`TRIGGER `+a.view("edges")+`_update INSTEAD OF UPDATE ON `+a.view("edges")+` BEGIN
+UPDATE `+table+` SET `+changed(e.Excluded, "excluded", "NEW.excluded")+` WHERE `+where+`;
+END`)
+	} else {
+		a.setup = append(a.setup, a.nothingToWrite("edges", "UPDATE"))
+	}
 	if a.singleKey {
 		return []string{"@SUBJECT_E", "e.from_id", "@SUBJECT", "from_id", "EDGE_NAME", "from_id", "@DELETE_EDGES", deleteEdges}, nil
 	}
@@ -533,9 +541,10 @@ func (a *adapted) install(ctx context.Context, q querier) error {
 	}
 	var kind string
 	err := q.QueryRowContext(ctx, `SELECT relation_type FROM main.mem_edge_policies WHERE action = 'exclude' ORDER BY 1 LIMIT 1`).Scan(&kind)
-	if err == nil {
-		return unsupported("the policy for %q softly excludes edges (action exclude), which a sweep through a mapping cannot yet record in the app's tables; use action delete, or memworker map use mem", kind)
-	} else if !errors.Is(err, sql.ErrNoRows) {
+	if err == nil && (a.m.Edges == nil || a.m.Edges.Excluded == "") {
+		return unsupported("the policy for %q softly excludes edges (action exclude), and the mapping names no column to record it in (edges.excluded, a 0/1 column); "+
+			"name one, or use action delete", kind)
+	} else if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
 	return a.setUp(ctx, q)
@@ -778,7 +787,7 @@ END`)
 			}
 			keys = func(row string) string { return k1(row) + ", " + k2(row) }
 		}
-		watched := append([]string{e.From, e.To, e.Kind, e.Weight, e.Reinforcement, e.Origin, e.Pinned, e.LastActive, e.LastObserved}, e.Key...)
+		watched := append([]string{e.From, e.To, e.Kind, e.Weight, e.Reinforcement, e.Origin, e.Pinned, e.Excluded, e.LastActive, e.LastObserved}, e.Key...)
 		add(e.Table, "mem_dirty_edges", "from_id, to_id", keys, watched,
 			"\nWHEN NOT EXISTS (SELECT 1 FROM mem_config WHERE key = 'sweep_removing')")
 	}
@@ -862,7 +871,7 @@ func (a *adapted) appNames(kind, problem string) string {
 		e := m.Edges
 		table = e.Table
 		parts = [][2]string{{"from", e.From}, {"to", e.To}, {"weight", e.Weight}, {"reinforcement_count", e.Reinforcement}, {"relation_type", e.Kind},
-			{"last_active_hours", e.LastActive}, {"last_observed_at", e.LastObserved}, {"pinned", e.Pinned}}
+			{"last_active_hours", e.LastActive}, {"last_observed_at", e.LastObserved}, {"pinned", e.Pinned}, {"excluded", e.Excluded}}
 	case kind == "block" && m.Nodes != nil:
 		n := m.Nodes
 		table = n.Table

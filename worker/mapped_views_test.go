@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand"
 	"sort"
 	"strconv"
 	"strings"
@@ -140,5 +141,81 @@ func TestMappedExplainEdge(t *testing.T) {
 				t.Errorf("explaining a key no link has: %v", err)
 			}
 		})
+	}
+}
+
+// TestMappedExcludePolicy: a relation policy whose action is exclude works
+// through a mapping that names an edges.excluded column: the sweep sets
+// and clears the app's column on the links mem's sweep excludes and
+// readmits on the same graph, with the same events; without the column
+// the policy is refused before anything changes.
+func TestMappedExcludePolicy(t *testing.T) {
+	ctx := context.Background()
+	g := randomGraph(77, 300, 1500, appShape.gen)
+	c := appShape.base
+	app, _ := shapedMemory(t, appShape, g, c)
+	mem, _ := shapedMemory(t, memShape, g, c)
+	for _, db := range []*worker.DB{app, mem} {
+		mustExec(t, db, `UPDATE mem_edge_policies SET action = 'exclude' WHERE relation_type = 'works_on'`)
+	}
+	before := dumpTables(t, app)
+	if _, err := worker.Sweep(ctx, app, appShape.opt(c, worker.SweepOptions{})); err == nil || !strings.Contains(err.Error(), "edges.excluded") {
+		t.Fatalf("a sweep with an exclude policy and no edges.excluded: %v, want a refusal naming edges.excluded", err)
+	}
+	if after := dumpTables(t, app); after != before {
+		t.Fatalf("the refused sweep changed the memory:\n%s", diffLines(before, after))
+	}
+	mustExec(t, app, `ALTER TABLE links ADD COLUMN hidden INTEGER NOT NULL DEFAULT 0`)
+	m := memoryTOML(t)
+	m.Edges.Excluded = "hidden"
+	if err := worker.DeclareMapping(ctx, app, m, "memory.toml", c.wall); err != nil {
+		t.Fatal(err)
+	}
+	excluded := func(db *worker.DB, query string) string {
+		rows, err := db.SQL.Query(query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var a, b int
+			if err := rows.Scan(&a, &b); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, fmt.Sprintf("%04d-%04d", min(a, b), max(a, b)))
+		}
+		sort.Strings(out)
+		return strings.Join(out, " ")
+	}
+	rng := rand.New(rand.NewSource(77))
+	var everExcluded, everReadmitted int64
+	for step, hours := range []float64{0, 150, 150, 300} {
+		if step > 0 {
+			c = c.after(hours)
+			twinWrites(t, rng, g, c, 150, []*shape{appShape, memShape}, []*worker.DB{app, mem})
+		}
+		ra := sweepShape(t, appShape, app, c, worker.SweepOptions{})
+		rm := sweepShape(t, memShape, mem, c, worker.SweepOptions{})
+		if got, want := mappedCounts(ra), mappedCounts(rm); got != want {
+			t.Errorf("step %d: reports differ\napp %s\nmem %s", step, got, want)
+		}
+		got := excluded(app, `SELECT src, dst FROM links WHERE hidden`)
+		want := excluded(mem, `SELECT CAST(from_id AS INTEGER), CAST(to_id AS INTEGER) FROM mem_edges WHERE excluded`)
+		if got != want {
+			t.Errorf("step %d: excluded links differ\napp: %s\nmem: %s", step, got, want)
+		}
+		for _, p := range ra.Policies {
+			everExcluded += p.Excluded
+			everReadmitted += p.Readmitted
+		}
+	}
+	if everExcluded == 0 || everReadmitted == 0 {
+		t.Errorf("the sweeps excluded %d and readmitted %d links: the test needs both", everExcluded, everReadmitted)
+	}
+	for _, q := range []string{`SELECT action, count(*) FROM mem_events WHERE action IN ('exclude', 'readmit') GROUP BY action`} {
+		if g, w := dumpRows2(t, app, q), dumpRows2(t, mem, q); g != w {
+			t.Errorf("events differ:\napp %s\nmem %s", g, w)
+		}
 	}
 }

@@ -188,6 +188,7 @@ func printMapping(w io.Writer, d *mapping.Declared) {
 		line("reinforcement count", e.Reinforcement, "")
 		line("origin", e.Origin, "")
 		line("pinned", e.Pinned, "")
+		line("excluded", e.Excluded, "set and cleared by exclude policies")
 		line("last active", e.LastActive, clockName(e.LastActiveClock))
 		line("last observed", e.LastObserved, clockName(e.LastObservedClock))
 	} else {

@@ -137,6 +137,10 @@ type Edges struct {
 	Reinforcement  string   `json:"reinforcement_count,omitempty" toml:"reinforcement_count"`
 	Origin         string   `json:"origin,omitempty" toml:"origin"`
 	Pinned         string   `json:"pinned,omitempty" toml:"pinned"`
+	// Excluded is a 0/1 column a sweep sets under a relation policy whose
+	// action is exclude (soft exclusion) and clears when the link is
+	// readmitted; without it such a policy is refused.
+	Excluded string `json:"excluded,omitempty" toml:"excluded"`
 	// LastActive is the time of last activity, on LastActiveClock.
 	LastActive      string `json:"last_active,omitempty" toml:"last_active"`
 	LastActiveClock string `json:"last_active_clock,omitempty" toml:"last_active_clock"`

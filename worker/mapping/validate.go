@@ -360,6 +360,7 @@ func (m *Mapping) Validate(ctx context.Context, q Querier) error {
 			part{"edges.reinforcement_count", e.Reinforcement, true, false, ""},
 			part{"edges.origin", e.Origin, false, false, ""},
 			part{"edges.pinned", e.Pinned, true, false, ""},
+			part{"edges.excluded", e.Excluded, true, true, ""},
 			part{"edges.last_active", e.LastActive, hours, false, clockHint("edges.last_active")},
 			part{"edges.last_observed", e.LastObserved, false, false, ""},
 		); err != nil {
