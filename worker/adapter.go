@@ -930,8 +930,8 @@ func sweepConfig(ctx context.Context, db *DB, wall time.Time) (cfg Config, mappe
 // throughMapping runs read with the tables named as the database's mapping
 // names them: memworker's own, or the app's through the adapter's temp
 // views, made on the connection read is given and dropped after (on a
-// file; on rqlite, which keeps no temp view across requests, a mapping
-// other than mem is refused with ErrNotThroughMapping).
+// file; on rqlite, which keeps no temp view across requests, read's
+// queries carry the views as common table expressions: readOnly).
 func throughMapping(ctx context.Context, db *DB, read func(q querier, tables *dialect) error) error {
 	a, err := adaptMapping(ctx, db, false)
 	if err != nil || a == nil {
@@ -941,7 +941,11 @@ func throughMapping(ctx context.Context, db *DB, read func(q querier, tables *di
 		return read(db.SQL, memTables)
 	}
 	if db.Rqlite {
-		return refuseAppMapping(ctx, db)
+		q, err := a.readOnly(db.SQL, nil)
+		if err != nil {
+			return err
+		}
+		return read(q, a.tables)
 	}
 	conn, err := db.SQL.Conn(ctx)
 	if err != nil {

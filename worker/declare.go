@@ -52,13 +52,12 @@ func Mapping(ctx context.Context, db *DB) (*mapping.Declared, error) {
 }
 
 // ErrNotThroughMapping: the database, an rqlite cluster, declares a mapping
-// of an app's own tables, and the command reads through a mapping on a
-// file only (its views of the app's tables are temp views of one
-// connection, which rqlite keeps across no request): it would read
-// memworker's own empty tables and answer that nothing is there, so it is
-// refused before anything changes.
-var ErrNotThroughMapping = errors.New("this command reads an app's own tables through a mapping on a SQLite file, not yet on rqlite " +
-	"(sweep, restore, status and map do on both)")
+// of an app's own tables, and the command writes through a mapping on a
+// file only (fact feedback writes through the adapter's views, temp views
+// of one connection, which rqlite keeps across no request): it is refused
+// before anything changes.
+var ErrNotThroughMapping = errors.New("fact feedback writes an app's own tables through a mapping on a SQLite file, not yet on rqlite " +
+	"(every other command reads and writes them on both)")
 
 // refuseAppMapping fails with ErrNotThroughMapping unless the mapping in
 // force is memworker's own tables (the preset mem).

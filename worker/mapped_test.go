@@ -12,6 +12,7 @@ package worker_test
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -729,6 +730,41 @@ func TestMappedRqliteElfmem(t *testing.T) {
 		t.Fatalf("restore of block %s: %d edges locally, %d on the cluster", archived, restoredLocal.Edges, restoredCluster.Edges)
 	}
 	expectEveryNodeHolds(t, cl, s, shapeState(t, local, s))
+
+	// The readers through the mapping read on the cluster what they read
+	// in the local file: the removals and the links closest to decay, a
+	// link explained, the plot's data.
+	ctx := context.Background()
+	for _, db := range []*worker.DB{local, cluster} {
+		setConfig(t, db, "wall_clock", strconv.FormatInt(s.base.wall.Unix(), 10))
+	}
+	read := func(db *worker.DB) string {
+		events, soon, err := worker.Decayed(ctx, db, 50)
+		if err != nil {
+			t.Fatalf("decayed: %v", err)
+		}
+		if len(soon) == 0 || len(events) == 0 {
+			t.Fatalf("decayed found %d removals and %d links with a horizon", len(events), len(soon))
+		}
+		a, b := soon[0].Key, ""
+		var pair []string
+		if json.Unmarshal([]byte(soon[0].Key), &pair) == nil && len(pair) == 2 {
+			a, b = pair[0], pair[1]
+		}
+		x, err := worker.ExplainEdge(ctx, db, a, b)
+		if err != nil {
+			t.Fatalf("explain %s: %v", soon[0].Key, err)
+		}
+		plot, err := worker.Plot(ctx, db)
+		if err != nil {
+			t.Fatalf("plot: %v", err)
+		}
+		out, _ := json.Marshal([]any{events, soon, x, plot.TimeLeft})
+		return string(out)
+	}
+	if l, c := read(local), read(cluster); l != c {
+		t.Errorf("read through the mapping, the cluster and the file differ:\nfile    %s\ncluster %s", l, c)
+	}
 }
 
 // TestMappedBadMappingRefused: a mapping that does not fit the schema is

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -22,7 +23,7 @@ import (
 
 // effectiveView is the temp view of the app's edges that mem_edges_effective
 // is of memworker's own, with the edge's ends (end_a, end_b) beside its key.
-const effectiveView = "temp.mem_map_edges_effective"
+const effectiveView = "mem_map_edges_effective"
 
 // effectiveViews are the statements that make the temp views mem_map_clock,
 // mem_map_block_tiers and mem_map_edges_effective on a connection the
@@ -39,10 +40,10 @@ func (a *adapted) effectiveViews(ctx context.Context, q querier, hours *float64)
 			{"FROM mem_blocks b", "FROM " + a.view("blocks") + " b"},
 			{"FROM mem_block_tags t", "FROM " + a.view("block_tags") + " t"}}},
 		{"mem_edges_effective", "mem_map_edges_effective", []rewrite{
-			{"FROM mem_clock)", "FROM temp.mem_map_clock)"},
+			{"FROM mem_clock)", "FROM mem_map_clock)"},
 			{"FROM mem_edges e, cfg", "FROM " + a.view("edges") + " e, cfg"},
-			{"LEFT JOIN mem_block_tiers ta ON ta.id = e.from_id", "LEFT JOIN temp.mem_map_block_tiers ta ON ta.id = e.end_a"},
-			{"LEFT JOIN mem_block_tiers tb ON tb.id = e.to_id", "LEFT JOIN temp.mem_map_block_tiers tb ON tb.id = e.end_b"},
+			{"LEFT JOIN mem_block_tiers ta ON ta.id = e.from_id", "LEFT JOIN mem_map_block_tiers ta ON ta.id = e.end_a"},
+			{"LEFT JOIN mem_block_tiers tb ON tb.id = e.to_id", "LEFT JOIN mem_map_block_tiers tb ON tb.id = e.end_b"},
 			{"SELECT from_id, to_id, relation_type,", "SELECT from_id, to_id, end_a, end_b, relation_type,"}}},
 	}
 	if hours != nil {
@@ -80,9 +81,12 @@ type viewsReader struct {
 	wallHours               bool // through a mapping of wall times: hours since 1970, not active hours
 }
 
-// withEffectiveViews runs read on a connection where mem_edges_effective's
-// view of the edges is effective: memworker's own, or the app's through
-// the mapping (made for read, dropped after; on a file only).
+// withEffectiveViews runs read where mem_edges_effective's view of the
+// edges is effective: memworker's own, or the app's through the mapping.
+// On a file the adapter's views and the effective ones are temp views of
+// read's connection, dropped after; on rqlite, which keeps no temp view
+// across requests, read's queries carry them as common table expressions
+// (readOnly), and it may only read.
 func withEffectiveViews(ctx context.Context, db *DB, read func(r viewsReader) error) error {
 	a, err := adaptMapping(ctx, db, false)
 	if err != nil {
@@ -90,9 +94,6 @@ func withEffectiveViews(ctx context.Context, db *DB, read func(r viewsReader) er
 	}
 	if a == nil {
 		return read(viewsReader{q: db.SQL, tables: memTables, effective: "mem_edges_effective", tiers: "mem_block_tiers", clock: "mem_clock"})
-	}
-	if db.Rqlite {
-		return refuseAppMapping(ctx, db)
 	}
 	cfg, err := LoadConfig(ctx, db.SQL)
 	if err != nil {
@@ -102,12 +103,30 @@ func withEffectiveViews(ctx context.Context, db *DB, read func(r viewsReader) er
 	if err != nil {
 		return err
 	}
+	r := viewsReader{tables: a.tables, effective: effectiveView, tiers: "mem_map_block_tiers", clock: "mem_map_clock",
+		mapped: true, singleKey: a.singleKey, wallHours: a.wallHours}
+	h, ok, err := a.hours(ctx, db.SQL, clock.Wall)
+	if err != nil {
+		return err
+	}
+	if ok {
+		r.hours = &h
+	}
+	create, drops, err := a.effectiveViews(ctx, db.SQL, r.hours)
+	if err != nil {
+		return err
+	}
+	if db.Rqlite {
+		if r.q, err = a.readOnly(db.SQL, create); err != nil {
+			return err
+		}
+		return read(r)
+	}
 	conn, err := db.SQL.Conn(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	var drops []string
 	defer func() {
 		for _, d := range append(drops, a.teardown...) {
 			conn.ExecContext(context.WithoutCancel(ctx), d)
@@ -116,26 +135,54 @@ func withEffectiveViews(ctx context.Context, db *DB, read func(r viewsReader) er
 	if err := a.setUp(ctx, conn); err != nil {
 		return err
 	}
-	h, ok, err := a.hours(ctx, conn, clock.Wall)
-	if err != nil {
-		return err
-	}
-	var hours *float64
-	if ok {
-		hours = &h
-	}
-	create, drops, err := a.effectiveViews(ctx, conn, hours)
-	if err != nil {
-		return err
-	}
 	for _, c := range create {
 		if _, err := conn.ExecContext(ctx, c); err != nil {
 			return fmt.Errorf("mapping: %w", err)
 		}
 	}
-	return read(viewsReader{q: conn, tables: a.tables, effective: effectiveView, tiers: "temp.mem_map_block_tiers",
-		clock: "temp.mem_map_clock", mapped: true, hours: hours, singleKey: a.singleKey,
-		wallHours: a.wallHours})
+	r.q = conn
+	return read(r)
+}
+
+// tempView is a statement that makes a temp view: its name and its query.
+var tempView = regexp.MustCompile(`(?s)^CREATE TEMP VIEW (mem_map_\w+) AS\s+(.*)$`)
+
+// readOnly is a querier that reads through the adapter's views (and the
+// temp views more makes) without making them: each query it is given is
+// prefixed with them as common table expressions, so it runs as one
+// request on rqlite. It writes nothing.
+func (a *adapted) readOnly(q querier, more []string) (querier, error) {
+	var ctes []string
+	for _, stmt := range append(append([]string{}, a.setup...), more...) {
+		if strings.HasPrefix(stmt, "DROP ") || strings.HasPrefix(stmt, "CREATE TEMP TRIGGER ") {
+			continue
+		}
+		m := tempView.FindStringSubmatch(stmt)
+		if m == nil {
+			return nil, fmt.Errorf("mapping: cannot read through %.40q as a common table expression", stmt)
+		}
+		ctes = append(ctes, m[1]+" AS (\n"+m[2]+"\n)")
+	}
+	return withCTEs{q: q, with: "WITH " + strings.Join(ctes, ",\n") + "\n"}, nil
+}
+
+// withCTEs is a querier whose queries are prefixed with common table
+// expressions; it refuses every write.
+type withCTEs struct {
+	q    querier
+	with string
+}
+
+func (w withCTEs) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return nil, fmt.Errorf("mapping: a read through a mapping on rqlite writes nothing")
+}
+
+func (w withCTEs) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return w.q.QueryContext(ctx, w.with+query, args...)
+}
+
+func (w withCTEs) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return w.q.QueryRowContext(ctx, w.with+query, args...)
 }
 
 // edgeOutlook is the edges closest to their decay horizon, as the
