@@ -967,6 +967,30 @@ func throughMapping(ctx context.Context, db *DB, read func(q querier, tables *di
 // status a sweep archives by, and what fact feedback writes (importance,
 // access count, time of last access, each where the app has the column;
 // the time in the column's own form).
+// factUpdate is fact feedback's change written to the app's facts table
+// itself, not through the view's trigger (on rqlite, which keeps no
+// view's trigger across requests): importance :after, and when reset the
+// access count up by one and the time of last access :now (unix seconds)
+// in the column's own form, on the row of key :id; the caller appends its
+// condition (AND …).
+func (a *adapted) factUpdate(reset bool) string {
+	f := a.m.Facts
+	var set []string
+	if f.Importance != "" {
+		set = append(set, ident(f.Importance)+` = :after`)
+	}
+	if reset && f.AccessCount != "" {
+		set = append(set, ident(f.AccessCount)+` = coalesce(`+ident(f.AccessCount)+`, 0) + 1`)
+	}
+	if reset && f.LastAccess != "" {
+		set = append(set, ident(f.LastAccess)+` = `+timeFrom(":now / 3600.0", ident(f.LastAccess), f.LastAccessClock))
+	}
+	if len(set) == 0 { // a recall with nothing to write: the event alone
+		set = append(set, ident(f.Key[0])+` = `+ident(f.Key[0]))
+	}
+	return `UPDATE ` + a.table(f.Table) + ` SET ` + strings.Join(set, ", ") + ` WHERE ` + a.factCols.byText("", f.Key[0]) + ` = :id`
+}
+
 func (a *adapted) factWrites() []string {
 	f := a.m.Facts
 	set := []string{changed(f.Status, "status",

@@ -2,8 +2,6 @@ package worker
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/memdecay/memdecay/schema"
@@ -49,28 +47,6 @@ func Mapping(ctx context.Context, db *DB) (*mapping.Declared, error) {
 		return nil, err
 	}
 	return d, d.Validate(ctx, db.SQL)
-}
-
-// ErrNotThroughMapping: the database, an rqlite cluster, declares a mapping
-// of an app's own tables, and the command writes through a mapping on a
-// file only (fact feedback writes through the adapter's views, temp views
-// of one connection, which rqlite keeps across no request): it is refused
-// before anything changes.
-var ErrNotThroughMapping = errors.New("fact feedback writes an app's own tables through a mapping on a SQLite file, not yet on rqlite " +
-	"(every other command reads and writes them on both)")
-
-// refuseAppMapping fails with ErrNotThroughMapping unless the mapping in
-// force is memworker's own tables (the preset mem).
-func refuseAppMapping(ctx context.Context, db *DB) error {
-	d, err := mapping.Load(ctx, db.SQL)
-	if err != nil {
-		return err
-	}
-	if d.IsDefault() {
-		return nil
-	}
-	return fmt.Errorf("%w: the database declares the mapping %s (%s); nothing was changed (memworker map show prints it)",
-		ErrNotThroughMapping, d.Source, d.Tables())
 }
 
 // indexSteps drops the indexes and triggers an earlier mapping put on an

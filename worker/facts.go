@@ -81,11 +81,11 @@ func Recall(ctx context.Context, db *DB, id string, auto bool, machine time.Time
 			`+factAccessedAt+`, FACT_PROBLEM FROM @FACTS f WHERE f.id = ?`)), id).
 				Scan(&c.ID, &c.ImportanceBefore, &c.ImportanceAfter, &c.AccessCountAfter, &c.LastAccessedAt, &problem)
 		})
-		if errors.Is(err, ErrNotThroughMapping) {
-			return nil, fmt.Errorf("fact recall: %w", err)
-		}
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, fmt.Errorf("fact recall: %q: %w", id, ErrNoFact)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("fact recall: %w", err)
 		}
 		c.DirectionOrKind, c.WallTimeUnixSecond, c.Problem = "auto-recall", now.Unix(), problem.String
 		return &c, err
@@ -106,12 +106,14 @@ func changeFact(ctx context.Context, db *DB, id, kind string, machine time.Time,
 	}
 	tables := memTables
 	mapped, err := adaptMapping(ctx, db, false)
+	// On rqlite, which keeps no temp view across requests, the adapter's
+	// views come with each statement as common table expressions (with),
+	// and the change is written to the app's table itself.
+	inTx, with := mapped, ""
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	} else if mapped != nil {
 		switch {
-		case db.Rqlite:
-			return nil, fmt.Errorf("%s: %w", what, refuseAppMapping(ctx, db))
 		case mapped.m.Facts == nil:
 			return nil, fmt.Errorf("%s: %q: %w (the mapping has no facts)", what, id, ErrNoFact)
 		case kind != "recall" && mapped.m.Facts.Importance == "":
@@ -120,10 +122,20 @@ func changeFact(ctx context.Context, db *DB, id, kind string, machine time.Time,
 		// The app's facts through the adapter's views, made in the
 		// transaction's own connection.
 		tables = mapped.tables
+		if db.Rqlite {
+			ro, err := mapped.readOnly(db.SQL, nil)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", what, err)
+			}
+			inTx, with = nil, ro.(withCTEs).with
+		}
 	}
 	var c *FactChange
 	for attempt := 1; ; attempt++ {
-		applied, err := readThenWriteWith(ctx, db, what, mapped, func(q querier) ([]step, error) {
+		applied, err := readThenWriteWith(ctx, db, what, inTx, func(q querier) ([]step, error) {
+			if with != "" {
+				q = withCTEs{q: q, with: with}
+			}
 			var importance float64
 			var count int64
 			var status string
@@ -156,11 +168,15 @@ func changeFact(ctx context.Context, db *DB, id, kind string, machine time.Time,
 				sql.Named("before", importance), sql.Named("count_after", c.AccessCountAfter), sql.Named("reset", reset)}
 			unchanged := tables.expand(`EXISTS (SELECT 1 FROM @FACTS f WHERE f.id = :id
 				AND f.importance IS :importance AND f.access_count IS :count AND f.status IS :status)`)
+			update := tables.expand(`UPDATE @FACTS SET `) + set + ` WHERE id = :id AND ` + unchanged
+			if with != "" {
+				update = with + mapped.factUpdate(reset) + ` AND ` + unchanged
+			}
 			return []step{
-				{eventLogInsert + `
+				{with + eventLogInsert + `
 					SELECT ` + nextEventID + `, NULL, :now, NULL, 'fact', :id, :action, :kind, json_object('importance_before', :before, 'importance_after', :after,
 						'access_count', :count_after, 'clock_reset', :reset) WHERE ` + unchanged, args},
-				{tables.expand(`UPDATE @FACTS SET `) + set + ` WHERE id = :id AND ` + unchanged, args},
+				{update, args},
 			}, nil
 		})
 		if err != nil {
@@ -235,9 +251,6 @@ func ExplainFact(ctx context.Context, db *DB, id string, machine time.Time) (*Fa
 		f.importance, f.decay_rate, f.access_count, FACT_SINCE, FACT_PROBLEM FROM @FACTS f WHERE f.id = ?`)), id).
 			Scan(&segment, &x.Tier, &status, &importance, &decayRate, &count, &since, &problem)
 	})
-	if errors.Is(err, ErrNotThroughMapping) {
-		return nil, fmt.Errorf("explain: %w", err)
-	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("explain: fact %q: %w (a pruned fact lives on in mem_events; memworker restore --fact %s)", id, ErrNoFact, id)
 	}

@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memdecay/memdecay/worker"
+	"github.com/memdecay/memdecay/worker/mapping"
 )
 
 // TestMappedDecayed: through a mapping, decayed lists the app's removals
@@ -216,6 +219,72 @@ func TestMappedExcludePolicy(t *testing.T) {
 	for _, q := range []string{`SELECT action, count(*) FROM mem_events WHERE action IN ('exclude', 'readmit') GROUP BY action`} {
 		if g, w := dumpRows2(t, app, q), dumpRows2(t, mem, q); g != w {
 			t.Errorf("events differ:\napp %s\nmem %s", g, w)
+		}
+	}
+}
+
+// TestMappedFactFeedbackRqlite: fact feedback through a mapping on an
+// rqlite cluster (recall, up, down) writes the app's note on every node as
+// the same feedback writes it in a local file: importance, access count,
+// time of last access in the column's own form, and the events.
+func TestMappedFactFeedbackRqlite(t *testing.T) {
+	ctx := context.Background()
+	wall := mappedWall
+	path := filepath.Join(t.TempDir(), "app.db")
+	db := createMemory(t, path, `CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT, segment TEXT, importance REAL,
+		access_count INTEGER, last_access TEXT, status TEXT);
+		INSERT INTO notes VALUES (1, 'a', 'context', 0.5, 2, '2027-02-01T00:00:00Z', 'live'), (2, 'b', 'knowledge', 0.4, NULL, NULL, 'live')`)
+	m, err := mapping.Parse("notes.toml", []byte(`[facts]
+table = "notes"
+key = "id"
+segment = "segment"
+importance = "importance"
+access_count = "access_count"
+last_access = "last_access"
+last_access_clock = "iso8601"
+status = "status"
+status_active = ["live"]
+status_archived = "archived"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := worker.DeclareMapping(ctx, db, m, "notes.toml", wall); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	cl := startCluster(t, 2, path)
+	local := openAsWorker(t, copyMemory(t, path))
+	cluster := openNode(t, cl.Nodes()[1])
+	for _, d := range []*worker.DB{local, cluster} {
+		if _, err := worker.Recall(ctx, d, "1", false, wall); err != nil {
+			t.Fatalf("recall: %v", err)
+		}
+		if _, err := worker.Feedback(ctx, d, "2", true, wall); err != nil {
+			t.Fatalf("feedback up: %v", err)
+		}
+		if _, err := worker.Feedback(ctx, d, "1", false, wall); err != nil {
+			t.Fatalf("feedback down: %v", err)
+		}
+	}
+	want := dumpRows2(t, local, `SELECT * FROM notes ORDER BY id`)
+	if !strings.Contains(want, "2027-03-01T12:00:00Z") {
+		t.Fatalf("the local feedback wrote no access time:\n%s", want)
+	}
+	events := `SELECT id, subject_id, action, reason, detail FROM mem_events ORDER BY id`
+	wantEvents := dumpRows2(t, local, events)
+	for _, n := range cl.Nodes() {
+		nodeDB := openNode(t, n)
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			got, gotEvents := dumpRows2(t, nodeDB, `SELECT * FROM notes ORDER BY id`), dumpRows2(t, nodeDB, events)
+			if got == want && gotEvents == wantEvents {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("node %s holds\n%s\n%s\nthe file\n%s\n%s", n.ID, got, gotEvents, want, wantEvents)
+			}
+			time.Sleep(100 * time.Millisecond)
 		}
 	}
 }
