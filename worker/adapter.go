@@ -147,6 +147,18 @@ func (c columnInfo) rows(alias string) string {
 	return strings.Join(fields, ", ")
 }
 
+// keyTyped is true when every column of an edge key has a type that
+// converts text compared with it (TEXT, INTEGER, REAL or NUMERIC): the
+// key found by its text through the table's own index (byText).
+func keyTyped(cols columnInfo, key []string) bool {
+	for _, k := range key {
+		if cols.untyped[strings.ToLower(k)] {
+			return false
+		}
+	}
+	return true
+}
+
 // snapshot is the JSON of every column of the app's row alias.
 func (c columnInfo) snapshot(alias string) string {
 	fields := make([]string, len(c.names))
@@ -374,7 +386,8 @@ func (a *adapted) edges(ctx context.Context, q querier) ([]string, error) {
 			NULL AS last_observed_at, 0 AS pinned, 0 AS excluded, NULL AS note, NULL AS created_at, NULL AS snapshot WHERE 0`,
 			a.nothingToWrite("edges", "DELETE"), a.nothingToWrite("edges", "UPDATE"))
 		a.singleKey = true
-		return []string{"@SUBJECT_E", "e.from_id", "@SUBJECT", "from_id", "EDGE_NAME", "from_id", "@DELETE_EDGES", "SELECT 0"}, nil
+		return []string{"@SUBJECT_E", "e.from_id", "@SUBJECT", "from_id", "EDGE_NAME", "from_id", "@DELETE_EDGES", "SELECT 0",
+			"@KEY_A", "from_id", "@KEY_B", "to_id"}, nil
 	}
 	if len(e.Key) > 2 || (len(e.Key) == 1 && e.Key[0] == mapping.RowID) {
 		return nil, unsupported("edges.key: give the edges' key as one column (an INTEGER PRIMARY KEY or a unique column) or two, not rowid or more")
@@ -386,12 +399,20 @@ func (a *adapted) edges(ctx context.Context, q querier) ([]string, error) {
 	a.edgeColumns = cols.names
 	table := a.table(e.Table)
 	weight := edgeWeight(e, func(col string) string { return "l." + ident(col) })
-	k1, k2, raw2, where := cols.asText("l", e.Key[0]), "''", "NULL", ident(e.Key[0])+" = OLD.key_raw"
+	k1, k2, raw2, where := cols.asText("l", e.Key[0]), "''", "''", ident(e.Key[0])+" = OLD.key_raw"
 	if len(e.Key) == 2 {
 		k2, raw2 = cols.asText("l", e.Key[1]), "l."+ident(e.Key[1])
 		where += " AND " + ident(e.Key[1]) + " = OLD.key_raw2"
 	}
 	a.singleKey = len(e.Key) == 1
+	// An edge is found by its key as the app holds it (key_raw, key_raw2:
+	// the table's own key), where the key's columns convert the text
+	// memworker holds ids as (keyTyped); else by the text (from_id, to_id,
+	// through the index on CAST(id AS TEXT)).
+	keyA, keyB := "from_id", "to_id"
+	if keyTyped(cols, e.Key) {
+		keyA, keyB = "key_raw", "key_raw2"
+	}
 	// A row with a NULL key can be named by no event: the sweep never sees it.
 	notNull := "l." + ident(e.Key[0]) + " IS NOT NULL"
 	if !a.singleKey {
@@ -424,10 +445,11 @@ END`)
 		a.setup = append(a.setup, a.nothingToWrite("edges", "UPDATE"))
 	}
 	if a.singleKey {
-		return []string{"@SUBJECT_E", "e.from_id", "@SUBJECT", "from_id", "EDGE_NAME", "from_id", "@DELETE_EDGES", deleteEdges}, nil
+		return []string{"@SUBJECT_E", "e.from_id", "@SUBJECT", "from_id", "EDGE_NAME", "from_id", "@DELETE_EDGES", deleteEdges,
+			"@KEY_A", keyA, "@KEY_B", keyB}, nil
 	}
 	return []string{"@SUBJECT_E", "json_array(e.from_id, e.to_id)", "@SUBJECT", "json_array(from_id, to_id)", "EDGE_NAME", edgeName,
-		"@DELETE_EDGES", deleteEdges}, nil
+		"@DELETE_EDGES", deleteEdges, "@KEY_A", keyA, "@KEY_B", keyB}, nil
 }
 
 // facts sets up mem_map_facts (an empty view when the mapping has none).
@@ -500,7 +522,15 @@ func mappedIndexes(ctx context.Context, q querier, m *mapping.Mapping) ([]string
 		}
 	}
 	if e := m.Edges; e != nil {
-		for _, c := range append([]string{e.From, e.To}, e.Key...) {
+		cols, err := readColumns(ctx, q, e.Table)
+		if err != nil {
+			return nil, err
+		}
+		indexed := []string{e.From, e.To}
+		if !keyTyped(cols, e.Key) { // else an edge is found by its own key (@KEY_A)
+			indexed = append(indexed, e.Key...)
+		}
+		for _, c := range indexed {
 			if err := add(e.Table, c); err != nil {
 				return nil, err
 			}

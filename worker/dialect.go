@@ -14,6 +14,9 @@ import (
 //	@NODES, @EDGES, @FACTS, @TAGS   the tables (@NODES_NAME, @EDGES_NAME unqualified)
 //	@EDGES_SCAN                     every edge in table order, as e
 //	@END_A, @END_B                  an edge's two ends (its key is from_id, to_id)
+//	@KEY_A, @KEY_B                  the columns to find an edge by its key (from_id, to_id)
+//	                                with: the key as the app holds it where SQLite converts
+//	                                the text to it, so the app's own key finds the row
 //	@ENDS_COLS, @ENDS_E, @ENDS_K    the ends as extra columns of a working table, when
 //	                                they are not its key
 //	@SUBJECT, @SUBJECT_E            an edge's name in events and reports
@@ -79,7 +82,7 @@ var memTables = newDialect(
 	"@EDGES_SCAN", "main.mem_edges e NOT INDEXED", "@EDGES_NAME", "mem_edges", "@EDGES", "main.mem_edges",
 	"@NODES_NAME", "mem_blocks", "@NODES", "main.mem_blocks", "@FACTS", "main.mem_facts", "@TAGS", "main.mem_block_tags",
 	"@ENDS_COLS", "", "@ENDS_E", "", "@ENDS_K", "", "@ENDS_N", "", "@ENDS_MOVED", "", "@ENDS_UNMOVED", "", "@END_PROBLEMS", "",
-	"@END_A", "from_id", "@END_B", "to_id",
+	"@END_A", "from_id", "@END_B", "to_id", "@KEY_A", "from_id", "@KEY_B", "to_id",
 	"@NEW_BLOCK_DEGREE", memNewBlockDegree,
 	"@DELETE_EDGES", "DELETE FROM main.mem_edges WHERE (from_id, to_id) IN (SELECT from_id, to_id FROM apply_edge_keys)",
 	"@SUBJECT_E", "json_array(e.from_id, e.to_id)", "@SUBJECT", "json_array(from_id, to_id)",

@@ -371,7 +371,7 @@ func explainEdge(ctx context.Context, r viewsReader, cfg Config, k1, k2 string) 
 		       coalesce((SELECT tier FROM `+r.tiers+` WHERE id = e.@END_A), 'standard'),
 		       coalesce((SELECT tier FROM `+r.tiers+` WHERE id = e.@END_B), 'standard'),
 		       EDGE_PROBLEM, CASE WHEN VALID_EDGE THEN STATIC_PRUNE END, CASE WHEN VALID_EDGE THEN TEMPORAL_DECAY END
-		FROM @EDGES e WHERE e.from_id = :a AND e.to_id = :b`)),
+		FROM @EDGES e WHERE e.@KEY_A = :a AND e.@KEY_B = :b`)),
 		sql.Named("a", k1), sql.Named("b", k2), sql.Named("prune_threshold", cfg.EdgePruneThreshold)).
 		Scan(&x.From, &x.To, &weight, &count, &x.Origin, &x.RelationType, &x.Pinned, &last, &x.TierFrom, &x.TierTo, &problem, &static, &temporal)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -403,9 +403,9 @@ func explainEdge(ctx context.Context, r viewsReader, cfg Config, k1, k2 string) 
 	err = r.q.QueryRowContext(ctx, r.tables.expand(`
 		SELECT v.model, v.clock, v.lambda, v.elapsed, v.elapsed_hours, v.effective_weight, v.threshold, v.time_left,
 		       v.state, v.excluded, try_unix_seconds(e.last_observed_at), p.action, (SELECT wall FROM `+r.clock+`)
-		FROM `+r.effective+` v JOIN @EDGES e ON e.from_id = v.from_id AND e.to_id = v.to_id
+		FROM `+r.effective+` v JOIN @EDGES e ON e.@KEY_A = v.@KEY_A AND e.@KEY_B = v.@KEY_B
 		LEFT JOIN mem_edge_policies p ON p.relation_type = v.relation_type
-		WHERE v.from_id = ? AND v.to_id = ?`), k1, k2).
+		WHERE v.@KEY_A = ? AND v.@KEY_B = ?`), k1, k2).
 		Scan(&x.Model, &x.Clock, &lambda, &elapsed, &elapsedHours, &x.EffectiveWeight, &x.Threshold, &left,
 			&x.State, &x.Excluded, &observed, &action, &x.WallTime)
 	if errors.Is(err, sql.ErrNoRows) { // the view leaves out what sweeps skip

@@ -44,7 +44,7 @@ func (a *adapted) effectiveViews(ctx context.Context, q querier, hours *float64)
 			{"FROM mem_edges e, cfg", "FROM " + a.view("edges") + " e, cfg"},
 			{"LEFT JOIN mem_block_tiers ta ON ta.id = e.from_id", "LEFT JOIN mem_map_block_tiers ta ON ta.id = e.end_a"},
 			{"LEFT JOIN mem_block_tiers tb ON tb.id = e.to_id", "LEFT JOIN mem_map_block_tiers tb ON tb.id = e.end_b"},
-			{"SELECT from_id, to_id, relation_type,", "SELECT from_id, to_id, end_a, end_b, relation_type,"}}},
+			{"SELECT from_id, to_id, relation_type,", "SELECT from_id, to_id, end_a, end_b, key_raw, key_raw2, relation_type,"}}},
 	}
 	if hours != nil {
 		views[0].rewrites = []rewrite{{"(SELECT value FROM mem_config WHERE key = 'active_hours') AS active_hours",

@@ -19,6 +19,22 @@ type queueMarks struct {
 	block, edge, fact             int64
 }
 
+// execInTx runs statements built at run time in one write transaction
+// (none: nothing).
+func (s *sweep) execInTx(ctx context.Context, stmts []string) error {
+	if len(stmts) == 0 {
+		return nil
+	}
+	return s.db.inTx(ctx, func() error {
+		for _, stmt := range stmts {
+			if _, err := s.db.querier().ExecContext(ctx, stmt); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 // keepRowsMax: a queue with more rows than this after its mark is cleared
 // a batch at a time instead of emptied whole.
 const keepRowsMax = 10000
@@ -37,15 +53,7 @@ func (s *sweep) prepare(ctx context.Context) error {
 		// dry run) the change capture goes back on the app's tables.
 		s.opt.Full = true
 		if !s.opt.DryRun {
-			err := s.db.inTx(ctx, func() error {
-				for _, stmt := range missing {
-					if _, err := s.db.querier().ExecContext(ctx, stmt); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
-			if err != nil {
+			if err := s.execInTx(ctx, missing); err != nil {
 				return fmt.Errorf("sweep: putting the mapping's change capture back on the app's tables: %w", err)
 			}
 		}
@@ -58,18 +66,8 @@ func (s *sweep) prepare(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("sweep: %w", err)
 		}
-		if len(steps) > 0 {
-			err := s.db.inTx(ctx, func() error {
-				for _, stmt := range steps {
-					if _, err := s.db.querier().ExecContext(ctx, stmt); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
-			if err != nil {
-				return fmt.Errorf("sweep: making the archives of the app's tables: %w", err)
-			}
+		if err := s.execInTx(ctx, steps); err != nil {
+			return fmt.Errorf("sweep: making the archives of the app's tables: %w", err)
 		}
 	}
 	if s.archives, err = readArchives(ctx, s.db.querier()); err != nil {

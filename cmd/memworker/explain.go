@@ -46,13 +46,9 @@ func explainEdge(c *cli.Context, args []string) error {
 		return err
 	}
 	defer db.Close()
-	a, b := args[0], ""
-	if len(args) == 2 {
-		b = args[1]
-	} else if d, err := worker.Mapping(c.Context, db); err != nil {
+	a, b, err := edgeArgs(c, db, args, "explain", "want --edge A B or --fact ID")
+	if err != nil {
 		return err
-	} else if d.IsDefault() {
-		return usagef("explain", "want --edge A B or --fact ID (an edge of memworker's own tables is named by both its ends)")
 	}
 	x, err := worker.ExplainEdge(c.Context, db, a, b)
 	if err != nil {

@@ -44,15 +44,11 @@ func restoreCommand(now func() time.Time) *cli.Command {
 			wall := now()
 			switch {
 			case c.Bool("edge"):
-				second := ""
-				if len(args) == 2 {
-					second = args[1]
-				} else if d, err := worker.Mapping(c.Context, db); err != nil {
-					return err
-				} else if d.IsDefault() {
-					return usagef("restore", "want exactly one of --edge A B, --block ID, --fact ID (an edge of memworker's own tables is named by both its ends)")
+				a, b, argErr := edgeArgs(c, db, args, "restore", "want exactly one of --edge A B, --block ID, --fact ID")
+				if argErr != nil {
+					return argErr
 				}
-				r, err = worker.RestoreEdge(c.Context, db, args[0], second, wall)
+				r, err = worker.RestoreEdge(c.Context, db, a, b, wall)
 			case c.String("block") != "":
 				r, err = worker.RestoreBlock(c.Context, db, c.String("block"), wall)
 			default:
@@ -78,4 +74,22 @@ func restoreCommand(now func() time.Time) *cli.Command {
 			return nil
 		},
 	})
+}
+
+// edgeArgs are the edge --edge names: its two ends (memworker's own
+// tables), or through a mapping its key of one column (the second "") or
+// two; one argument for memworker's own tables is a usage error of cmd,
+// saying want.
+func edgeArgs(c *cli.Context, db *worker.DB, args []string, cmd, want string) (string, string, error) {
+	if len(args) == 2 {
+		return args[0], args[1], nil
+	}
+	d, err := worker.Mapping(c.Context, db)
+	if err != nil {
+		return "", "", err
+	}
+	if d.IsDefault() {
+		return "", "", usagef(cmd, "%s (an edge of memworker's own tables is named by both its ends)", want)
+	}
+	return args[0], "", nil
 }

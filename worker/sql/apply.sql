@@ -44,7 +44,7 @@ WHERE id IN (SELECT p.id FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a
 -- between wins), then the blocks this chunk left orphaned.
 DELETE FROM apply_rows;
 INSERT INTO apply_rows (seq)
-SELECT p.seq FROM plan_edges p CROSS JOIN @EDGES e ON e.from_id = p.from_id AND e.to_id = p.to_id
+SELECT p.seq FROM plan_edges p CROSS JOIN @EDGES e ON e.@KEY_A = p.from_id AND e.@KEY_B = p.to_id
 WHERE p.seq BETWEEN :lo AND :hi AND p.phase IN REMOVAL_PHASES
   AND e.weight IS p.weight AND e.reinforcement_count IS p.reinforcement_count
   AND e.last_active_hours IS p.last_active_hours AND e.last_observed_at IS p.last_observed_at AND NOT e.pinned@ENDS_UNMOVED;
@@ -56,7 +56,7 @@ SELECT NEXT_EVENT_ID + row_number() OVER () - 1, :sweep, :wall, :now, @SUBJECT_E
        CASE p.phase WHEN 'policy' THEN 'policy:' || p.relation_type ELSE p.phase END,
        p.effective, p.lambda, p.elapsed, NULL, @EDGE_ROW
 FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq
-CROSS JOIN @EDGES e ON e.from_id = p.from_id AND e.to_id = p.to_id;
+CROSS JOIN @EDGES e ON e.@KEY_A = p.from_id AND e.@KEY_B = p.to_id;
 UPDATE main.mem_event_ids SET next = max(next, coalesce((SELECT max(mem_event_id) FROM @ARCHIVE_EDGES), 0) + 1);
 DELETE FROM apply_edge_keys;
 INSERT INTO apply_edge_keys (from_id, to_id, @ENDS_COLSstrength)
@@ -112,7 +112,7 @@ UPDATE @NODES SET status = 'archived', archive_reason = 'orphaned' WHERE id IN (
 -- One chunk of soft exclusions and readmissions under 'exclude' policies.
 DELETE FROM apply_rows;
 INSERT INTO apply_rows (seq)
-SELECT p.seq FROM plan_flags p CROSS JOIN @EDGES e ON e.from_id = p.from_id AND e.to_id = p.to_id
+SELECT p.seq FROM plan_flags p CROSS JOIN @EDGES e ON e.@KEY_A = p.from_id AND e.@KEY_B = p.to_id
 WHERE p.seq BETWEEN :lo AND :hi AND e.weight IS p.weight AND e.last_active_hours IS p.last_active_hours
   AND e.last_observed_at IS p.last_observed_at AND (e.excluded != 0) != p.excluded_to AND NOT e.pinned;
 -- Not removals: their events are rows of the log.
@@ -122,13 +122,13 @@ SELECT NEXT_EVENT_ID + row_number() OVER () - 1, :sweep, :wall, :now, 'edge', @S
        CASE WHEN p.excluded_to THEN 'below_minimum' ELSE 'reobserved' END || ':' || p.relation_type,
        json_patch('{}', json_object('edge', EDGE_SNAPSHOT, 'effective_weight', p.effective, 'threshold', p.threshold, 'elapsed', p.elapsed))
 FROM apply_rows a CROSS JOIN plan_flags p ON p.seq = a.seq
-JOIN @EDGES e ON e.from_id = p.from_id AND e.to_id = p.to_id;
+JOIN @EDGES e ON e.@KEY_A = p.from_id AND e.@KEY_B = p.to_id;
 -- Their due time changes with the flag: queue them for the next refresh.
 INSERT INTO main.mem_dirty_edges (from_id, to_id)
 SELECT p.from_id, p.to_id FROM apply_rows a CROSS JOIN plan_flags p ON p.seq = a.seq;
 UPDATE @EDGES SET excluded = p.excluded_to
 FROM (SELECT p.from_id, p.to_id, p.excluded_to FROM apply_rows a CROSS JOIN plan_flags p ON p.seq = a.seq) AS p
-WHERE @EDGES_NAME.from_id = p.from_id AND @EDGES_NAME.to_id = p.to_id;
+WHERE @EDGES_NAME.@KEY_A = p.from_id AND @EDGES_NAME.@KEY_B = p.to_id;
 
 -- name: apply_facts
 -- One chunk of fact archivals and prunes; a pruned fact lives on as its

@@ -30,7 +30,7 @@ SELECT s.id FROM scope_facts s CROSS JOIN @FACTS f ON f.id = s.id WHERE f.status
 -- (EDGE_EVALUATION).
 CREATE TEMP TABLE sweep_edges AS
 WITH eval_source AS (
-    SELECT e.* FROM scope_edges s CROSS JOIN valid_edges e ON e.from_id = s.from_id AND e.to_id = s.to_id)
+    SELECT e.* FROM scope_edges s CROSS JOIN valid_edges e ON e.@KEY_A = s.from_id AND e.@KEY_B = s.to_id)
 EDGE_EVALUATION;
 
 -- name: evaluate_edges_all

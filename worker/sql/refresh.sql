@@ -32,7 +32,7 @@ SELECT d.to_id, total(d.strength)
 FROM (SELECT DISTINCT from_id, to_id FROM main.mem_dirty_edges WHERE seq > :edge_from) q
 CROSS JOIN main.mem_edge_due d ON d.from_id = q.from_id AND d.to_id = q.to_id
 WHERE EXISTS (SELECT 1 FROM refresh_ids r WHERE NOT EXISTS (SELECT 1 FROM main.mem_block_state s WHERE s.id = r.id))
-  AND NOT EXISTS (SELECT 1 FROM @EDGES e WHERE e.from_id = q.from_id AND e.to_id = q.to_id)
+  AND NOT EXISTS (SELECT 1 FROM @EDGES e WHERE e.@KEY_A = q.from_id AND e.@KEY_B = q.to_id)
 GROUP BY d.to_id;
 
 -- name: refresh_blocks
@@ -112,7 +112,7 @@ SELECT from_id, to_id FROM main.mem_dirty_edges WHERE seq > :edge_from AND seq <
 WITH queued AS MATERIALIZED (SELECT from_id, to_id FROM refresh_edges WHERE seq BETWEEN :lo AND :hi),
 present AS MATERIALIZED (
     SELECT e.@END_A AS a, e.@END_B AS b, CASE WHEN VALID_EDGE THEN EDGE_STRENGTH ELSE 0 END AS strength
-    FROM queued r CROSS JOIN @EDGES e ON e.from_id = r.from_id AND e.to_id = r.to_id),
+    FROM queued r CROSS JOIN @EDGES e ON e.@KEY_A = r.from_id AND e.@KEY_B = r.to_id),
 counted AS MATERIALIZED (
     SELECT d.@END_A AS a, d.@END_B AS b, d.strength
     FROM queued r CROSS JOIN main.mem_edge_due d ON d.from_id = r.from_id AND d.to_id = r.to_id),
@@ -127,14 +127,14 @@ WITH due_source AS (
     SELECT e.*, EDGE_PROBLEM AS problem, CASE WHEN VALID_EDGE THEN EDGE_LAMBDA END AS lambda,
            CASE WHEN VALID_EDGE THEN EDGE_STRENGTH ELSE 0 END AS strength
     FROM refresh_edges r CROSS JOIN @EDGES e
-         ON e.from_id = r.from_id AND e.to_id = r.to_id AND r.seq BETWEEN :lo AND :hi
+         ON e.@KEY_A = r.from_id AND e.@KEY_B = r.to_id AND r.seq BETWEEN :lo AND :hi
     LEFT JOIN mem_block_state ta ON ta.id = e.@END_A
     LEFT JOIN mem_block_state tb ON tb.id = e.@END_B)
 EDGE_DUE_ROWS;
 -- Edges that are gone leave no due time behind.
 DELETE FROM mem_edge_due WHERE (from_id, to_id) IN (
     SELECT r.from_id, r.to_id FROM refresh_edges r WHERE r.seq BETWEEN :lo AND :hi
-      AND NOT EXISTS (SELECT 1 FROM @EDGES e WHERE e.from_id = r.from_id AND e.to_id = r.to_id));
+      AND NOT EXISTS (SELECT 1 FROM @EDGES e WHERE e.@KEY_A = r.from_id AND e.@KEY_B = r.to_id));
 
 -- name: refresh_edges_all
 -- One chunk (rows :lo to :hi of sweep_edges, in key order) of the due times
@@ -149,7 +149,7 @@ DELETE FROM mem_edge_due WHERE (from_id, to_id) IN (
 DELETE FROM main.mem_edge_due
 WHERE (from_id, to_id) > (SELECT from_id, to_id FROM sweep_edges WHERE rowid = :lo - 1 UNION ALL SELECT '', '' LIMIT 1)
   AND (from_id, to_id) <= (SELECT from_id, to_id FROM sweep_edges WHERE rowid = min(:hi, (SELECT max(rowid) FROM sweep_edges)))
-  AND (NOT EXISTS (SELECT 1 FROM @EDGES e WHERE e.from_id = mem_edge_due.from_id AND e.to_id = mem_edge_due.to_id)
+  AND (NOT EXISTS (SELECT 1 FROM @EDGES e WHERE e.@KEY_A = mem_edge_due.from_id AND e.@KEY_B = mem_edge_due.to_id)
        OR EXISTS (SELECT 1 FROM plan_edges p WHERE p.from_id = mem_edge_due.from_id AND p.to_id = mem_edge_due.to_id
                                              AND p.phase IN REMOVAL_PHASES));
 INSERT OR REPLACE INTO main.mem_edge_due (from_id, to_id, @ENDS_COLSdue_hours, due_wall, problem, strength)
@@ -171,7 +171,7 @@ WHERE m.from_id IS NULL OR m.due_hours IS NOT n.due_hours OR m.due_wall IS NOT n
 DELETE FROM main.mem_edge_due
 WHERE (from_id, to_id) > (SELECT from_id, to_id FROM sweep_edges WHERE rowid = (SELECT max(rowid) FROM sweep_edges)
                           UNION ALL SELECT '', '' LIMIT 1)
-  AND NOT EXISTS (SELECT 1 FROM @EDGES e WHERE e.from_id = mem_edge_due.from_id AND e.to_id = mem_edge_due.to_id);
+  AND NOT EXISTS (SELECT 1 FROM @EDGES e WHERE e.@KEY_A = mem_edge_due.from_id AND e.@KEY_B = mem_edge_due.to_id);
 
 -- name: refresh_edges_invalid
 -- Every edge whose numbers are not numbers, read in table order: its
