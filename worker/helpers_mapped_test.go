@@ -974,3 +974,21 @@ func nodeShapeState(n *rqcluster.Node, s *shape) (string, error) {
 	defer db.Close()
 	return readShapeState(db, s)
 }
+
+// notesMapping maps an app's notes table (integer ids, ISO-8601 times,
+// statuses of its own) as the facts.
+const notesMapping = `[facts]
+table = "notes"
+key = "id"
+segment = "segment"
+importance = "importance"
+access_count = "access_count"
+last_access = "last_access"
+last_access_clock = "iso8601"
+created_at = "created_at"
+created_at_clock = "iso8601"
+status = "status"
+status_active = ["live"]
+status_confirmed = ["pinned"]
+status_archived = "archived"
+`

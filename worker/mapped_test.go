@@ -985,21 +985,7 @@ func TestMappedFacts(t *testing.T) {
 		mustExec(t, memDB, `INSERT INTO mem_facts (id, content, segment, importance, access_count, last_accessed_at, created_at, status)
 			VALUES (?, 'n', ?, ?, ?, ?, '2025-06-01T00:00:00Z', ?)`, strconv.Itoa(n.id), n.segment, n.importance, n.accesses, last, memStatus[n.status])
 	}
-	m, err := mapping.Parse("notes.toml", []byte(`[facts]
-table = "notes"
-key = "id"
-segment = "segment"
-importance = "importance"
-access_count = "access_count"
-last_access = "last_access"
-last_access_clock = "iso8601"
-created_at = "created_at"
-created_at_clock = "iso8601"
-status = "status"
-status_active = ["live"]
-status_confirmed = ["pinned"]
-status_archived = "archived"
-`))
+	m, err := mapping.Parse("notes.toml", []byte(notesMapping))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -232,20 +232,10 @@ func TestMappedFactFeedbackRqlite(t *testing.T) {
 	wall := mappedWall
 	path := filepath.Join(t.TempDir(), "app.db")
 	db := createMemory(t, path, `CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT, segment TEXT, importance REAL,
-		access_count INTEGER, last_access TEXT, status TEXT);
-		INSERT INTO notes VALUES (1, 'a', 'context', 0.5, 2, '2027-02-01T00:00:00Z', 'live'), (2, 'b', 'knowledge', 0.4, NULL, NULL, 'live')`)
-	m, err := mapping.Parse("notes.toml", []byte(`[facts]
-table = "notes"
-key = "id"
-segment = "segment"
-importance = "importance"
-access_count = "access_count"
-last_access = "last_access"
-last_access_clock = "iso8601"
-status = "status"
-status_active = ["live"]
-status_archived = "archived"
-`))
+		access_count INTEGER, last_access TEXT, created_at TEXT, status TEXT);
+		INSERT INTO notes VALUES (1, 'a', 'context', 0.5, 2, '2027-02-01T00:00:00Z', '2027-01-01T00:00:00Z', 'live'),
+			(2, 'b', 'knowledge', 0.4, NULL, NULL, '2027-01-01T00:00:00Z', 'live')`)
+	m, err := mapping.Parse("notes.toml", []byte(notesMapping))
 	if err != nil {
 		t.Fatal(err)
 	}
