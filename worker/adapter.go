@@ -227,6 +227,14 @@ func timeFrom(hours, col, clock string) string {
 	    WHEN 'text' THEN ` + iso + ` ELSE ` + null + ` END`
 }
 
+// statusWrite is the SET clause of a view trigger that writes the app's
+// status column col from the view's status: archived and active as the
+// app writes them, any other status left as it is.
+func statusWrite(col, archived, active string) string {
+	return changed(col, "status", `CASE NEW.status WHEN 'archived' THEN `+literal(archived)+` WHEN 'active' THEN `+literal(active)+
+		` ELSE `+ident(col)+` END`)
+}
+
 // changed sets col to value only when the view's column moved.
 func changed(col, viewCol, value string) string {
 	return ident(col) + ` = CASE WHEN NEW.` + viewCol + ` IS OLD.` + viewCol + ` THEN ` + ident(col) + ` ELSE ` + value + ` END`
@@ -337,8 +345,7 @@ SELECT `+cols.asText("n", key)+` AS id, `+or("n", n.Category, "NULL")+` AS categ
        `+hoursOf(or("n", n.LastUsed, "NULL"), n.LastUsedClock)+` AS last_reinforced_hours,
        n.`+ident(key)+` AS key_raw, `+cols.snapshot("n")+` AS snapshot, `+cols.rows("n")+`
 FROM `+table+` n WHERE n.`+ident(key)+` IS NOT NULL`)
-	set := []string{changed(n.Status, "status",
-		`CASE NEW.status WHEN 'archived' THEN `+literal(n.StatusArchived)+` WHEN 'active' THEN `+literal(active[0])+` ELSE `+ident(n.Status)+` END`)}
+	set := []string{statusWrite(n.Status, n.StatusArchived, active[0])}
 	if n.ArchiveReason != "" {
 		set = append(set, changed(n.ArchiveReason, "archive_reason", "NEW.archive_reason"))
 	}
@@ -970,27 +977,7 @@ func throughMapping(ctx context.Context, db *DB, read func(q querier, tables *di
 		}
 		return read(db.SQL, memTables)
 	}
-	if db.Rqlite {
-		q, err := a.readOnly(db.SQL, nil)
-		if err != nil {
-			return err
-		}
-		return read(q, a.tables)
-	}
-	conn, err := db.SQL.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	defer func() {
-		for _, drop := range a.teardown {
-			conn.ExecContext(context.WithoutCancel(ctx), drop)
-		}
-	}()
-	if err := a.setUp(ctx, conn); err != nil {
-		return err
-	}
-	return read(conn, a.tables)
+	return a.readThrough(ctx, db, nil, nil, func(q querier) error { return read(q, a.tables) })
 }
 
 // factWrites are the SET clauses of the facts view's UPDATE trigger: the
@@ -1023,9 +1010,7 @@ func (a *adapted) factUpdate(reset bool) string {
 
 func (a *adapted) factWrites() []string {
 	f := a.m.Facts
-	set := []string{changed(f.Status, "status",
-		`CASE NEW.status WHEN 'archived' THEN `+literal(f.StatusArchived)+` WHEN 'active' THEN `+
-			literal(statusValues(f.StatusActive, "active")[0])+` ELSE `+ident(f.Status)+` END`)}
+	set := []string{statusWrite(f.Status, f.StatusArchived, statusValues(f.StatusActive, "active")[0])}
 	if f.Importance != "" {
 		set = append(set, changed(f.Importance, "importance", "NEW.importance"))
 	}

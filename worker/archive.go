@@ -112,11 +112,7 @@ func archiveDDL(a archive) []string {
 // edge's elapsed time is 'elapsed' under a relation policy, else
 // 'elapsed_hours'), the fields that are NULL left out.
 func archiveDetail(a archive, r string) string {
-	fields := make([]string, len(a.cols))
-	for i, c := range a.cols {
-		fields[i] = literal(c) + ", " + snapshotValue(r+"."+ident(c))
-	}
-	parts := []string{literal(a.kind), "json_object(" + strings.Join(fields, ", ") + ")"}
+	parts := []string{literal(a.kind), columnInfo{names: a.cols}.snapshot(r)}
 	for _, n := range archiveNumbers[a.kind] {
 		key, val := literal(n[1]), r+"."+n[0]
 		switch n[1] {
@@ -156,7 +152,8 @@ END`,
 const nextEventID = `(SELECT next FROM main.mem_event_ids)`
 
 // bumpEventIDs moves the counter past the ids an insert into the archive
-// TABLE took.
+// table took (the macros BUMP_IDS_EDGES, BUMP_IDS_NODES, BUMP_IDS_FACTS
+// of apply.sql).
 func bumpEventIDs(table string) string {
 	return `UPDATE main.mem_event_ids SET next = max(next, coalesce((SELECT max(mem_event_id) FROM ` + table + `), 0) + 1)`
 }

@@ -123,11 +123,10 @@ func changeFact(ctx context.Context, db *DB, id, kind string, machine time.Time,
 		// transaction's own connection.
 		tables = mapped.tables
 		if db.Rqlite {
-			ro, err := mapped.readOnly(db.SQL, nil)
-			if err != nil {
+			if with, err = mapped.ctes(nil); err != nil {
 				return nil, fmt.Errorf("%s: %w", what, err)
 			}
-			inTx, with = nil, ro.(withCTEs).with
+			inTx = nil
 		}
 	}
 	var c *FactChange

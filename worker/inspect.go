@@ -353,11 +353,7 @@ func explainEdge(ctx context.Context, r viewsReader, cfg Config, k1, k2 string) 
 	}
 	x := &EdgeExplanation{ClockHours: clock.Hours, Threshold: cfg.EdgeDecayThreshold, HoursOnWall: r.wallHours}
 	if r.mapped {
-		x.Key = k1
-		if k2 != "" {
-			pair, _ := json.Marshal([]string{k1, k2})
-			x.Key = string(pair)
-		}
+		x.Key = linkKey(k1, k2)
 	}
 	var last sql.NullFloat64
 	var weight, count any

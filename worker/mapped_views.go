@@ -116,11 +116,24 @@ func withEffectiveViews(ctx context.Context, db *DB, read func(r viewsReader) er
 	if err != nil {
 		return err
 	}
+	return a.readThrough(ctx, db, create, drops, func(q querier) error {
+		r.q = q
+		return read(r)
+	})
+}
+
+// readThrough runs read where the adapter's views and the temp views more
+// makes are set up: on a file, made on one connection and dropped after
+// (drops, then the adapter's teardown); on rqlite, which keeps no temp
+// view across requests, carried by read's queries as common table
+// expressions (readOnly).
+func (a *adapted) readThrough(ctx context.Context, db *DB, more, drops []string, read func(q querier) error) error {
 	if db.Rqlite {
-		if r.q, err = a.readOnly(db.SQL, create); err != nil {
+		q, err := a.readOnly(db.SQL, more)
+		if err != nil {
 			return err
 		}
-		return read(r)
+		return read(q)
 	}
 	conn, err := db.SQL.Conn(ctx)
 	if err != nil {
@@ -135,13 +148,12 @@ func withEffectiveViews(ctx context.Context, db *DB, read func(r viewsReader) er
 	if err := a.setUp(ctx, conn); err != nil {
 		return err
 	}
-	for _, c := range create {
+	for _, c := range more {
 		if _, err := conn.ExecContext(ctx, c); err != nil {
 			return fmt.Errorf("mapping: %w", err)
 		}
 	}
-	r.q = conn
-	return read(r)
+	return read(conn)
 }
 
 // tempView is a statement that makes a temp view: its name and its query.
@@ -152,6 +164,16 @@ var tempView = regexp.MustCompile(`(?s)^CREATE TEMP VIEW (mem_map_\w+) AS\s+(.*)
 // prefixed with them as common table expressions, so it runs as one
 // request on rqlite. It writes nothing.
 func (a *adapted) readOnly(q querier, more []string) (querier, error) {
+	with, err := a.ctes(more)
+	if err != nil {
+		return nil, err
+	}
+	return withCTEs{q: q, with: with}, nil
+}
+
+// ctes is the WITH clause that holds the adapter's views and the temp
+// views more makes, as common table expressions, for one statement.
+func (a *adapted) ctes(more []string) (string, error) {
 	var ctes []string
 	for _, stmt := range append(append([]string{}, a.setup...), more...) {
 		if strings.HasPrefix(stmt, "DROP ") || strings.HasPrefix(stmt, "CREATE TEMP TRIGGER ") {
@@ -159,11 +181,11 @@ func (a *adapted) readOnly(q querier, more []string) (querier, error) {
 		}
 		m := tempView.FindStringSubmatch(stmt)
 		if m == nil {
-			return nil, fmt.Errorf("mapping: cannot read through %.40q as a common table expression", stmt)
+			return "", fmt.Errorf("mapping: cannot read through %.40q as a common table expression", stmt)
 		}
 		ctes = append(ctes, m[1]+" AS (\n"+m[2]+"\n)")
 	}
-	return withCTEs{q: q, with: "WITH " + strings.Join(ctes, ",\n") + "\n"}, nil
+	return "WITH " + strings.Join(ctes, ",\n") + "\n", nil
 }
 
 // withCTEs is a querier whose queries are prefixed with common table
@@ -183,6 +205,16 @@ func (w withCTEs) QueryContext(ctx context.Context, query string, args ...any) (
 
 func (w withCTEs) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
 	return w.q.QueryRowContext(ctx, w.with+query, args...)
+}
+
+// linkKey is a link's key as the app holds it, to name it to a person: the
+// column's value, or the JSON array of a key of two columns (k2 not "").
+func linkKey(k1, k2 string) string {
+	if k2 == "" {
+		return k1
+	}
+	pair, _ := json.Marshal([]string{k1, k2}) // strings always marshal
+	return string(pair)
 }
 
 // edgeOutlook is the edges closest to their decay horizon, as the
@@ -211,11 +243,7 @@ func edgeOutlook(ctx context.Context, db *DB, limit int) ([]EdgeOutlook, error) 
 				return err
 			}
 			if mapped {
-				o.Key = k1.String
-				if k2.String != "" {
-					pair, _ := json.Marshal([]string{k1.String, k2.String})
-					o.Key = string(pair)
-				}
+				o.Key = linkKey(k1.String, k2.String)
 			}
 			soon = append(soon, o)
 		}

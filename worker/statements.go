@@ -24,7 +24,8 @@ var macros = strings.NewReplacer(
 	"FACT_PROBLEM", factProblem, "FACT_SINCE", factSince, "BLOCK_KEY_PROBLEM", blockKeyProblem,
 	"EXPIRED_SWEEP", expiredSweep, "NEXT_EVENT_ID", nextEventID,
 	"EDGE_ARCHIVE_COLS", archiveInsertCols("edge"), "BLOCK_ARCHIVE_COLS", archiveInsertCols("block"),
-	"FACT_ARCHIVE_COLS", archiveInsertCols("fact"))
+	"FACT_ARCHIVE_COLS", archiveInsertCols("fact"), "BUMP_IDS_EDGES", bumpEventIDs("@ARCHIVE_EDGES"),
+	"BUMP_IDS_NODES", bumpEventIDs("@ARCHIVE_NODES"), "BUMP_IDS_FACTS", bumpEventIDs("@ARCHIVE_FACTS"))
 
 // expiredSweep is a mem_sweeps row that expires with the events of its
 // time: finished, started before :cutoff and older than the sweep :sweep

@@ -17,7 +17,7 @@ WHERE p.seq BETWEEN :lo AND :hi AND b.status = 'active' AND b.last_reinforced_ho
 INSERT INTO @ARCHIVE_NODES (BLOCK_ARCHIVE_COLS, @BLOCK_ROW_COLS)
 SELECT NEXT_EVENT_ID + row_number() OVER () - 1, :sweep, :wall, :now, b.id, 'archive', 'decayed', BLOCK_TAGS, p.tier, p.recency, @BLOCK_ROW
 FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq JOIN @NODES b ON b.id = p.id;
-UPDATE main.mem_event_ids SET next = max(next, coalesce((SELECT max(mem_event_id) FROM @ARCHIVE_NODES), 0) + 1);
+BUMP_IDS_NODES;
 DELETE FROM apply_block_ids;
 INSERT INTO apply_block_ids (id) SELECT p.id FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq;
 INSERT INTO @ARCHIVE_EDGES (EDGE_ARCHIVE_COLS, @EDGE_ROW_COLS)
@@ -25,7 +25,7 @@ SELECT NEXT_EVENT_ID + row_number() OVER () - 1, :sweep, :wall, :now, @SUBJECT_E
        NULL, NULL, NULL, CASE WHEN e.@END_A IN (SELECT id FROM apply_block_ids) THEN e.@END_A ELSE e.@END_B END, @EDGE_ROW
 FROM valid_edges e
 WHERE e.@END_A IN (SELECT id FROM apply_block_ids) OR e.@END_B IN (SELECT id FROM apply_block_ids);
-UPDATE main.mem_event_ids SET next = max(next, coalesce((SELECT max(mem_event_id) FROM @ARCHIVE_EDGES), 0) + 1);
+BUMP_IDS_EDGES;
 DELETE FROM apply_edge_keys;
 INSERT INTO apply_edge_keys (from_id, to_id, @ENDS_COLSstrength)
 SELECT e.from_id, e.to_id, @ENDS_EEDGE_STRENGTH FROM valid_edges e
@@ -57,7 +57,7 @@ SELECT NEXT_EVENT_ID + row_number() OVER () - 1, :sweep, :wall, :now, @SUBJECT_E
        p.effective, p.lambda, p.elapsed, NULL, @EDGE_ROW
 FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq
 CROSS JOIN @EDGES e ON e.@KEY_A = p.from_id AND e.@KEY_B = p.to_id;
-UPDATE main.mem_event_ids SET next = max(next, coalesce((SELECT max(mem_event_id) FROM @ARCHIVE_EDGES), 0) + 1);
+BUMP_IDS_EDGES;
 DELETE FROM apply_edge_keys;
 INSERT INTO apply_edge_keys (from_id, to_id, @ENDS_COLSstrength)
 SELECT e.from_id, e.to_id, @ENDS_EEDGE_STRENGTH FROM apply_rows a CROSS JOIN plan_edges e ON e.seq = a.seq;
@@ -104,7 +104,7 @@ WHERE b.status = 'active'
 INSERT INTO @ARCHIVE_NODES (BLOCK_ARCHIVE_COLS, @BLOCK_ROW_COLS)
 SELECT NEXT_EVENT_ID + row_number() OVER () - 1, :sweep, :wall, :now, b.id, 'archive', 'orphaned', BLOCK_TAGS, NULL, NULL, @BLOCK_ROW
 FROM apply_block_ids o JOIN @NODES b ON b.id = o.id;
-UPDATE main.mem_event_ids SET next = max(next, coalesce((SELECT max(mem_event_id) FROM @ARCHIVE_NODES), 0) + 1);
+BUMP_IDS_NODES;
 DELETE FROM @TAGS WHERE block_id IN (SELECT id FROM apply_block_ids);
 UPDATE @NODES SET status = 'archived', archive_reason = 'orphaned' WHERE id IN (SELECT id FROM apply_block_ids);
 
@@ -141,7 +141,7 @@ WHERE p.seq BETWEEN :lo AND :hi AND p.action IN ('archive', 'prune') AND f.statu
 INSERT INTO @ARCHIVE_FACTS (FACT_ARCHIVE_COLS, @FACT_ROW_COLS)
 SELECT NEXT_EVENT_ID + row_number() OVER () - 1, :sweep, :wall, :now, f.id, p.action, 'faded', p.score, p.days, @FACT_ROW
 FROM apply_rows a CROSS JOIN plan_facts p ON p.seq = a.seq JOIN @FACTS f ON f.id = p.id;
-UPDATE main.mem_event_ids SET next = max(next, coalesce((SELECT max(mem_event_id) FROM @ARCHIVE_FACTS), 0) + 1);
+BUMP_IDS_FACTS;
 DELETE FROM @FACTS WHERE id IN (SELECT p.id FROM apply_rows a CROSS JOIN plan_facts p ON p.seq = a.seq WHERE p.action = 'prune');
 UPDATE @FACTS SET status = 'archived'
 WHERE id IN (SELECT p.id FROM apply_rows a CROSS JOIN plan_facts p ON p.seq = a.seq WHERE p.action = 'archive');
