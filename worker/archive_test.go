@@ -300,3 +300,55 @@ func TestMappedArchiveFollowsTheTable(t *testing.T) {
 		t.Errorf("the refused declaration changed the memory:\n%s", diffLines(before, after))
 	}
 }
+
+// TestArchiveRetention: event_retention_days expires an archive's rows as
+// it expires the log's, on both sides of the cutoff (30 days + 1 s goes, 30
+// days stays), a chunk at a time, and a dry run counts what a sweep would
+// expire.
+func TestArchiveRetention(t *testing.T) {
+	ages := []struct {
+		seconds int64
+		old     bool
+	}{ // oldest first, as sweeps write them
+		{400 * daySeconds, true}, {31 * daySeconds, true}, {30*daySeconds + 1, true},
+		{30 * daySeconds, false}, {29 * daySeconds, false}, {0, false},
+	}
+	for _, chunk := range []int{0, 2} {
+		t.Run(fmt.Sprintf("chunk %d", chunk), func(t *testing.T) {
+			db, _ := newMemory(t, "")
+			setConfig(t, db, "event_retention_days", "30")
+			for i, a := range ages {
+				why := map[bool]string{true: "old", false: "new"}[a.old]
+				mustExec(t, db, `INSERT INTO mem_archive_mem_edges (mem_event_id, mem_at, mem_subject, mem_action, mem_reason, from_id, to_id)
+					VALUES ((SELECT next FROM mem_event_ids), ?, json_array('a', ?), 'prune', ?, 'a', ?);
+					UPDATE mem_event_ids SET next = next + 1`, fixedWall.Unix()-a.seconds, i, why, i)
+				mustExec(t, db, `INSERT INTO mem_archive_mem_facts (mem_event_id, mem_at, mem_subject, mem_action, mem_reason, id)
+					VALUES ((SELECT next FROM mem_event_ids), ?, ?, 'prune', ?, ?);
+					UPDATE mem_event_ids SET next = next + 1`, fixedWall.Unix()-a.seconds, i, why, i)
+			}
+			now := 0.0
+			dry, err := worker.Sweep(context.Background(), db, worker.SweepOptions{Now: &now, WallNow: &fixedWall, DryRun: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := worker.Sweep(context.Background(), db, worker.SweepOptions{Now: &now, WallNow: &fixedWall, ChunkSize: chunk})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if dry.EventsExpired != 6 || r.EventsExpired != 6 {
+				t.Errorf("events expired: dry run %d, sweep %d; want 6 (3 old rows in each archive)", dry.EventsExpired, r.EventsExpired)
+			}
+			for _, archive := range []string{"mem_archive_mem_edges", "mem_archive_mem_facts"} {
+				if n := scalar[int](t, db, `SELECT count(*) FROM `+archive+` WHERE mem_reason = 'old'`); n != 0 {
+					t.Errorf("%s keeps %d rows older than 30 days", archive, n)
+				}
+				if n := scalar[int](t, db, `SELECT count(*) FROM `+archive+` WHERE mem_reason = 'new'`); n != 3 {
+					t.Errorf("%s keeps %d rows of the last 30 days, want 3", archive, n)
+				}
+			}
+			if n := scalar[int](t, db, `SELECT count(*) FROM mem_events WHERE reason IN ('old', 'new')`); n != 6 {
+				t.Errorf("mem_events shows %d of the archived events, want the 6 recent ones", n)
+			}
+		})
+	}
+}
