@@ -167,6 +167,23 @@ func TestEventsOneOrderOfIDs(t *testing.T) {
 	}
 }
 
+// archiveStep is the schema step that made the typed archive.
+const archiveStep = 14
+
+// downBelowArchive migrates db down from latest, a step at a time, to the
+// step before the archive's.
+func downBelowArchive(t *testing.T, db *worker.DB, latest uint) {
+	t.Helper()
+	for v := latest; v >= archiveStep; v-- {
+		if _, err := schema.Down(db.SQL, schema.DownOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if v, _, _ := schema.Version(db.SQL); v != archiveStep-1 {
+		t.Fatalf("down to %d, want %d", v, archiveStep-1)
+	}
+}
+
 // TestJSONHistoryKeptAcrossTheArchive: a database whose events were
 // written as JSON (before the archive) keeps them: after migrating up,
 // mem_events shows them as they were, restore and decayed read them, and
@@ -179,12 +196,7 @@ func TestJSONHistoryKeptAcrossTheArchive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := schema.Down(db.SQL, schema.DownOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if v, _, _ := schema.Version(db.SQL); v != latest-1 {
-		t.Fatalf("down to %d", v)
-	}
+	downBelowArchive(t, db, latest)
 	mustExec(t, db, `INSERT INTO mem_blocks (id, category, status, archive_reason, last_reinforced_hours) VALUES
 		('old', 'observation', 'archived', 'decayed', 0);
 		INSERT INTO mem_events (id, sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail) VALUES
@@ -247,9 +259,7 @@ func TestJSONHistoryKeptAcrossTheArchive(t *testing.T) {
 	if n := scalar[int](t, db, `SELECT count(*) FROM app_removals WHERE id IN (SELECT mem_event_id FROM mem_archive_mem_edges)`); n != 1 {
 		t.Errorf("the app's view shows %d of the sweep's archived edges, want 1", n)
 	}
-	if _, err := schema.Down(db.SQL, schema.DownOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	downBelowArchive(t, db, latest)
 	if got := dumpRows2(t, db, `SELECT * FROM app_removals ORDER BY id`); got != appView {
 		t.Errorf("after the archive's step went, the app's view shows\n%s\nwant\n%s", got, appView)
 	}

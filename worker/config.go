@@ -97,12 +97,16 @@ func either(a, b func(string) error) func(string) error {
 	}
 }
 
+// autoThreshold is edge_decay_threshold's value that means "the prune
+// threshold" (mem_clock reads it too: views.go).
+const autoThreshold = "auto"
+
 // ConfigKeys lists every setting, in the order `config get` prints them.
 var ConfigKeys = []configKey{
 	{"active_hours", "the session-aware clock, in active hours", number(0, math.MaxFloat64), ""},
 	{"wall_clock", "unix seconds the views and sweeps take as the wall time ('' = the machine's clock)", either(oneOf(""), number(0, math.MaxFloat64)), ""},
 	{"edge_prune_threshold", "static prune: edges below this weight with no reinforcement", number(0, 1), ""},
-	{"edge_decay_threshold", "temporal decay threshold ('auto' = edge_prune_threshold)", either(oneOf("auto"), number(0, 1)), ""},
+	{"edge_decay_threshold", "temporal decay threshold ('auto' = edge_prune_threshold)", either(oneOf(autoThreshold), number(0, 1)), ""},
 	{"established_edge_threshold", "reinforcements from which an edge decays at half rate", number(0, math.MaxFloat64), ""},
 	{"block_prune_threshold", "block recency below which a block is archived", number(0, 1), ""},
 	{"curate_interval_hours", "active hours between sweeps for run --when-due (or a duration: 90m, 40h, 2d)", number(0, math.MaxFloat64), sqlfuncs.ClockActiveHours},
@@ -174,7 +178,7 @@ func LoadConfig(ctx context.Context, q querier) (Config, error) {
 		EventRetentionDays:       num("event_retention_days"),
 	}
 	c.EdgeDecayThreshold = c.EdgePruneThreshold
-	if s := strings.TrimSpace(m["edge_decay_threshold"]); s != "auto" {
+	if s := strings.TrimSpace(m["edge_decay_threshold"]); s != autoThreshold {
 		c.EdgeDecayThreshold = num("edge_decay_threshold")
 	}
 	c.BlockArchival = strings.TrimSpace(m["block_archival"]) != "off"

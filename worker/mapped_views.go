@@ -14,12 +14,10 @@ import (
 // The views memworker's own tables have (mem_clock, mem_block_tiers,
 // mem_edges_effective: each edge's model, effective weight and time left)
 // read memworker's tables. Through a mapping, readers get the same views
-// of the app's tables: temp views made from the schema's own text on the
-// reader's connection, reading the adapter's views instead, on the clock a
-// sweep through the mapping runs on. The text is the schema's, so the
-// numbers are the ones the views give memworker's tables; each rewrite
-// must find its place exactly once, or the reader is refused (a schema
-// this memworker does not know).
+// of the app's tables: temp views views.go writes as it writes the
+// schema's, reading the adapter's views instead, on the clock a sweep
+// through the mapping runs on, so the numbers are the ones the views give
+// memworker's tables.
 
 // effectiveView is the temp view of the app's edges that mem_edges_effective
 // is of memworker's own, with the edge's ends (end_a, end_b) beside its key.
@@ -29,42 +27,22 @@ const effectiveView = "mem_map_edges_effective"
 // mem_map_block_tiers and mem_map_edges_effective on a connection the
 // adapter's views are set up on (hours: the mapping's clock, when it
 // keeps its own), and those that drop them.
-func (a *adapted) effectiveViews(ctx context.Context, q querier, hours *float64) (create, drop []string, err error) {
-	type rewrite struct{ from, to string }
-	views := []struct {
-		name, temp string
-		rewrites   []rewrite
-	}{
-		{"mem_clock", "mem_map_clock", nil},
-		{"mem_block_tiers", "mem_map_block_tiers", []rewrite{
-			{"FROM mem_blocks b", "FROM " + a.view("blocks") + " b"},
-			{"FROM mem_block_tags t", "FROM " + a.view("block_tags") + " t"}}},
-		{"mem_edges_effective", "mem_map_edges_effective", []rewrite{
-			{"FROM mem_clock)", "FROM mem_map_clock)"},
-			{"FROM mem_edges e, cfg", "FROM " + a.view("edges") + " e, cfg"},
-			{"LEFT JOIN mem_block_tiers ta ON ta.id = e.from_id", "LEFT JOIN mem_map_block_tiers ta ON ta.id = e.end_a"},
-			{"LEFT JOIN mem_block_tiers tb ON tb.id = e.to_id", "LEFT JOIN mem_map_block_tiers tb ON tb.id = e.end_b"},
-			{"SELECT from_id, to_id, relation_type,", "SELECT from_id, to_id, end_a, end_b, key_raw, key_raw2, relation_type,"}}},
+func (a *adapted) effectiveViews(hours *float64) (create, drop []string) {
+	src := viewSource{
+		tables: a.tables, blocks: a.view("blocks"), tags: a.view("block_tags"), edges: a.view("edges"),
+		clock: "mem_map_clock", tiers: "mem_map_block_tiers", activeHours: memViews.activeHours,
+		endA: "end_a", endB: "end_b", extraKeys: "end_a, end_b, key_raw, key_raw2, ",
 	}
 	if hours != nil {
-		views[0].rewrites = []rewrite{{"(SELECT value FROM mem_config WHERE key = 'active_hours') AS active_hours",
-			strconv.FormatFloat(*hours, 'g', -1, 64) + " AS active_hours"}}
+		src.activeHours = strconv.FormatFloat(*hours, 'g', -1, 64)
 	}
-	for _, v := range views {
-		var text string
-		if err := q.QueryRowContext(ctx, `SELECT sql FROM sqlite_master WHERE type = 'view' AND name = ?`, v.name).Scan(&text); err != nil {
-			return nil, nil, fmt.Errorf("mapping: reading the view %s: %w", v.name, err)
-		}
-		for _, r := range append(v.rewrites, rewrite{"CREATE VIEW " + v.name + " AS", "CREATE TEMP VIEW " + v.temp + " AS"}) {
-			if strings.Count(text, r.from) != 1 {
-				return nil, nil, fmt.Errorf("mapping: the view %s is not as this memworker knows it (%q); it cannot show it through a mapping", v.name, r.from)
-			}
-			text = strings.Replace(text, r.from, r.to, 1)
-		}
-		drop = append(drop, "DROP VIEW IF EXISTS temp."+v.temp)
-		create = append(create, drop[len(drop)-1], text)
+	for _, v := range []struct{ name, body string }{
+		{src.clock, src.clockView()}, {src.tiers, src.tiersView()}, {effectiveView, src.effectiveView()},
+	} {
+		drop = append(drop, "DROP VIEW IF EXISTS temp."+v.name)
+		create = append(create, drop[len(drop)-1], "CREATE TEMP VIEW "+v.name+" AS\n"+v.body)
 	}
-	return create, drop, nil
+	return create, drop
 }
 
 // viewsReader is where a reader finds the edges and their views: on q, the
@@ -112,10 +90,7 @@ func withEffectiveViews(ctx context.Context, db *DB, read func(r viewsReader) er
 	if ok {
 		r.hours = &h
 	}
-	create, drops, err := a.effectiveViews(ctx, db.SQL, r.hours)
-	if err != nil {
-		return err
-	}
+	create, drops := a.effectiveViews(r.hours)
 	return a.readThrough(ctx, db, create, drops, func(q querier) error {
 		r.q = q
 		return read(r)

@@ -31,6 +31,10 @@ func TestViewsAndSweepAgreeOnValidity(t *testing.T) {
 			n++
 		}
 	}
+	// A relation type that is a blob: no event could name its policy.
+	mustExec(t, db, fmt.Sprintf(`INSERT INTO mem_blocks (id, category, last_reinforced_hours) VALUES ('z%03d', 'knowledge', 1);
+		INSERT INTO mem_edges (from_id, to_id, weight, relation_type, last_active_hours) VALUES ('a', 'z%03d', 0.5, x'01', 1)`, n, n))
+	n++
 	invalid, err := worker.ListInvalid(ctx, db)
 	if err != nil {
 		t.Fatal(err)
