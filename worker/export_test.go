@@ -29,6 +29,22 @@ func (o SweepOptions) WithChunk(f func(step string, done, total int64)) SweepOpt
 	return o
 }
 
+// WithRanked sets the test hook a sweep calls once its ranking is
+// planned: whether it scored every block, and how many it scored.
+func (o SweepOptions) WithRanked(f func(full bool, scored int64)) SweepOptions {
+	o.signals.Ranked = f
+	return o
+}
+
+// SetRankSeed makes an incremental ranking score n of the best bounds
+// first instead of its own number (the rest through the cut), until
+// restore.
+func SetRankSeed(n int) (restore func()) {
+	was := rankSeed
+	rankSeed = func(int) int { return n }
+	return func() { rankSeed = was }
+}
+
 // ShadowState is temp.sql's shadow_state: the derived tables as a full
 // sweep computes them aside.
 func ShadowState() string { return strings.Join(stmts("shadow_state"), ";\n") }

@@ -87,6 +87,11 @@ func (s *sweep) plan(ctx context.Context, full bool) (err error) {
 		if _, err := s.db.exec(ctx, name); err != nil {
 			return err
 		}
+		if name == "plan_reinforce" {
+			if err := s.rank(ctx, full); err != nil {
+				return fmt.Errorf("ranking: %w", err)
+			}
+		}
 	}
 	return s.planReport(ctx, candidates-budget)
 }

@@ -213,3 +213,67 @@ FROM (
         LEFT JOIN sweep_policy p ON p.relation_type = e.relation_type)
     LIMIT -1 OFFSET 0)
 ORDER BY from_id, to_id`
+
+// rankInputs are the blocks the reinforcement ranking scores, from source
+// (each block as b), with their composite score's inputs: every active,
+// usable block not archived or orphaned in this sweep, its degree less
+// the strength it loses now (rank_lost), a constitutional block counting
+// one reinforcement more and as reinforced now (docs/sweep.md, phase 6).
+func rankInputs(source string) string {
+	return `SELECT b.id, coalesce(b.confidence, 0.5) AS confidence,
+           max(0, s.degree - coalesce(l.strength, 0)) AS degree, s.degree AS stored_degree, l.strength AS lost,
+           b.reinforcement_count + s.constitutional AS reinforcement_count,
+           CASE WHEN s.constitutional THEN :now ELSE b.last_reinforced_hours END AS anchor,
+           s.lambda
+    FROM ` + source + `
+    JOIN mem_block_state s ON s.id = b.id
+    LEFT JOIN rank_lost l ON l.id = b.id
+    WHERE b.status = 'active' AND s.problem IS NULL
+      AND b.id NOT IN (SELECT id FROM plan_blocks)
+      AND b.id NOT IN (SELECT id FROM plan_orphans)`
+}
+
+// rankScore is a block's composite score from its rankInputs, on the
+// scales max_degree and max_count (the largest degree and count of all
+// the blocks ranked), and rankBound the bound stored for it: the same
+// score, or for a block losing edges now, the score it would have kept
+// them (the removal may yet find an edge changed and leave it), its
+// centrality at most 1.
+var (
+	rankScore = rankScoreOf("degree / max_degree")
+	rankBound = rankScoreOf("min(1.0, stored_degree / max_degree)")
+)
+
+func rankScoreOf(centrality string) string {
+	return `composite_score(
+             confidence,
+             CASE WHEN anchor IS NULL THEN 0 ELSE effective_weight(1.0, lambda, :now - anchor) END,
+             CASE WHEN max_degree > 0 THEN ` + centrality + ` ELSE 0 END,
+             log_normalise(reinforcement_count, max_count))`
+}
+
+// rankScored is the rows of plan_rank from rankInputs named candidates
+// and the scales named scale: each block's score, bound, degree and count.
+// (The OFFSET keeps the scores from being computed again outside.)
+var rankScored = `SELECT id, score, coalesce(bound, score), degree, reinforcement_count
+FROM (SELECT id, ` + rankScore + ` AS score,
+             CASE WHEN lost > 0 THEN ` + rankBound + ` END AS bound, degree, reinforcement_count
+      FROM candidates, scale LIMIT -1 OFFSET 0)
+ORDER BY id`
+
+// rankedUntouched is a block state row s that the ranking scores from its
+// stored inputs: ranked at its refresh (its bound is not -1), unchanged
+// since (not in rank_changed), losing no edge now and not archived or
+// orphaned in this sweep.
+const rankedUntouched = `(s.rank_bound IS NULL OR s.rank_bound >= 0)
+                       AND s.id NOT IN (SELECT id FROM rank_changed) AND s.id NOT IN (SELECT id FROM rank_lost)
+                       AND s.id NOT IN (SELECT id FROM plan_blocks) AND s.id NOT IN (SELECT id FROM plan_orphans)`
+
+// rankBoundKept says whether a refreshed block state n keeps the rank
+// bound of its state o: it had one, and nothing its score is made of went
+// up (a decay rate that went down would raise its recency; a last
+// reinforcement that went NULL lowers it to 0). Time passing only lowers a
+// score, so the bound holds (rank.go).
+const rankBoundKept = `(o.rank_bound >= 0 AND n.lambda >= o.lambda AND n.degree <= o.degree
+      AND n.rank_count <= o.rank_count AND n.rank_confidence <= o.rank_confidence
+      AND (n.rank_anchor IS NULL OR n.rank_anchor <= o.rank_anchor))`

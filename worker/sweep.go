@@ -99,6 +99,9 @@ type sweepSignals struct {
 	// Chunk is called before each transaction of a step with the rows done
 	// so far, and once when the step has done them all.
 	Chunk func(step string, done, total int64)
+	// Ranked is called once the ranking is planned: whether it scored
+	// every block, and how many blocks it scored.
+	Ranked func(full bool, scored int64)
 }
 
 // sql is the dialect of the tables the sweep decides on.
@@ -184,6 +187,10 @@ type sweep struct {
 	// archives: the database's archives (archive.go), each expired with
 	// the events.
 	archives []archive
+	// The ranking (rank.go): whether it scored every block, and the
+	// scales it scored on (nil: it ranked nothing).
+	rankFull  bool
+	rankScale *rankScale
 }
 
 // Sweep runs the edge curate sweep (docs/sweep.md): plan every phase at one
@@ -332,7 +339,12 @@ func (s *sweep) run(ctx context.Context) error {
 	if err := s.apply(ctx); err != nil {
 		return err
 	}
-	done := phase("finish")
+	done := phase("rank bounds")
+	if err := s.storeRankBounds(ctx); err != nil {
+		return fmt.Errorf("sweep: storing rank bounds: %w", err)
+	}
+	done()
+	done = phase("finish")
 	if err := s.finish(ctx); err != nil {
 		return fmt.Errorf("sweep: reinforce and record: %w", err)
 	}

@@ -212,6 +212,7 @@ var stepOrder = []struct{ step, label string }{
 	{"plan_edges", "removing edges"},
 	{"plan_flags", "excluding edges"},
 	{"plan_facts", "archiving facts"},
+	{"plan_rank", "storing rank bounds"},
 }
 
 // stepLabel is a step's progress label: "step k of n: what (rows)".

@@ -183,3 +183,8 @@ WHERE id IN (SELECT id FROM plan_reinforce) AND status = 'active';
 -- The chunk's rows of the saved plan: applied now, so a resumed sweep
 -- needs them no more.
 DELETE FROM main.mem_sweep_plans WHERE sweep_id = :sweep AND step = :step AND seq BETWEEN :lo AND :hi;
+
+-- name: apply_rank_bounds
+-- Each block the plan scored keeps its bound (rank.go).
+UPDATE main.mem_block_state SET rank_bound = r.bound
+FROM plan_rank r WHERE r.seq BETWEEN :lo AND :hi AND mem_block_state.id = r.id;

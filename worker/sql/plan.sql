@@ -152,39 +152,76 @@ INSERT INTO plan_reinforce (id, kind)
 SELECT s.id, 'constitutional' FROM mem_block_state s JOIN @NODES b ON b.id = s.id
 WHERE s.constitutional AND b.status = 'active'
   AND s.id NOT IN (SELECT id FROM plan_blocks) AND s.id NOT IN (SELECT id FROM plan_orphans);
--- Top N by composite over the active blocks and edges left after the
--- removals and the constitutional reinforcement; ties to the smaller id.
-INSERT INTO plan_reinforce (id, kind)
 -- A block that loses edges in this sweep loses their strength from its
 -- stored degree.
-WITH lost AS MATERIALIZED (
-    SELECT id, sum(strength) AS strength FROM (
-        SELECT e.@END_A AS id, EDGE_STRENGTH AS strength FROM plan_edges e
-        UNION ALL
-        SELECT e.@END_B, EDGE_STRENGTH FROM plan_edges e)
-    GROUP BY id),
--- Read twice (its maxima, then the ranking): computed once.
-candidates AS MATERIALIZED (
-    SELECT b.id, coalesce(b.confidence, 0.5) AS confidence,
-           max(0, s.degree - coalesce(l.strength, 0)) AS degree,
-           b.reinforcement_count + s.constitutional AS reinforcement_count,
-           CASE WHEN s.constitutional THEN :now ELSE b.last_reinforced_hours END AS anchor,
-           s.lambda
-    FROM @NODES b
-    JOIN mem_block_state s ON s.id = b.id
-    LEFT JOIN lost l ON l.id = b.id
-    WHERE b.status = 'active' AND s.problem IS NULL
-      AND b.id NOT IN (SELECT id FROM plan_blocks)
-      AND b.id NOT IN (SELECT id FROM plan_orphans)),
+DELETE FROM rank_lost;
+INSERT INTO rank_lost (id, strength)
+SELECT id, sum(strength) FROM (
+    SELECT e.@END_A AS id, EDGE_STRENGTH AS strength FROM plan_edges e
+    UNION ALL
+    SELECT e.@END_B, EDGE_STRENGTH FROM plan_edges e)
+GROUP BY id;
+
+-- name: plan_rank_all
+-- Every active block left after the removals and the constitutional
+-- reinforcement scored (RANK_INPUTS, RANK_SCORE), on the scales of all of
+-- them. (Read twice, its maxima then the scores: computed once.)
+DELETE FROM plan_rank;
+DELETE FROM rank_scale;
+INSERT INTO plan_rank (id, score, bound, degree, count)
+WITH candidates AS MATERIALIZED (RANK_INPUTS_ALL),
 scale AS (SELECT max(degree) AS max_degree, max(reinforcement_count) AS max_count FROM candidates)
-SELECT id, 'top' FROM candidates, scale
-ORDER BY composite_score(
-             confidence,
-             CASE WHEN anchor IS NULL THEN 0 ELSE effective_weight(1.0, lambda, :now - anchor) END,
-             CASE WHEN max_degree > 0 THEN degree / max_degree ELSE 0 END,
-             log_normalise(reinforcement_count, max_count)) DESC,
-         id
-LIMIT :top_n;
+RANK_SCORED;
+INSERT INTO rank_scale (max_degree, max_count) SELECT max(degree), max(count) FROM plan_rank;
+
+-- name: plan_rank_scale
+-- The scales of an incremental ranking without a pass over every block:
+-- the largest degree and count among the blocks ranked (rank_bound not
+-- -1), through their indexes, from the state of those untouched since the
+-- refresh, and as they stand of those changed since (rank_changed) or
+-- losing edges now (rank_lost).
+DELETE FROM rank_changed;
+INSERT OR IGNORE INTO rank_changed (id) SELECT id FROM main.mem_dirty_blocks WHERE seq > :block_mark;
+DELETE FROM rank_ids;
+INSERT OR IGNORE INTO rank_ids (id) SELECT id FROM rank_changed UNION SELECT id FROM rank_lost;
+DELETE FROM rank_scale;
+INSERT INTO rank_scale (max_degree, max_count)
+WITH fresh AS MATERIALIZED (RANK_INPUTS_OF_IDS)
+SELECT max(coalesce((SELECT max(degree) FROM fresh), 0),
+           coalesce((SELECT s.degree FROM mem_block_state s INDEXED BY mem_block_state_degree
+                     WHERE RANKED_UNTOUCHED ORDER BY s.degree DESC LIMIT 1), 0)),
+       max(coalesce((SELECT max(reinforcement_count) FROM fresh), 0),
+           coalesce((SELECT s.rank_count FROM mem_block_state s INDEXED BY mem_block_state_rank_count
+                     WHERE RANKED_UNTOUCHED ORDER BY s.rank_count DESC LIMIT 1), 0));
+
+-- name: plan_rank_seed
+-- The blocks an incremental ranking scores first: those whose bound is
+-- not known, those changed since the refresh, and the :seed best bounds.
+DELETE FROM plan_rank;
+DELETE FROM rank_ids;
+INSERT OR IGNORE INTO rank_ids (id) SELECT id FROM mem_block_state WHERE rank_bound IS NULL;
+INSERT OR IGNORE INTO rank_ids (id) SELECT id FROM rank_changed;
+INSERT OR IGNORE INTO rank_ids (id)
+SELECT id FROM mem_block_state INDEXED BY mem_block_state_rank_bound WHERE rank_bound >= 0 ORDER BY rank_bound DESC LIMIT :seed;
+
+-- name: plan_rank_more
+-- Then every block whose bound could reach the top (:cut, rank.go).
+DELETE FROM rank_ids;
+INSERT OR IGNORE INTO rank_ids (id)
+SELECT id FROM mem_block_state INDEXED BY mem_block_state_rank_bound
+WHERE rank_bound >= :cut AND id NOT IN (SELECT id FROM plan_rank);
+
+-- name: plan_rank_ids
+-- The blocks of rank_ids scored, on the scales of rank_scale.
+INSERT INTO plan_rank (id, score, bound, degree, count)
+WITH candidates AS (SELECT * FROM (RANK_INPUTS_OF_IDS) WHERE id NOT IN (SELECT id FROM plan_rank)),
+scale AS (SELECT max_degree, max_count FROM rank_scale)
+RANK_SCORED;
+
+-- name: plan_rank_top
+-- The top N by composite score; ties to the smaller id.
+INSERT INTO plan_reinforce (id, kind)
+SELECT id, 'top' FROM plan_rank ORDER BY score DESC, id LIMIT :top_n;
 
 -- name: plan_order
 -- Removals are applied in key order, the table's own, so each chunk of

@@ -44,9 +44,10 @@ GROUP BY d.to_id;
 -- strengths stored in the due rows of its edges, which is what the deltas
 -- to come start from.
 DELETE FROM refresh_block_rows;
-INSERT INTO refresh_block_rows (id, tier, lambda, constitutional, degree, archive_at, problem)
+INSERT INTO refresh_block_rows (id, tier, lambda, constitutional, degree, archive_at, problem,
+                                rank_count, rank_confidence, rank_anchor)
 WITH rows AS MATERIALIZED (
-    SELECT b.id, b.status, b.last_reinforced_hours,
+    SELECT b.id, b.status, b.last_reinforced_hours, b.reinforcement_count, b.confidence,
            decay_tier((SELECT json_group_array(CAST(t.tag AS TEXT)) FROM @TAGS t WHERE t.block_id = b.id),
                       CAST(b.category AS TEXT)) AS tier,
            EXISTS (SELECT 1 FROM @TAGS t WHERE t.block_id = b.id AND t.tag = 'self/constitutional') AS constitutional,
@@ -73,7 +74,11 @@ tiered AS MATERIALIZED (SELECT rows.*, tier_lambda(tier) AS lambda FROM rows)
 SELECT id, tier, lambda, constitutional, degree,
        CASE WHEN status = 'active' AND problem IS NULL AND typeof(last_reinforced_hours) IN ('integer', 'real')
             THEN last_reinforced_hours + decay_horizon(1.0, lambda, :block_threshold) END,
-       problem
+       problem,
+       -- The ranking's inputs (RANK_INPUTS), for a block it ranks.
+       CASE WHEN status = 'active' AND problem IS NULL THEN reinforcement_count + constitutional END,
+       CASE WHEN status = 'active' AND problem IS NULL THEN coalesce(confidence, 0.5) END,
+       CASE WHEN status = 'active' AND problem IS NULL THEN last_reinforced_hours END
 FROM tiered;
 
 -- name: refresh_blocks_retier
@@ -90,9 +95,16 @@ JOIN @EDGES e ON e.@END_B = r.id
 WHERE r.seq BETWEEN :lo AND :hi AND n.tier IS NOT o.tier;
 
 -- name: refresh_blocks_store
+-- A block keeps its rank bound while none of what its score is made of
+-- went up (RANK_BOUND_KEPT); one the ranking skips has -1.
+UPDATE refresh_block_rows SET rank_bound = -1 WHERE rank_count IS NULL;
+UPDATE refresh_block_rows AS n SET rank_bound = o.rank_bound
+FROM mem_block_state o WHERE o.id = n.id AND n.rank_count IS NOT NULL AND RANK_BOUND_KEPT;
 DELETE FROM mem_block_state WHERE id IN (SELECT id FROM refresh_ids WHERE seq BETWEEN :lo AND :hi);
-INSERT INTO mem_block_state (id, tier, lambda, constitutional, degree, archive_at, problem)
-SELECT id, tier, lambda, constitutional, degree, archive_at, problem FROM refresh_block_rows;
+INSERT INTO mem_block_state (id, tier, lambda, constitutional, degree, archive_at, problem,
+                             rank_count, rank_confidence, rank_anchor, rank_bound)
+SELECT id, tier, lambda, constitutional, degree, archive_at, problem,
+       rank_count, rank_confidence, rank_anchor, rank_bound FROM refresh_block_rows;
 
 -- name: refresh_edges_queued
 INSERT OR IGNORE INTO refresh_edges (from_id, to_id)
@@ -119,7 +131,8 @@ counted AS MATERIALIZED (
 change AS (
     SELECT a AS id, strength AS delta FROM present UNION ALL SELECT b, strength FROM present
     UNION ALL SELECT a, -strength FROM counted UNION ALL SELECT b, -strength FROM counted)
-UPDATE main.mem_block_state SET degree = degree + l.delta
+UPDATE main.mem_block_state SET degree = degree + l.delta,
+    rank_bound = CASE WHEN l.delta > 0 AND rank_bound >= 0 THEN NULL ELSE rank_bound END
 FROM (SELECT id, sum(delta) AS delta FROM change WHERE delta != 0 GROUP BY id HAVING sum(delta) != 0) AS l
 WHERE mem_block_state.id = l.id;
 INSERT OR REPLACE INTO mem_edge_due (from_id, to_id, @ENDS_COLSdue_hours, due_wall, problem, strength)

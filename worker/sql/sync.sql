@@ -7,11 +7,17 @@
 -- time. Of the edges, the shadow holds only the invalid ones: the usable
 -- edges' due times go straight into the main table (refresh_edges_all).
 DELETE FROM sync_rows;
-INSERT INTO sync_rows (kind, id, present, tier, lambda, constitutional, degree, archive_at, problem)
-SELECT 'block', t.id, 1, t.tier, t.lambda, t.constitutional, t.degree, t.archive_at, t.problem
+-- (A block's rank bound is the shadow's, NULL or -1: the sweep's ranking
+-- scores every ranked block, and its bounds are stored after.)
+INSERT INTO sync_rows (kind, id, present, tier, lambda, constitutional, degree, archive_at, problem,
+                       rank_count, rank_confidence, rank_anchor, rank_bound)
+SELECT 'block', t.id, 1, t.tier, t.lambda, t.constitutional, t.degree, t.archive_at, t.problem,
+       t.rank_count, t.rank_confidence, t.rank_anchor, t.rank_bound
 FROM temp.mem_block_state t LEFT JOIN main.mem_block_state m ON m.id = t.id
 WHERE m.id IS NULL OR m.tier IS NOT t.tier OR m.lambda IS NOT t.lambda OR m.constitutional IS NOT t.constitutional
    OR m.degree IS NOT t.degree OR m.archive_at IS NOT t.archive_at OR m.problem IS NOT t.problem
+   OR m.rank_count IS NOT t.rank_count OR m.rank_confidence IS NOT t.rank_confidence OR m.rank_anchor IS NOT t.rank_anchor
+   OR (t.rank_bound = -1 AND m.rank_bound IS NOT -1)
 ORDER BY t.id;
 INSERT INTO sync_rows (kind, id, present)
 SELECT 'block', m.id, 0 FROM main.mem_block_state m
@@ -31,8 +37,10 @@ SELECT 'fact', m.id, 0 FROM main.mem_fact_due m
 WHERE NOT EXISTS (SELECT 1 FROM temp.mem_fact_due t WHERE t.id = m.id) ORDER BY m.id;
 
 -- name: sync_apply
-INSERT OR REPLACE INTO main.mem_block_state (id, tier, lambda, constitutional, degree, archive_at, problem)
-SELECT id, tier, lambda, constitutional, degree, archive_at, problem FROM sync_rows
+INSERT OR REPLACE INTO main.mem_block_state (id, tier, lambda, constitutional, degree, archive_at, problem,
+                                             rank_count, rank_confidence, rank_anchor, rank_bound)
+SELECT id, tier, lambda, constitutional, degree, archive_at, problem,
+       rank_count, rank_confidence, rank_anchor, rank_bound FROM sync_rows
 WHERE seq BETWEEN :lo AND :hi AND kind = 'block' AND present;
 DELETE FROM main.mem_block_state WHERE id IN (
     SELECT id FROM sync_rows WHERE seq BETWEEN :lo AND :hi AND kind = 'block' AND NOT present);

@@ -27,6 +27,11 @@ DROP TABLE IF EXISTS temp.plan_edges;
 DROP TABLE IF EXISTS temp.plan_edges_planned;
 DROP TABLE IF EXISTS temp.plan_decay;
 DROP TABLE IF EXISTS temp.plan_reinforce;
+DROP TABLE IF EXISTS temp.rank_lost;
+DROP TABLE IF EXISTS temp.rank_changed;
+DROP TABLE IF EXISTS temp.rank_ids;
+DROP TABLE IF EXISTS temp.rank_scale;
+DROP TABLE IF EXISTS temp.plan_rank;
 DROP TABLE IF EXISTS temp.apply_rows;
 DROP TABLE IF EXISTS temp.apply_edge_keys;
 DROP TABLE IF EXISTS temp.apply_block_ids;
@@ -62,9 +67,9 @@ CREATE TEMP TABLE gone_due_to (id TEXT PRIMARY KEY, strength REAL) WITHOUT ROWID
 -- chunk at a time (columns NULL: the row goes).
 CREATE TEMP TABLE sync_rows (seq INTEGER PRIMARY KEY, kind TEXT, id TEXT, to_id TEXT, present INTEGER,
     tier TEXT, lambda REAL, constitutional INTEGER, degree REAL, archive_at REAL,
-    due_hours REAL, due_wall REAL, problem TEXT);
+    due_hours REAL, due_wall REAL, problem TEXT, rank_count REAL, rank_confidence REAL, rank_anchor REAL, rank_bound REAL);
 CREATE TEMP TABLE refresh_block_rows (id TEXT PRIMARY KEY, tier TEXT, lambda REAL, constitutional INTEGER,
-    degree REAL, archive_at REAL, problem TEXT);
+    degree REAL, archive_at REAL, problem TEXT, rank_count REAL, rank_confidence REAL, rank_anchor REAL, rank_bound REAL);
 CREATE TEMP TABLE sweep_invalid (kind TEXT, id TEXT, problem TEXT);
 CREATE TEMP TABLE plan_blocks (seq INTEGER PRIMARY KEY, id TEXT UNIQUE, last_reinforced_hours, recency REAL, tier TEXT);
 CREATE TEMP TABLE plan_edges (
@@ -76,6 +81,14 @@ CREATE TEMP TABLE plan_flags (
     weight, last_active_hours, last_observed_at, effective REAL, threshold REAL, elapsed REAL);
 CREATE TEMP TABLE plan_orphans (id TEXT PRIMARY KEY);
 CREATE TEMP TABLE plan_reinforce (id TEXT, kind TEXT, PRIMARY KEY (id, kind));
+-- The ranking (rank.go): the strength each block loses in this sweep, the
+-- blocks changed since the refresh, the blocks to score, the scales and
+-- every score computed (the bounds the apply stores).
+CREATE TEMP TABLE rank_lost (id TEXT PRIMARY KEY, strength REAL) WITHOUT ROWID;
+CREATE TEMP TABLE rank_changed (id TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TEMP TABLE rank_ids (id TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TEMP TABLE rank_scale (max_degree REAL, max_count REAL);
+CREATE TEMP TABLE plan_rank (seq INTEGER PRIMARY KEY, id TEXT UNIQUE, score REAL, bound REAL, degree REAL, count REAL);
 CREATE TEMP TABLE plan_facts (
     seq INTEGER PRIMARY KEY, id TEXT UNIQUE, tier TEXT, status TEXT, importance, decay_rate, access_count,
     last_accessed_at, days REAL, score REAL, action TEXT);
@@ -93,7 +106,8 @@ CREATE TEMP TABLE apply_block_ids (id TEXT PRIMARY KEY);
 -- name: shadow_state
 -- A dry run refreshes everything into temp tables that shadow the main ones.
 CREATE TEMP TABLE mem_block_state (id TEXT PRIMARY KEY, tier TEXT NOT NULL, lambda REAL NOT NULL,
-    constitutional INTEGER NOT NULL, degree REAL NOT NULL, archive_at REAL, problem TEXT) WITHOUT ROWID;
+    constitutional INTEGER NOT NULL, degree REAL NOT NULL, archive_at REAL, problem TEXT,
+    rank_count REAL, rank_confidence REAL, rank_anchor REAL, rank_bound REAL) WITHOUT ROWID;
 CREATE INDEX temp.mem_block_state_archive ON mem_block_state (archive_at) WHERE archive_at IS NOT NULL;
 CREATE TEMP TABLE mem_edge_due (from_id TEXT NOT NULL, to_id TEXT NOT NULL, due_hours REAL, due_wall REAL,
     problem TEXT, strength REAL NOT NULL DEFAULT 0, end_a TEXT, end_b TEXT, PRIMARY KEY (from_id, to_id)) WITHOUT ROWID;

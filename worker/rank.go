@@ -1,0 +1,219 @@
+package worker
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"math"
+)
+
+// The ranking for reinforcement (docs/sweep.md, phase 6) picks the top N
+// active blocks by composite score: (0.30·confidence + 0.05·recency +
+// 0.25·degree/max_degree + 0.30·log1p(count)/log1p(max_count)) / 0.90.
+// A full sweep scores every block. An incremental one scores only the
+// blocks that changed and those that could reach the top, and picks the
+// same N:
+//
+//   - Each block's state keeps a bound (rank_bound): its score when it was
+//     last scored. Time passing only lowers a score (recency decays), so
+//     the bound holds while none of the block's inputs (confidence, count,
+//     last reinforcement, decay rate, degree) goes up; a refresh that sees
+//     one go up, or a degree that grows, forgets it (NULL: score it).
+//   - A bound was scored on the scales of its sweep. mem_config's
+//     rank_scale keeps the largest scales any stored bound was scored on;
+//     on today's smaller scales a score can be at most alpha times its
+//     bound, alpha the largest ratio of old scale to new.
+//   - The scales themselves are exact: the largest degree and count among
+//     the ranked blocks, through their indexes (plan_rank_scale).
+//   - The blocks whose bound is not known, those changed since the
+//     refresh, and the best bounds are scored first; the Nth best of those
+//     scores, S, is at most the Nth best of all. Then every block whose
+//     bound times alpha could reach S is scored, and the top N of all the
+//     scores taken: a block left out scores less than S, so it is not in
+//     the top N.
+//
+// When the scales shrank by more than maxAlpha, the clock went back, or
+// no bound was ever stored, the sweep scores every block, as a full one
+// does, and the scales start again from its own.
+
+// rankScale is mem_config's rank_scale: the largest scales any stored
+// bound was scored on, and the clock of the newest.
+type rankScale struct {
+	MaxDegree float64 `json:"max_degree"`
+	MaxCount  float64 `json:"max_count"`
+	Clock     float64 `json:"clock"`
+}
+
+// maxAlpha is how far the scales may have shrunk before a sweep scores
+// every block again and starts the scales afresh.
+const maxAlpha = 1.5
+
+// rankSeed is how many of the best bounds are scored first, with the
+// top N: enough that N of them stay candidates after this sweep's
+// removals.
+var rankSeed = func(topN int) int { return 2*topN + 16 }
+
+// rankCutMargin widens the cut for the rounding of the scores and bounds
+// compared (each a few ulps off the exact number).
+const rankCutMargin = 1e-9
+
+// rank plans the top N (plan_reinforce's 'top' rows) and keeps every score
+// it computed in plan_rank, whose bounds storeRankBounds stores.
+func (s *sweep) rank(ctx context.Context, full bool) error {
+	s.rankFull, s.rankScale = true, nil
+	if s.cfg.ReinforceTopN <= 0 {
+		return nil
+	}
+	old, ok, err := s.storedRankScale(ctx)
+	if err != nil {
+		return err
+	}
+	if !full && ok && s.clock.Hours >= old.Clock {
+		done, err := s.rankIncremental(ctx, old)
+		if err != nil {
+			return err
+		}
+		if done {
+			s.rankFull = false
+		}
+	}
+	if s.rankFull {
+		if _, err := s.db.exec(ctx, "plan_rank_all"); err != nil {
+			return err
+		}
+	}
+	if _, err := s.db.exec(ctx, "plan_rank_top"); err != nil {
+		return err
+	}
+	now, err := s.readRankScale(ctx)
+	if err != nil {
+		return err
+	}
+	s.rankScale = &now
+	if s.opt.signals.Ranked != nil {
+		scored, err := s.db.count(ctx, "SELECT count(*) FROM temp.plan_rank")
+		if err != nil {
+			return err
+		}
+		s.opt.signals.Ranked(s.rankFull, scored)
+	}
+	return nil
+}
+
+// rankIncremental ranks from the stored bounds; done is false when the
+// scales shrank too far, and the sweep must score every block.
+func (s *sweep) rankIncremental(ctx context.Context, old rankScale) (done bool, err error) {
+	if _, err := s.db.exec(ctx, "plan_rank_scale"); err != nil {
+		return false, err
+	}
+	now, err := s.readRankScale(ctx)
+	if err != nil {
+		return false, err
+	}
+	alpha := 1.0
+	if now.MaxDegree > 0 {
+		alpha = math.Max(alpha, old.MaxDegree/now.MaxDegree)
+	}
+	if now.MaxCount > 0 {
+		alpha = math.Max(alpha, math.Log1p(old.MaxCount)/math.Log1p(now.MaxCount))
+	}
+	if alpha > maxAlpha {
+		return false, nil
+	}
+	if _, err := s.db.exec(ctx, "plan_rank_seed", sql.Named("seed", rankSeed(s.cfg.ReinforceTopN))); err != nil {
+		return false, err
+	}
+	if _, err := s.db.exec(ctx, "plan_rank_ids"); err != nil {
+		return false, err
+	}
+	var nth sql.NullFloat64
+	err = s.db.querier().QueryRowContext(ctx, `SELECT score FROM temp.plan_rank ORDER BY score DESC, id LIMIT 1 OFFSET ?`,
+		s.cfg.ReinforceTopN-1).Scan(&nth)
+	if err != nil && err != sql.ErrNoRows {
+		return false, err
+	}
+	cut := 0.0 // fewer than N scored: every ranked block is a candidate
+	if nth.Valid {
+		cut = nth.Float64 / alpha * (1 - rankCutMargin)
+	}
+	if _, err := s.db.exec(ctx, "plan_rank_more", sql.Named("cut", cut)); err != nil {
+		return false, err
+	}
+	if _, err := s.db.exec(ctx, "plan_rank_ids"); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// readRankScale reads the scales the plan ranked on.
+func (s *sweep) readRankScale(ctx context.Context) (rankScale, error) {
+	var m, c sql.NullFloat64
+	err := s.db.querier().QueryRowContext(ctx, `SELECT max_degree, max_count FROM temp.rank_scale`).Scan(&m, &c)
+	if err != nil && err != sql.ErrNoRows {
+		return rankScale{}, fmt.Errorf("rank scales: %w", err)
+	}
+	return rankScale{MaxDegree: m.Float64, MaxCount: c.Float64, Clock: s.clock.Hours}, nil
+}
+
+// storedRankScale reads mem_config's rank_scale; ok is false when there
+// is none (no bound stored yet) or it does not parse.
+func (s *sweep) storedRankScale(ctx context.Context) (rankScale, bool, error) {
+	var text sql.NullString
+	err := s.db.querier().QueryRowContext(ctx, `SELECT value FROM main.mem_config WHERE key = 'rank_scale'`).Scan(&text)
+	if err == sql.ErrNoRows || (err == nil && !text.Valid) {
+		return rankScale{}, false, nil
+	}
+	if err != nil {
+		return rankScale{}, false, err
+	}
+	var r rankScale
+	if json.Unmarshal([]byte(text.String), &r) != nil {
+		return rankScale{}, false, nil
+	}
+	return r, true, nil
+}
+
+// storeRankBounds stores every score the plan computed as its block's
+// bound, in bounded transactions. The first raises rank_scale to cover
+// this sweep's scales; once a sweep that scored every block has stored
+// all its bounds, rank_scale is its own scales.
+func (s *sweep) storeRankBounds(ctx context.Context) error {
+	if s.rankScale == nil {
+		return nil
+	}
+	old, ok, err := s.storedRankScale(ctx)
+	if err != nil {
+		return err
+	}
+	merged := *s.rankScale
+	if ok {
+		merged = rankScale{MaxDegree: math.Max(old.MaxDegree, merged.MaxDegree),
+			MaxCount: math.Max(old.MaxCount, merged.MaxCount), Clock: math.Max(old.Clock, merged.Clock)}
+	}
+	first := true
+	err = s.chunks(ctx, "plan_rank", syncChunkFactor*s.opt.ChunkSize, true, func(lo, hi int64) error {
+		if first {
+			if err := s.setRankScale(ctx, merged); err != nil {
+				return err
+			}
+			first = false
+		}
+		_, err := s.db.exec(ctx, "apply_rank_bounds", chunkArgs(lo, hi)...)
+		return err
+	})
+	if err != nil || !s.rankFull || first {
+		return err
+	}
+	return s.db.inTx(ctx, func() error { return s.setRankScale(ctx, *s.rankScale) })
+}
+
+func (s *sweep) setRankScale(ctx context.Context, r rankScale) error {
+	text, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	_, err = s.db.querier().ExecContext(ctx, `INSERT INTO main.mem_config (key, value) VALUES ('rank_scale', ?)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, string(text))
+	return err
+}
