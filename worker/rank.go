@@ -21,11 +21,17 @@ import (
 //     last reinforcement, decay rate, degree) goes up; a refresh that sees
 //     one go up, or a degree that grows, forgets it (NULL: score it).
 //   - A bound was scored on the scales of its sweep. mem_config's
-//     rank_scale keeps the largest scales any stored bound was scored on;
-//     on today's smaller scales a score can be at most alpha times its
-//     bound, alpha the largest ratio of old scale to new.
+//     rank_scale keeps the largest scales any bound of its epoch was
+//     scored on; on today's smaller scales a score can be at most alpha
+//     times its bound, alpha the largest ratio of old scale to new.
+//   - A sweep that scores every block starts a new epoch on its own
+//     scales. A bound is stored as bound - 2·epoch (scores lie in [0, 1]),
+//     so the bounds of older epochs sort above every bound of the current
+//     one: such a block is always scored, and its bound stored anew.
 //   - The scales themselves are exact: the largest degree and count among
-//     the ranked blocks, through their indexes (plan_rank_scale).
+//     the ranked blocks, from one pass over the narrow state table, which
+//     costs less than keeping indexes of them through every degree change
+//     (plan_rank_scale).
 //   - The blocks whose bound is not known, those changed since the
 //     refresh, and the best bounds are scored first; the Nth best of those
 //     scores, S, is at most the Nth best of all. Then every block whose
@@ -35,11 +41,12 @@ import (
 //
 // When the scales shrank by more than maxAlpha, the clock went back, or
 // no bound was ever stored, the sweep scores every block, as a full one
-// does, and the scales start again from its own.
+// does, and starts a new epoch.
 
 // rankScale is mem_config's rank_scale: the largest scales any stored
 // bound was scored on, and the clock of the newest.
 type rankScale struct {
+	Epoch     int64   `json:"epoch"`
 	MaxDegree float64 `json:"max_degree"`
 	MaxCount  float64 `json:"max_count"`
 	Clock     float64 `json:"clock"`
@@ -137,7 +144,7 @@ func (s *sweep) rankIncremental(ctx context.Context, old rankScale) (done bool, 
 	if nth.Valid {
 		cut = nth.Float64 / alpha * (1 - rankCutMargin)
 	}
-	if _, err := s.db.exec(ctx, "plan_rank_more", sql.Named("cut", cut)); err != nil {
+	if _, err := s.db.exec(ctx, "plan_rank_more", sql.Named("cut", cut-2*float64(old.Epoch))); err != nil {
 		return false, err
 	}
 	if _, err := s.db.exec(ctx, "plan_rank_ids"); err != nil {
@@ -175,9 +182,9 @@ func (s *sweep) storedRankScale(ctx context.Context) (rankScale, bool, error) {
 }
 
 // storeRankBounds stores every score the plan computed as its block's
-// bound, in bounded transactions. The first raises rank_scale to cover
-// this sweep's scales; once a sweep that scored every block has stored
-// all its bounds, rank_scale is its own scales.
+// bound, in bounded transactions. Before the first, rank_scale is made to
+// cover them: raised to this sweep's scales, or, after scoring every
+// block, a new epoch on this sweep's own scales.
 func (s *sweep) storeRankBounds(ctx context.Context) error {
 	if s.rankScale == nil {
 		return nil
@@ -186,26 +193,25 @@ func (s *sweep) storeRankBounds(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	merged := *s.rankScale
-	if ok {
-		merged = rankScale{MaxDegree: math.Max(old.MaxDegree, merged.MaxDegree),
-			MaxCount: math.Max(old.MaxCount, merged.MaxCount), Clock: math.Max(old.Clock, merged.Clock)}
+	scale := *s.rankScale
+	switch {
+	case s.rankFull || !ok:
+		scale.Epoch = old.Epoch + 1
+	default:
+		scale = rankScale{Epoch: old.Epoch, MaxDegree: math.Max(old.MaxDegree, scale.MaxDegree),
+			MaxCount: math.Max(old.MaxCount, scale.MaxCount), Clock: math.Max(old.Clock, scale.Clock)}
 	}
 	first := true
-	err = s.chunks(ctx, "plan_rank", syncChunkFactor*s.opt.ChunkSize, true, func(lo, hi int64) error {
+	return s.chunks(ctx, "plan_rank", syncChunkFactor*s.opt.ChunkSize, true, func(lo, hi int64) error {
 		if first {
-			if err := s.setRankScale(ctx, merged); err != nil {
+			if err := s.setRankScale(ctx, scale); err != nil {
 				return err
 			}
 			first = false
 		}
-		_, err := s.db.exec(ctx, "apply_rank_bounds", chunkArgs(lo, hi)...)
+		_, err := s.db.exec(ctx, "apply_rank_bounds", append(chunkArgs(lo, hi), sql.Named("epoch", scale.Epoch))...)
 		return err
 	})
-	if err != nil || !s.rankFull || first {
-		return err
-	}
-	return s.db.inTx(ctx, func() error { return s.setRankScale(ctx, *s.rankScale) })
 }
 
 func (s *sweep) setRankScale(ctx context.Context, r rankScale) error {

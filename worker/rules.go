@@ -261,11 +261,15 @@ FROM (SELECT id, ` + rankScore + ` AS score,
       FROM candidates, scale LIMIT -1 OFFSET 0)
 ORDER BY id`
 
+// notRanked is the rank bound of a block the ranking skips (not active,
+// or unusable): below every bound (rank.go).
+const notRanked = `-1e308`
+
 // rankedUntouched is a block state row s that the ranking scores from its
-// stored inputs: ranked at its refresh (its bound is not -1), unchanged
+// stored inputs: ranked at its refresh (its bound is not notRanked), unchanged
 // since (not in rank_changed), losing no edge now and not archived or
 // orphaned in this sweep.
-const rankedUntouched = `(s.rank_bound IS NULL OR s.rank_bound >= 0)
+const rankedUntouched = `coalesce(s.rank_bound, 0) > ` + notRanked + `
                        AND s.id NOT IN (SELECT id FROM rank_changed) AND s.id NOT IN (SELECT id FROM rank_lost)
                        AND s.id NOT IN (SELECT id FROM plan_blocks) AND s.id NOT IN (SELECT id FROM plan_orphans)`
 
@@ -274,6 +278,6 @@ const rankedUntouched = `(s.rank_bound IS NULL OR s.rank_bound >= 0)
 // up (a decay rate that went down would raise its recency; a last
 // reinforcement that went NULL lowers it to 0). Time passing only lowers a
 // score, so the bound holds (rank.go).
-const rankBoundKept = `(o.rank_bound >= 0 AND n.lambda >= o.lambda AND n.degree <= o.degree
+const rankBoundKept = `(o.rank_bound > ` + notRanked + ` AND n.lambda >= o.lambda AND n.degree <= o.degree
       AND n.rank_count <= o.rank_count AND n.rank_confidence <= o.rank_confidence
       AND (n.rank_anchor IS NULL OR n.rank_anchor <= o.rank_anchor))`

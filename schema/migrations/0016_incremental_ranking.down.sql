@@ -1,7 +1,5 @@
 DELETE FROM mem_config WHERE key = 'rank_scale';
 DROP INDEX mem_block_state_rank_bound;
-DROP INDEX mem_block_state_rank_count;
-DROP INDEX mem_block_state_degree;
 ALTER TABLE mem_block_state DROP COLUMN rank_bound;
 ALTER TABLE mem_block_state DROP COLUMN rank_anchor;
 ALTER TABLE mem_block_state DROP COLUMN rank_confidence;

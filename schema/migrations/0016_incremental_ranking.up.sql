@@ -7,14 +7,11 @@
 --   any went up;
 -- * rank_bound: an upper bound of the block's composite score from then
 --   on while none of its inputs nor its degree goes up (NULL: not known,
---   -1: not ranked, inactive or unusable), on the scales kept in
---   mem_config's rank_scale;
--- * indexes: the largest degree and count among the ranked blocks, the
---   blocks by bound.
+--   -1e308: not ranked, inactive or unusable), on the scales kept in
+--   mem_config's rank_scale, less twice their epoch;
+-- * an index of the blocks by bound.
 ALTER TABLE mem_block_state ADD COLUMN rank_count REAL;
 ALTER TABLE mem_block_state ADD COLUMN rank_confidence REAL;
 ALTER TABLE mem_block_state ADD COLUMN rank_anchor REAL;
 ALTER TABLE mem_block_state ADD COLUMN rank_bound REAL;
-CREATE INDEX mem_block_state_degree ON mem_block_state (degree);
-CREATE INDEX mem_block_state_rank_count ON mem_block_state (rank_count);
 CREATE INDEX mem_block_state_rank_bound ON mem_block_state (rank_bound);

@@ -177,7 +177,8 @@ SELECT 'fact', id, action || ' refused: ' || :reason FROM plan_facts WHERE seq =
 UPDATE @NODES
 SET reinforcement_count = reinforcement_count + (SELECT count(*) FROM plan_reinforce r WHERE r.id = @NODES_NAME.id),
     last_reinforced_hours = :now
-WHERE id IN (SELECT id FROM plan_reinforce) AND status = 'active';
+-- (found by key: the unary + keeps SQLite off the index of every active block)
+WHERE id IN (SELECT id FROM plan_reinforce) AND +status = 'active';
 
 -- name: forget_saved
 -- The chunk's rows of the saved plan: applied now, so a resumed sweep
@@ -185,6 +186,6 @@ WHERE id IN (SELECT id FROM plan_reinforce) AND status = 'active';
 DELETE FROM main.mem_sweep_plans WHERE sweep_id = :sweep AND step = :step AND seq BETWEEN :lo AND :hi;
 
 -- name: apply_rank_bounds
--- Each block the plan scored keeps its bound (rank.go).
-UPDATE main.mem_block_state SET rank_bound = r.bound
+-- Each block the plan scored keeps its bound, in the scales' epoch (rank.go).
+UPDATE main.mem_block_state SET rank_bound = r.bound - 2 * :epoch
 FROM plan_rank r WHERE r.seq BETWEEN :lo AND :hi AND mem_block_state.id = r.id;

@@ -148,8 +148,10 @@ WHERE b.status = 'active' AND b.id NOT IN (SELECT id FROM plan_blocks)
                   AND NOT EXISTS (SELECT 1 FROM plan_edges x WHERE x.from_id = e.from_id AND x.to_id = e.to_id));
 
 -- name: plan_reinforce
+-- (From the constitutional blocks' states to their blocks, not through
+-- every active block.)
 INSERT INTO plan_reinforce (id, kind)
-SELECT s.id, 'constitutional' FROM mem_block_state s JOIN @NODES b ON b.id = s.id
+SELECT s.id, 'constitutional' FROM mem_block_state s CROSS JOIN @NODES b ON b.id = s.id
 WHERE s.constitutional AND b.status = 'active'
   AND s.id NOT IN (SELECT id FROM plan_blocks) AND s.id NOT IN (SELECT id FROM plan_orphans);
 -- A block that loses edges in this sweep loses their strength from its
@@ -175,24 +177,22 @@ RANK_SCORED;
 INSERT INTO rank_scale (max_degree, max_count) SELECT max(degree), max(count) FROM plan_rank;
 
 -- name: plan_rank_scale
--- The scales of an incremental ranking without a pass over every block:
--- the largest degree and count among the blocks ranked (rank_bound not
--- -1), through their indexes, from the state of those untouched since the
--- refresh, and as they stand of those changed since (rank_changed) or
--- losing edges now (rank_lost).
+-- The scales of an incremental ranking: the largest degree and count
+-- among the blocks ranked, from the state of those untouched since the
+-- refresh (one pass over the narrow state table, reading no block), and
+-- as they stand of those changed since (rank_changed) or losing edges now
+-- (rank_lost).
 DELETE FROM rank_changed;
 INSERT OR IGNORE INTO rank_changed (id) SELECT id FROM main.mem_dirty_blocks WHERE seq > :block_mark;
 DELETE FROM rank_ids;
 INSERT OR IGNORE INTO rank_ids (id) SELECT id FROM rank_changed UNION SELECT id FROM rank_lost;
 DELETE FROM rank_scale;
 INSERT INTO rank_scale (max_degree, max_count)
-WITH fresh AS MATERIALIZED (RANK_INPUTS_OF_IDS)
-SELECT max(coalesce((SELECT max(degree) FROM fresh), 0),
-           coalesce((SELECT s.degree FROM mem_block_state s INDEXED BY mem_block_state_degree
-                     WHERE RANKED_UNTOUCHED ORDER BY s.degree DESC LIMIT 1), 0)),
-       max(coalesce((SELECT max(reinforcement_count) FROM fresh), 0),
-           coalesce((SELECT s.rank_count FROM mem_block_state s INDEXED BY mem_block_state_rank_count
-                     WHERE RANKED_UNTOUCHED ORDER BY s.rank_count DESC LIMIT 1), 0));
+WITH fresh AS MATERIALIZED (RANK_INPUTS_OF_IDS),
+stored AS MATERIALIZED (
+    SELECT max(s.degree) AS degree, max(s.rank_count) AS count FROM mem_block_state s WHERE RANKED_UNTOUCHED)
+SELECT max(coalesce((SELECT max(degree) FROM fresh), 0), coalesce((SELECT degree FROM stored), 0)),
+       max(coalesce((SELECT max(reinforcement_count) FROM fresh), 0), coalesce((SELECT count FROM stored), 0));
 
 -- name: plan_rank_seed
 -- The blocks an incremental ranking scores first: those whose bound is
@@ -202,10 +202,11 @@ DELETE FROM rank_ids;
 INSERT OR IGNORE INTO rank_ids (id) SELECT id FROM mem_block_state WHERE rank_bound IS NULL;
 INSERT OR IGNORE INTO rank_ids (id) SELECT id FROM rank_changed;
 INSERT OR IGNORE INTO rank_ids (id)
-SELECT id FROM mem_block_state INDEXED BY mem_block_state_rank_bound WHERE rank_bound >= 0 ORDER BY rank_bound DESC LIMIT :seed;
+SELECT id FROM mem_block_state INDEXED BY mem_block_state_rank_bound WHERE rank_bound > NOT_RANKED ORDER BY rank_bound DESC LIMIT :seed;
 
 -- name: plan_rank_more
--- Then every block whose bound could reach the top (:cut, rank.go).
+-- Then every block whose bound could reach the top (:cut, in the scales'
+-- epoch: rank.go).
 DELETE FROM rank_ids;
 INSERT OR IGNORE INTO rank_ids (id)
 SELECT id FROM mem_block_state INDEXED BY mem_block_state_rank_bound

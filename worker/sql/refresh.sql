@@ -96,10 +96,11 @@ WHERE r.seq BETWEEN :lo AND :hi AND n.tier IS NOT o.tier;
 
 -- name: refresh_blocks_store
 -- A block keeps its rank bound while none of what its score is made of
--- went up (RANK_BOUND_KEPT); one the ranking skips has -1.
-UPDATE refresh_block_rows SET rank_bound = -1 WHERE rank_count IS NULL;
-UPDATE refresh_block_rows AS n SET rank_bound = o.rank_bound
-FROM mem_block_state o WHERE o.id = n.id AND n.rank_count IS NOT NULL AND RANK_BOUND_KEPT;
+-- went up (RANK_BOUND_KEPT); one the ranking skips has NOT_RANKED.
+UPDATE refresh_block_rows SET rank_bound = NOT_RANKED WHERE rank_count IS NULL;
+UPDATE refresh_block_rows AS n
+SET rank_bound = (SELECT o.rank_bound FROM mem_block_state o WHERE o.id = n.id AND RANK_BOUND_KEPT)
+WHERE n.rank_count IS NOT NULL;
 DELETE FROM mem_block_state WHERE id IN (SELECT id FROM refresh_ids WHERE seq BETWEEN :lo AND :hi);
 INSERT INTO mem_block_state (id, tier, lambda, constitutional, degree, archive_at, problem,
                              rank_count, rank_confidence, rank_anchor, rank_bound)
@@ -132,7 +133,7 @@ change AS (
     SELECT a AS id, strength AS delta FROM present UNION ALL SELECT b, strength FROM present
     UNION ALL SELECT a, -strength FROM counted UNION ALL SELECT b, -strength FROM counted)
 UPDATE main.mem_block_state SET degree = degree + l.delta,
-    rank_bound = CASE WHEN l.delta > 0 AND rank_bound >= 0 THEN NULL ELSE rank_bound END
+    rank_bound = CASE WHEN l.delta > 0 AND rank_bound > NOT_RANKED THEN NULL ELSE rank_bound END
 FROM (SELECT id, sum(delta) AS delta FROM change WHERE delta != 0 GROUP BY id HAVING sum(delta) != 0) AS l
 WHERE mem_block_state.id = l.id;
 INSERT OR REPLACE INTO mem_edge_due (from_id, to_id, @ENDS_COLSdue_hours, due_wall, problem, strength)

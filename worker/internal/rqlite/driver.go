@@ -594,12 +594,17 @@ const failoverWait = 20 * time.Second
 // failure, within the same bound.
 func retried[T any](ctx context.Context, c *rqConn, call func(ctx context.Context) (T, error)) (T, error) {
 	deadline := time.Now().Add(failoverWait)
+	var last error // the last answer of a try the caller's deadline did not cut
 	for {
 		tries := &tries{}
 		v, err := call(context.WithValue(ctx, triesKey{}, tries))
+		if err != nil && ctx.Err() != nil && last != nil {
+			return v, last // why it kept failing says more than the deadline that ended it
+		}
 		if err == nil || !tries.noneApplied() || time.Now().After(deadline) {
 			return v, err
 		}
+		last = err
 		select {
 		case <-ctx.Done():
 			return v, err
