@@ -261,6 +261,11 @@ FROM (SELECT id, ` + rankScore + ` AS score,
       FROM candidates, scale LIMIT -1 OFFSET 0)
 ORDER BY id`
 
+// activeInState says a block state row s is of an active block: a
+// refresh gives an active block its ranking inputs, or a problem when it
+// is unusable, and any other block neither.
+const activeInState = `(s.rank_count IS NOT NULL OR s.problem IS NOT NULL)`
+
 // notRanked is the rank bound of a block the ranking skips (not active,
 // or unusable): below every bound (rank.go).
 const notRanked = `-1e308`

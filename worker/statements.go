@@ -27,7 +27,7 @@ var macros = strings.NewReplacer(
 	"FACT_ARCHIVE_COLS", archiveInsertCols("fact"), "BUMP_IDS_EDGES", bumpEventIDs("@ARCHIVE_EDGES"),
 	"BUMP_IDS_NODES", bumpEventIDs("@ARCHIVE_NODES"), "BUMP_IDS_FACTS", bumpEventIDs("@ARCHIVE_FACTS"),
 	"RANK_INPUTS_ALL", rankInputs("@NODES b"), "RANK_INPUTS_OF_IDS", rankInputs("rank_ids r CROSS JOIN @NODES b ON b.id = r.id"),
-	"RANK_SCORED", rankScored, "RANK_BOUND_KEPT", rankBoundKept, "RANKED_UNTOUCHED", rankedUntouched, "NOT_RANKED", notRanked)
+	"RANK_SCORED", rankScored, "RANK_BOUND_KEPT", rankBoundKept, "RANKED_UNTOUCHED", rankedUntouched, "NOT_RANKED", notRanked, "ACTIVE_IN_STATE", activeInState)
 
 // expiredSweep is a mem_sweeps row that expires with the events of its
 // time: finished, started before :cutoff and older than the sweep :sweep

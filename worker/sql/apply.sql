@@ -186,6 +186,8 @@ WHERE id IN (SELECT id FROM plan_reinforce) AND +status = 'active';
 DELETE FROM main.mem_sweep_plans WHERE sweep_id = :sweep AND step = :step AND seq BETWEEN :lo AND :hi;
 
 -- name: apply_rank_bounds
--- Each block the plan scored keeps its bound, in the scales' epoch (rank.go).
+-- Each block the plan scored keeps its bound, in the scales' epoch (rank.go);
+-- not one it reinforces, whose refresh forgets it (its count went up).
 UPDATE main.mem_block_state SET rank_bound = r.bound - 2 * :epoch
-FROM plan_rank r WHERE r.seq BETWEEN :lo AND :hi AND mem_block_state.id = r.id;
+FROM plan_rank r WHERE r.seq BETWEEN :lo AND :hi AND mem_block_state.id = r.id
+  AND r.id NOT IN (SELECT id FROM plan_reinforce);

@@ -47,15 +47,28 @@ SELECT 'block', id, problem FROM mem_block_state WHERE problem IS NOT NULL;
 INSERT INTO sweep_invalid (kind, id, problem)
 SELECT 'fact', id, problem FROM mem_fact_due WHERE problem IS NOT NULL;
 
+-- name: plan_changed_blocks
+-- The blocks changed since the refresh: their state may be older than the
+-- blocks themselves, so the plan reads them as they stand.
+DELETE FROM rank_changed;
+INSERT OR IGNORE INTO rank_changed (id) SELECT id FROM main.mem_dirty_blocks WHERE seq > :block_mark;
+
 -- name: bridge_threshold
 -- d[min(floor(0.8 n), n - 1)] over the n non-zero degrees of the active
 -- blocks sorted ascending (inbox and archived blocks have degrees too, and
--- take no part).
+-- take no part). Whether a block is active comes from its state
+-- (ACTIVE_IN_STATE: one pass over the narrow state table, no block read),
+-- or for a block changed since the refresh, from the block. It is taken
+-- counting from the top (position n - 1 - k of the degrees sorted
+-- descending), so the sort keeps the top fifth, not four fifths.
 WITH d AS MATERIALIZED (
-    SELECT s.degree FROM mem_block_state s CROSS JOIN @NODES b ON b.id = s.id
+    SELECT s.degree FROM mem_block_state s
+    WHERE s.degree > 0 AND ACTIVE_IN_STATE AND s.id NOT IN (SELECT id FROM rank_changed)
+    UNION ALL
+    SELECT s.degree FROM rank_changed c CROSS JOIN mem_block_state s ON s.id = c.id CROSS JOIN @NODES b ON b.id = s.id
     WHERE s.degree > 0 AND b.status = 'active')
-SELECT degree FROM d ORDER BY degree
-LIMIT 1 OFFSET (SELECT max(0, min(CAST(0.8 * count(*) AS INTEGER), count(*) - 1)) FROM d);
+SELECT degree FROM d ORDER BY degree DESC
+LIMIT 1 OFFSET (SELECT count(*) - 1 - max(0, min(CAST(0.8 * count(*) AS INTEGER), count(*) - 1)) FROM d);
 
 -- name: plan_archive
 INSERT INTO plan_blocks (id, last_reinforced_hours, recency, tier)
@@ -182,8 +195,6 @@ INSERT INTO rank_scale (max_degree, max_count) SELECT max(degree), max(count) FR
 -- refresh (one pass over the narrow state table, reading no block), and
 -- as they stand of those changed since (rank_changed) or losing edges now
 -- (rank_lost).
-DELETE FROM rank_changed;
-INSERT OR IGNORE INTO rank_changed (id) SELECT id FROM main.mem_dirty_blocks WHERE seq > :block_mark;
 DELETE FROM rank_ids;
 INSERT OR IGNORE INTO rank_ids (id) SELECT id FROM rank_changed UNION SELECT id FROM rank_lost;
 DELETE FROM rank_scale;
