@@ -185,21 +185,15 @@ func (s *sweep) storedRankScale(ctx context.Context) (rankScale, bool, error) {
 // bound, in bounded transactions. Before the first, rank_scale is made to
 // cover them: raised to this sweep's scales, or, after scoring every
 // block, a new epoch on this sweep's own scales.
+// (A full sweep on a file stores them with its derived state instead:
+// syncDerived.)
 func (s *sweep) storeRankBounds(ctx context.Context) error {
-	if s.rankScale == nil {
+	if s.rankScale == nil || s.rankStored {
 		return nil
 	}
-	old, ok, err := s.storedRankScale(ctx)
+	scale, err := s.rankScaleToStore(ctx)
 	if err != nil {
 		return err
-	}
-	scale := *s.rankScale
-	switch {
-	case s.rankFull || !ok:
-		scale.Epoch = old.Epoch + 1
-	default:
-		scale = rankScale{Epoch: old.Epoch, MaxDegree: math.Max(old.MaxDegree, scale.MaxDegree),
-			MaxCount: math.Max(old.MaxCount, scale.MaxCount), Clock: math.Max(old.Clock, scale.Clock)}
 	}
 	first := true
 	return s.chunks(ctx, "plan_rank", syncChunkFactor*s.opt.ChunkSize, true, func(lo, hi int64) error {
@@ -212,6 +206,27 @@ func (s *sweep) storeRankBounds(ctx context.Context) error {
 		_, err := s.db.exec(ctx, "apply_rank_bounds", append(chunkArgs(lo, hi), sql.Named("epoch", scale.Epoch))...)
 		return err
 	})
+}
+
+// rankScaleToStore is rank_scale as it must be once this sweep's bounds
+// are stored: raised to cover this sweep's scales, or, after scoring every
+// block, a new epoch on this sweep's own (the zero scale when the sweep
+// ranked nothing).
+func (s *sweep) rankScaleToStore(ctx context.Context) (rankScale, error) {
+	if s.rankScale == nil {
+		return rankScale{}, nil
+	}
+	old, ok, err := s.storedRankScale(ctx)
+	if err != nil {
+		return rankScale{}, err
+	}
+	scale := *s.rankScale
+	if s.rankFull || !ok {
+		scale.Epoch = old.Epoch + 1
+		return scale, nil
+	}
+	return rankScale{Epoch: old.Epoch, MaxDegree: math.Max(old.MaxDegree, scale.MaxDegree),
+		MaxCount: math.Max(old.MaxCount, scale.MaxCount), Clock: math.Max(old.Clock, scale.Clock)}, nil
 }
 
 func (s *sweep) setRankScale(ctx context.Context, r rankScale) error {

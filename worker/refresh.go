@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math"
 )
@@ -202,8 +203,19 @@ func (s *sweep) planInPlace(ctx context.Context) error {
 // tables in bounded transactions. Until the sweep finishes, the stored
 // fingerprint is cleared, so a sweep cut off here makes the next one full.
 func (s *sweep) syncDerived(ctx context.Context) error {
-	if _, err := s.db.exec(ctx, "sync_collect"); err != nil {
+	// The ranking's bounds go with the rows (rank.go), its scales first.
+	scale, err := s.rankScaleToStore(ctx)
+	if err != nil {
 		return err
+	}
+	if _, err := s.db.exec(ctx, "sync_collect", sql.Named("epoch", scale.Epoch)); err != nil {
+		return err
+	}
+	if s.rankScale != nil {
+		if err := s.db.inTx(ctx, func() error { return s.setRankScale(ctx, scale) }); err != nil {
+			return err
+		}
+		s.rankStored = true
 	}
 	if err := s.forgetFingerprint(ctx); err != nil {
 		return err
@@ -211,6 +223,6 @@ func (s *sweep) syncDerived(ctx context.Context) error {
 	if err := s.derivedChunks(ctx, "sync_rows", "sync_apply"); err != nil {
 		return err
 	}
-	_, err := s.db.exec(ctx, "drop_shadow_state")
+	_, err = s.db.exec(ctx, "drop_shadow_state")
 	return err
 }

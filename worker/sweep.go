@@ -191,6 +191,8 @@ type sweep struct {
 	// scales it scored on (nil: it ranked nothing).
 	rankFull  bool
 	rankScale *rankScale
+	// rankStored: the bounds went with the derived state (syncDerived).
+	rankStored bool
 }
 
 // Sweep runs the edge curate sweep (docs/sweep.md): plan every phase at one

@@ -7,17 +7,22 @@
 -- time. Of the edges, the shadow holds only the invalid ones: the usable
 -- edges' due times go straight into the main table (refresh_edges_all).
 DELETE FROM sync_rows;
--- (A block's rank bound is the shadow's, NULL or NOT_RANKED: the sweep's ranking
--- scores every ranked block, and its bounds are stored after.)
+-- A block's rank bound is the one the sweep's ranking scored, in the
+-- scales' :epoch (rank.go; none for a block it reinforces, whose refresh
+-- would forget it), else the shadow's, NULL or NOT_RANKED.
 INSERT INTO sync_rows (kind, id, present, tier, lambda, constitutional, degree, archive_at, problem,
                        rank_count, rank_confidence, rank_anchor, rank_bound)
+WITH t AS (
+    SELECT t.*, coalesce((SELECT r.bound - 2 * :epoch FROM plan_rank r
+                          WHERE r.id = t.id AND r.id NOT IN (SELECT id FROM plan_reinforce)), t.rank_bound) AS bound
+    FROM temp.mem_block_state t)
 SELECT 'block', t.id, 1, t.tier, t.lambda, t.constitutional, t.degree, t.archive_at, t.problem,
-       t.rank_count, t.rank_confidence, t.rank_anchor, t.rank_bound
-FROM temp.mem_block_state t LEFT JOIN main.mem_block_state m ON m.id = t.id
+       t.rank_count, t.rank_confidence, t.rank_anchor, t.bound
+FROM t LEFT JOIN main.mem_block_state m ON m.id = t.id
 WHERE m.id IS NULL OR m.tier IS NOT t.tier OR m.lambda IS NOT t.lambda OR m.constitutional IS NOT t.constitutional
    OR m.degree IS NOT t.degree OR m.archive_at IS NOT t.archive_at OR m.problem IS NOT t.problem
    OR m.rank_count IS NOT t.rank_count OR m.rank_confidence IS NOT t.rank_confidence OR m.rank_anchor IS NOT t.rank_anchor
-   OR (t.rank_bound = NOT_RANKED AND m.rank_bound IS NOT NOT_RANKED)
+   OR m.rank_bound IS NOT t.bound
 ORDER BY t.id;
 INSERT INTO sync_rows (kind, id, present)
 SELECT 'block', m.id, 0 FROM main.mem_block_state m
