@@ -153,9 +153,13 @@ func (s *sweep) refreshPart(ctx context.Context, p refreshPart, full bool) error
 	if aside {
 		size = math.MaxInt32 // temp tables only, in the caller's snapshot
 	}
+	queued := 1 // a refresh of queued rows keeps what it may (refresh_blocks_store)
+	if full {
+		queued = 0
+	}
 	return s.chunks(ctx, p.ids, size, !aside, func(lo, hi int64) error {
 		for _, n := range names {
-			if _, err := s.db.exec(ctx, n, chunkArgs(lo, hi)...); err != nil {
+			if _, err := s.db.exec(ctx, n, append(chunkArgs(lo, hi), sql.Named("queued", queued))...); err != nil {
 				return err
 			}
 		}

@@ -96,11 +96,12 @@ WHERE r.seq BETWEEN :lo AND :hi AND n.tier IS NOT o.tier;
 
 -- name: refresh_blocks_store
 -- A block keeps its rank bound while none of what its score is made of
--- went up (RANK_BOUND_KEPT); one the ranking skips has NOT_RANKED.
+-- went up (RANK_BOUND_KEPT); one the ranking skips has NOT_RANKED. A full
+-- refresh (:queued 0) keeps none: its sweep scores every block.
 UPDATE refresh_block_rows SET rank_bound = NOT_RANKED WHERE rank_count IS NULL;
 UPDATE refresh_block_rows AS n
 SET rank_bound = (SELECT o.rank_bound FROM mem_block_state o WHERE o.id = n.id AND RANK_BOUND_KEPT)
-WHERE n.rank_count IS NOT NULL;
+WHERE n.rank_count IS NOT NULL AND :queued;
 DELETE FROM mem_block_state WHERE id IN (SELECT id FROM refresh_ids WHERE seq BETWEEN :lo AND :hi);
 INSERT INTO mem_block_state (id, tier, lambda, constitutional, degree, archive_at, problem,
                              rank_count, rank_confidence, rank_anchor, rank_bound)
