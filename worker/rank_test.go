@@ -2,6 +2,8 @@ package worker_test
 
 import (
 	"context"
+	"database/sql"
+	"math"
 	"math/rand"
 	"testing"
 	"time"
@@ -120,5 +122,76 @@ func rankHistory(t *testing.T, orig string, nBlocks int, sweep func(context.Cont
 				t.Error("the sweep after the hubs lost their edges did not score every block")
 			}
 		}
+	}
+}
+
+// TestRankBoundKeptWhileNothingWentUp: a block's rank bound outlives a
+// refresh of the block only while none of what its score is made of went
+// up: each input raised forgets it, each lowered keeps it (read between
+// the refresh and the bounds the sweep stores, at the step that stores
+// them).
+func TestRankBoundKeptWhileNothingWentUp(t *testing.T) {
+	base := `INSERT INTO mem_blocks (id, category, confidence, reinforcement_count, last_reinforced_hours) VALUES
+		('h', 'knowledge', 1, 50, 100), ('x', 'knowledge', 0.5, 2, 90), ('y', 'knowledge', 0.5, 0, 90),
+		('w', 'knowledge', 0.5, 0, 90), ('z', 'knowledge', 0.5, 0, 90);
+		INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours) VALUES
+		('h', 'y', 0.9, 5, 100), ('h', 'w', 0.9, 5, 100), ('h', 'z', 0.9, 5, 100), ('w', 'x', 0.9, 0, 100), ('x', 'y', 0.9, 0, 100);
+		UPDATE mem_config SET value = '1' WHERE key = 'reinforce_top_n';`
+	_, orig := newMemory(t, base)
+	{
+		db := openAsWorker(t, orig)
+		sweepAt(t, db, 100)
+		db.Close()
+	}
+	for _, c := range []struct {
+		name, write string
+		kept        bool
+	}{
+		{"confidence up", `UPDATE mem_blocks SET confidence = 0.9 WHERE id = 'x'`, false},
+		{"confidence down", `UPDATE mem_blocks SET confidence = 0.2 WHERE id = 'x'`, true},
+		{"count up", `UPDATE mem_blocks SET reinforcement_count = 5 WHERE id = 'x'`, false},
+		{"count down", `UPDATE mem_blocks SET reinforcement_count = 1 WHERE id = 'x'`, true},
+		{"reinforced later", `UPDATE mem_blocks SET last_reinforced_hours = 99 WHERE id = 'x'`, false},
+		{"reinforced earlier", `UPDATE mem_blocks SET last_reinforced_hours = 50 WHERE id = 'x'`, true},
+		{"never reinforced", `UPDATE mem_blocks SET last_reinforced_hours = NULL WHERE id = 'x'`, true},
+		{"slower tier", `UPDATE mem_blocks SET category = 'mind' WHERE id = 'x'`, false},
+		{"faster tier", `UPDATE mem_blocks SET category = 'observation' WHERE id = 'x'`, true},
+		{"an edge more", `INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours) VALUES ('x', 'z', 0.9, 0, 100)`, false},
+		{"an edge less", `DELETE FROM mem_edges WHERE from_id = 'w' AND to_id = 'x'`, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			db := openAsWorker(t, copyMemory(t, orig))
+			old := scalar[float64](t, db, `SELECT rank_bound FROM mem_block_state WHERE id = 'x'`)
+			if old <= -1e300 {
+				t.Fatalf("x has no rank bound after the first sweep (%v)", old)
+			}
+			mustExec(t, db, c.write)
+			var seen *float64
+			now := 101.0
+			opt := worker.SweepOptions{Now: &now}.WithChunk(func(step string, done, total int64) {
+				if step == "plan_rank" && done == 0 && seen == nil {
+					var b sql.NullFloat64
+					if err := db.SQL.QueryRow(`SELECT rank_bound FROM mem_block_state WHERE id = 'x'`).Scan(&b); err != nil {
+						t.Error(err)
+					}
+					v := math.NaN()
+					if b.Valid {
+						v = b.Float64
+					}
+					seen = &v
+				}
+			})
+			if _, err := worker.Sweep(context.Background(), db, opt); err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case seen == nil:
+				t.Fatal("the sweep stored no rank bounds")
+			case c.kept && *seen != old:
+				t.Errorf("the bound went from %v to %v, want it kept", old, *seen)
+			case !c.kept && !math.IsNaN(*seen):
+				t.Errorf("the bound %v was kept (was %v), want it forgotten", *seen, old)
+			}
+		})
 	}
 }
