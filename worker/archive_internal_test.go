@@ -14,14 +14,7 @@ import (
 // (archiveDDL, eventsView), so a mapping's archives and the view remade
 // over them are of one shape with memworker's own.
 func TestMigrationMakesTheArchivesOfArchiveGo(t *testing.T) {
-	db, err := Open(filepath.Join(t.TempDir(), "m.db"), OpenOptions{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := schema.Up(db.SQL); err != nil {
-		t.Fatal(err)
-	}
+	db := migratedDB(t)
 	var want []string
 	for _, a := range memArchives {
 		want = append(want, archiveDDL(a)...)
@@ -51,4 +44,18 @@ func TestMigrationMakesTheArchivesOfArchiveGo(t *testing.T) {
 			t.Errorf("archive %d: %+v, want %+v", i, a, w)
 		}
 	}
+}
+
+// migratedDB is a new database file at the latest schema step.
+func migratedDB(t *testing.T) *DB {
+	t.Helper()
+	db, err := Open(filepath.Join(t.TempDir(), "m.db"), OpenOptions{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := schema.Up(db.SQL); err != nil {
+		t.Fatal(err)
+	}
+	return db
 }

@@ -76,25 +76,24 @@ func (s *sweep) plan(ctx context.Context, full bool) (err error) {
 	if err != nil {
 		return err
 	}
-	names = nil
 	if policies > 0 {
-		names = append(names, "plan_policy")
+		if _, err := s.db.exec(ctx, "plan_policy"); err != nil {
+			return err
+		}
 	}
 	// Reinforcement too happens once per clock value: a sweep at a clock
 	// already swept (an idle app under run --every) reinforces nothing.
+	s.rankScale = nil
 	if !sameClock {
-		names = append(names, "plan_reinforce")
-	}
-	names = append(names, "plan_facts")
-	for _, name := range names {
-		if _, err := s.db.exec(ctx, name); err != nil {
+		if _, err := s.db.exec(ctx, "plan_reinforce"); err != nil {
 			return err
 		}
-		if name == "plan_reinforce" {
-			if err := s.rank(ctx, full); err != nil {
-				return fmt.Errorf("ranking: %w", err)
-			}
+		if err := s.rank(ctx, full); err != nil {
+			return fmt.Errorf("ranking: %w", err)
 		}
+	}
+	if _, err := s.db.exec(ctx, "plan_facts"); err != nil {
+		return err
 	}
 	return s.planReport(ctx, candidates-budget)
 }

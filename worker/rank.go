@@ -43,8 +43,8 @@ import (
 // no bound was ever stored, the sweep scores every block, as a full one
 // does, and starts a new epoch.
 
-// rankScale is mem_config's rank_scale: the largest scales any stored
-// bound was scored on, and the clock of the newest.
+// rankScale is mem_config's rank_scale: the current epoch, the largest
+// scales any of its bounds was scored on, and the clock of the newest.
 type rankScale struct {
 	Epoch     int64   `json:"epoch"`
 	MaxDegree float64 `json:"max_degree"`
@@ -65,10 +65,11 @@ var rankSeed = func(topN int) int { return 2*topN + 16 }
 // compared (each a few ulps off the exact number).
 const rankCutMargin = 1e-9
 
-// rank plans the top N (plan_reinforce's 'top' rows) and keeps every score
-// it computed in plan_rank, whose bounds storeRankBounds stores.
+// rank plans the top N (plan_reinforce's 'top' rows), keeps every score
+// it computed in plan_rank, and sets rankScale to rank_scale as it must be
+// once their bounds are stored: raised to cover this sweep's scales, or,
+// after scoring every block, a new epoch on this sweep's own.
 func (s *sweep) rank(ctx context.Context, full bool) error {
-	s.rankFull, s.rankScale = true, nil
 	if s.cfg.ReinforceTopN <= 0 {
 		return nil
 	}
@@ -76,16 +77,13 @@ func (s *sweep) rank(ctx context.Context, full bool) error {
 	if err != nil {
 		return err
 	}
+	incremental := false
 	if !full && ok && s.clock.Hours >= old.Clock {
-		done, err := s.rankIncremental(ctx, old)
-		if err != nil {
+		if incremental, err = s.rankIncremental(ctx, old); err != nil {
 			return err
 		}
-		if done {
-			s.rankFull = false
-		}
 	}
-	if s.rankFull {
+	if !incremental {
 		if _, err := s.db.exec(ctx, "plan_rank_all"); err != nil {
 			return err
 		}
@@ -93,17 +91,23 @@ func (s *sweep) rank(ctx context.Context, full bool) error {
 	if _, err := s.db.exec(ctx, "plan_rank_top"); err != nil {
 		return err
 	}
-	now, err := s.readRankScale(ctx)
+	scale, err := s.readRankScale(ctx)
 	if err != nil {
 		return err
 	}
-	s.rankScale = &now
+	if incremental {
+		scale = rankScale{Epoch: old.Epoch, MaxDegree: math.Max(old.MaxDegree, scale.MaxDegree),
+			MaxCount: math.Max(old.MaxCount, scale.MaxCount), Clock: math.Max(old.Clock, scale.Clock)}
+	} else {
+		scale.Epoch = old.Epoch + 1
+	}
+	s.rankScale = &scale
 	if s.opt.signals.Ranked != nil {
 		scored, err := s.db.count(ctx, "SELECT count(*) FROM temp.plan_rank")
 		if err != nil {
 			return err
 		}
-		s.opt.signals.Ranked(s.rankFull, scored)
+		s.opt.signals.Ranked(!incremental, scored)
 	}
 	return nil
 }
@@ -182,19 +186,14 @@ func (s *sweep) storedRankScale(ctx context.Context) (rankScale, bool, error) {
 }
 
 // storeRankBounds stores every score the plan computed as its block's
-// bound, in bounded transactions. Before the first, rank_scale is made to
-// cover them: raised to this sweep's scales, or, after scoring every
-// block, a new epoch on this sweep's own scales.
-// (A full sweep on a file stores them with its derived state instead:
+// bound, in bounded transactions, rank_scale (rankScale) first. (A full
+// sweep on a file stores them with its derived state instead:
 // syncDerived.)
 func (s *sweep) storeRankBounds(ctx context.Context) error {
 	if s.rankScale == nil || s.rankStored {
 		return nil
 	}
-	scale, err := s.rankScaleToStore(ctx)
-	if err != nil {
-		return err
-	}
+	scale := *s.rankScale
 	first := true
 	return s.chunks(ctx, "plan_rank", syncChunkFactor*s.opt.ChunkSize, true, func(lo, hi int64) error {
 		if first {
@@ -206,27 +205,6 @@ func (s *sweep) storeRankBounds(ctx context.Context) error {
 		_, err := s.db.exec(ctx, "apply_rank_bounds", append(chunkArgs(lo, hi), sql.Named("epoch", scale.Epoch))...)
 		return err
 	})
-}
-
-// rankScaleToStore is rank_scale as it must be once this sweep's bounds
-// are stored: raised to cover this sweep's scales, or, after scoring every
-// block, a new epoch on this sweep's own (the zero scale when the sweep
-// ranked nothing).
-func (s *sweep) rankScaleToStore(ctx context.Context) (rankScale, error) {
-	if s.rankScale == nil {
-		return rankScale{}, nil
-	}
-	old, ok, err := s.storedRankScale(ctx)
-	if err != nil {
-		return rankScale{}, err
-	}
-	scale := *s.rankScale
-	if s.rankFull || !ok {
-		scale.Epoch = old.Epoch + 1
-		return scale, nil
-	}
-	return rankScale{Epoch: old.Epoch, MaxDegree: math.Max(old.MaxDegree, scale.MaxDegree),
-		MaxCount: math.Max(old.MaxCount, scale.MaxCount), Clock: math.Max(old.Clock, scale.Clock)}, nil
 }
 
 func (s *sweep) setRankScale(ctx context.Context, r rankScale) error {

@@ -208,15 +208,15 @@ func (s *sweep) planInPlace(ctx context.Context) error {
 // fingerprint is cleared, so a sweep cut off here makes the next one full.
 func (s *sweep) syncDerived(ctx context.Context) error {
 	// The ranking's bounds go with the rows (rank.go), its scales first.
-	scale, err := s.rankScaleToStore(ctx)
-	if err != nil {
-		return err
+	var epoch int64
+	if s.rankScale != nil {
+		epoch = s.rankScale.Epoch
 	}
-	if _, err := s.db.exec(ctx, "sync_collect", sql.Named("epoch", scale.Epoch)); err != nil {
+	if _, err := s.db.exec(ctx, "sync_collect", sql.Named("epoch", epoch)); err != nil {
 		return err
 	}
 	if s.rankScale != nil {
-		if err := s.db.inTx(ctx, func() error { return s.setRankScale(ctx, scale) }); err != nil {
+		if err := s.db.inTx(ctx, func() error { return s.setRankScale(ctx, *s.rankScale) }); err != nil {
 			return err
 		}
 		s.rankStored = true
@@ -227,6 +227,6 @@ func (s *sweep) syncDerived(ctx context.Context) error {
 	if err := s.derivedChunks(ctx, "sync_rows", "sync_apply"); err != nil {
 		return err
 	}
-	_, err = s.db.exec(ctx, "drop_shadow_state")
+	_, err := s.db.exec(ctx, "drop_shadow_state")
 	return err
 }

@@ -187,9 +187,8 @@ type sweep struct {
 	// archives: the database's archives (archive.go), each expired with
 	// the events.
 	archives []archive
-	// The ranking (rank.go): whether it scored every block, and the
-	// scales it scored on (nil: it ranked nothing).
-	rankFull  bool
+	// The ranking (rank.go): rank_scale as it must be once its bounds are
+	// stored (nil: it ranked nothing).
 	rankScale *rankScale
 	// rankStored: the bounds went with the derived state (syncDerived).
 	rankStored bool

@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/memdecay/memdecay/schema"
 )
 
 var updateViews = flag.Bool("update-views", false, "rewrite the views migration ("+viewsMigration+") from views.go")
@@ -52,14 +50,7 @@ func TestSchemaViewsAreViewsGo(t *testing.T) {
 	if string(file) != viewsMigrationText() {
 		t.Fatalf("%s is not the views views.go writes; run go test ./worker -run TestSchemaViewsAreViewsGo -update-views", path)
 	}
-	db, err := Open(filepath.Join(t.TempDir(), "v.db"), OpenOptions{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := schema.Up(db.SQL); err != nil {
-		t.Fatal(err)
-	}
+	db := migratedDB(t)
 	for _, stmt := range schemaViews() {
 		var n int
 		if err := db.SQL.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'view' AND sql = ?`, stmt).Scan(&n); err != nil {

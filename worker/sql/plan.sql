@@ -179,7 +179,7 @@ GROUP BY id;
 
 -- name: plan_rank_all
 -- Every active block left after the removals and the constitutional
--- reinforcement scored (RANK_INPUTS, RANK_SCORE), on the scales of all of
+-- reinforcement scored (RANK_INPUTS_ALL, RANK_SCORED), on the scales of all of
 -- them. (Read twice, its maxima then the scores: computed once.)
 DELETE FROM plan_rank;
 DELETE FROM rank_scale;

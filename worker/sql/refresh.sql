@@ -75,7 +75,7 @@ SELECT id, tier, lambda, constitutional, degree,
        CASE WHEN status = 'active' AND problem IS NULL AND typeof(last_reinforced_hours) IN ('integer', 'real')
             THEN last_reinforced_hours + decay_horizon(1.0, lambda, :block_threshold) END,
        problem,
-       -- The ranking's inputs (RANK_INPUTS), for a block it ranks.
+       -- The ranking's inputs (rankInputs), for a block it ranks.
        CASE WHEN status = 'active' AND problem IS NULL THEN reinforcement_count + constitutional END,
        CASE WHEN status = 'active' AND problem IS NULL THEN coalesce(confidence, 0.5) END,
        CASE WHEN status = 'active' AND problem IS NULL THEN last_reinforced_hours END
