@@ -81,6 +81,9 @@ func (s *sweep) plan(ctx context.Context, full bool) (err error) {
 			return err
 		}
 	}
+	if _, err := s.db.exec(ctx, "plan_lost"); err != nil {
+		return err
+	}
 	// Reinforcement too happens once per clock value: a sweep at a clock
 	// already swept (an idle app under run --every) reinforces nothing.
 	s.rankScale = nil

@@ -227,6 +227,7 @@ func (s *sweep) syncDerived(ctx context.Context) error {
 	if err := s.derivedChunks(ctx, "sync_rows", "sync_apply"); err != nil {
 		return err
 	}
+	s.netDegrees = true // sync_collect left the plan's removals out
 	_, err := s.db.exec(ctx, "drop_shadow_state")
 	return err
 }

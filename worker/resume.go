@@ -23,6 +23,9 @@ type savedPlan struct {
 	BlockMark int64  `json:"block_mark"`
 	EdgeMark  int64  `json:"edge_mark"`
 	FactMark  int64  `json:"fact_mark"`
+	// NetDegrees: the plan's edge removals are out of the stored degrees
+	// (sweep.netDegrees); a plan saved before this field counts them.
+	NetDegrees bool `json:"net_degrees,omitempty"`
 }
 
 // savedSteps lists the plan tables an apply reads (their columns come from
@@ -89,7 +92,8 @@ func (s *sweep) savePlan(ctx context.Context) error {
 			rows.took(step)
 		}
 	}
-	meta, err := json.Marshal(savedPlan{Settings: s.planSettings(), Report: s.report, BlockMark: s.marks.block, EdgeMark: s.marks.edge, FactMark: s.marks.fact})
+	meta, err := json.Marshal(savedPlan{Settings: s.planSettings(), Report: s.report, BlockMark: s.marks.block, EdgeMark: s.marks.edge, FactMark: s.marks.fact,
+		NetDegrees: s.netDegrees})
 	if err != nil {
 		return err
 	}
@@ -122,6 +126,7 @@ func (s *sweep) restorePlan(ctx context.Context) error {
 	s.report = s.saved.Report
 	s.report.SweepID = id
 	s.marks.block, s.marks.edge, s.marks.fact = s.saved.BlockMark, s.saved.EdgeMark, s.saved.FactMark
+	s.netDegrees = s.saved.NetDegrees
 	s.report.Resumed = true
 	return nil
 }

@@ -222,7 +222,17 @@ func (s *sweep) args(extra ...any) []any {
 		sql.Named("block_mark", s.marks.block),
 		sql.Named("edge_mark", s.marks.edge),
 		sql.Named("fact_mark", s.marks.fact),
+		sql.Named("counted", s.plannedCounted()),
 	}, extra...)
+}
+
+// plannedCounted is the share of a planned edge's strength that the stored
+// degrees still count: 0 once the sync left the plan's removals out.
+func (s *sweep) plannedCounted() int {
+	if s.netDegrees {
+		return 0
+	}
+	return 1
 }
 
 // dueSlack widens "due by now" a little, so rounding between a stored due

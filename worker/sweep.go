@@ -192,6 +192,9 @@ type sweep struct {
 	rankScale *rankScale
 	// rankStored: the bounds went with the derived state (syncDerived).
 	rankStored bool
+	// netDegrees: the stored degrees already leave out the strength of the
+	// plan's edge removals (syncDerived), so the apply counts them at 0.
+	netDegrees bool
 }
 
 // Sweep runs the edge curate sweep (docs/sweep.md): plan every phase at one

@@ -58,27 +58,32 @@ SELECT NEXT_EVENT_ID + row_number() OVER () - 1, :sweep, :wall, :now, @SUBJECT_E
 FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq
 CROSS JOIN @EDGES e ON e.@KEY_A = p.from_id AND e.@KEY_B = p.to_id;
 BUMP_IDS_EDGES;
+-- The strength the stored degrees count for each planned edge is the
+-- plan's, or 0 (:counted = 0) when a full sweep's sync already left the
+-- plan's removals out of them (sync_collect).
 DELETE FROM apply_edge_keys;
 INSERT INTO apply_edge_keys (from_id, to_id, @ENDS_COLSstrength)
-SELECT e.from_id, e.to_id, @ENDS_EEDGE_STRENGTH FROM apply_rows a CROSS JOIN plan_edges e ON e.seq = a.seq;
+SELECT e.from_id, e.to_id, @ENDS_EEDGE_STRENGTH * :counted FROM apply_rows a CROSS JOIN plan_edges e ON e.seq = a.seq;
 -- An edge an app changed since it was planned stays. When a full refresh
 -- left it no due row, it gets one storing the strength the degrees counted
--- for it (the plan's); the app's write queued it for the next refresh.
+-- for it; the app's write queued it for the next refresh.
 INSERT OR IGNORE INTO main.mem_edge_due (from_id, to_id, @ENDS_COLSstrength)
-SELECT e.from_id, e.to_id, @ENDS_EEDGE_STRENGTH FROM plan_edges e
+SELECT e.from_id, e.to_id, @ENDS_EEDGE_STRENGTH * :counted FROM plan_edges e
 WHERE e.seq BETWEEN :lo AND :hi AND e.phase IN REMOVAL_PHASES AND e.seq NOT IN (SELECT seq FROM apply_rows);
 
 -- name: remove_edges
 -- The edges of apply_edge_keys go, settled in the same transaction: their
 -- ends lose from the stored degrees the fixed-point strength their due row
--- stored (the strength the plan read when a full refresh left none), and
+-- stored (the strength the plan read when a full refresh left none; no
+-- block state is written for a strength of 0), and
 -- their due rows go, so no sweep recounts them; the sweep_removing row
 -- keeps the delete trigger from queueing them (it never outlives the
 -- statement list, let alone the transaction).
 INSERT INTO main.mem_config (key, value) VALUES ('sweep_removing', 1);
 WITH lost AS MATERIALIZED (
     SELECT k.from_id, k.to_id, @ENDS_Kcoalesce(d.strength, k.strength) AS strength
-    FROM apply_edge_keys k LEFT JOIN main.mem_edge_due d ON d.from_id = k.from_id AND d.to_id = k.to_id)
+    FROM apply_edge_keys k LEFT JOIN main.mem_edge_due d ON d.from_id = k.from_id AND d.to_id = k.to_id
+    WHERE coalesce(d.strength, k.strength) != 0)
 UPDATE main.mem_block_state SET degree = degree - l.strength
 FROM (SELECT id, sum(strength) AS strength
       FROM (SELECT @END_A AS id, strength FROM lost UNION ALL SELECT @END_B, strength FROM lost)

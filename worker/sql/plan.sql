@@ -160,6 +160,19 @@ WHERE b.status = 'active' AND b.id NOT IN (SELECT id FROM plan_blocks)
   AND NOT EXISTS (SELECT 1 FROM @EDGES e WHERE (e.@END_A = b.id OR e.@END_B = b.id)
                   AND NOT EXISTS (SELECT 1 FROM plan_edges x WHERE x.from_id = e.from_id AND x.to_id = e.to_id));
 
+-- name: plan_lost
+-- The strength each block loses in this sweep: all of it (the ranking
+-- scores a block on its degree after the sweep), and the part of it that
+-- prunes and decays take (removed: a full sweep's sync leaves it out of
+-- the stored degrees).
+DELETE FROM rank_lost;
+INSERT INTO rank_lost (id, strength, removed)
+WITH lost AS MATERIALIZED (
+    SELECT e.@END_A AS a, e.@END_B AS b, EDGE_STRENGTH AS strength, e.phase IN REMOVAL_PHASES AS removal FROM plan_edges e)
+SELECT id, sum(strength), coalesce(sum(CASE WHEN removal THEN strength END), 0)
+FROM (SELECT a AS id, strength, removal FROM lost UNION ALL SELECT b, strength, removal FROM lost)
+GROUP BY id;
+
 -- name: plan_reinforce
 -- (From the constitutional blocks' states to their blocks, not through
 -- every active block.)
@@ -167,15 +180,6 @@ INSERT INTO plan_reinforce (id, kind)
 SELECT s.id, 'constitutional' FROM mem_block_state s CROSS JOIN @NODES b ON b.id = s.id
 WHERE s.constitutional AND b.status = 'active'
   AND s.id NOT IN (SELECT id FROM plan_blocks) AND s.id NOT IN (SELECT id FROM plan_orphans);
--- A block that loses edges in this sweep loses their strength from its
--- stored degree.
-DELETE FROM rank_lost;
-INSERT INTO rank_lost (id, strength)
-SELECT id, sum(strength) FROM (
-    SELECT e.@END_A AS id, EDGE_STRENGTH AS strength FROM plan_edges e
-    UNION ALL
-    SELECT e.@END_B, EDGE_STRENGTH FROM plan_edges e)
-GROUP BY id;
 
 -- name: plan_rank_all
 -- Every active block left after the removals and the constitutional

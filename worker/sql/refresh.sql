@@ -158,9 +158,10 @@ DELETE FROM mem_edge_due WHERE (from_id, to_id) IN (
 -- into the main table where they differ, in key order: no shadow, no copy.
 -- First, the due rows in the chunk's key range whose edge is gone go, and
 -- so do those of edges the plan prunes or decays (their removal settles
--- them: it subtracts the strength the plan read when no due row has one;
--- an app's write that saves one queues it, and the apply stores the
--- strength the degrees counted for it).
+-- them: it subtracts the strength the plan read when no due row has one, or
+-- nothing where the sync already left it out of the degrees; an app's
+-- write that saves one queues it, and the apply stores the strength the
+-- degrees counted for it).
 DELETE FROM main.mem_edge_due
 WHERE (from_id, to_id) > (SELECT from_id, to_id FROM sweep_edges WHERE rowid = :lo - 1 UNION ALL SELECT '', '' LIMIT 1)
   AND (from_id, to_id) <= (SELECT from_id, to_id FROM sweep_edges WHERE rowid = min(:hi, (SELECT max(rowid) FROM sweep_edges)))

@@ -10,17 +10,23 @@ DELETE FROM sync_rows;
 -- A block's rank bound is the one the sweep's ranking scored, in the
 -- scales' :epoch (rank.go; none for a block it reinforces, whose refresh
 -- would forget it), else the shadow's, NULL or NOT_RANKED.
+-- A block's degree is stored without the strength of the edges the plan
+-- prunes or decays (plan_lost; fixed point: exact), so their removal touches no block
+-- state: the apply counts them at 0 (:counted). A cut-off apply is
+-- finished from the saved plan, or the full sweep that its cleared
+-- fingerprint forces recounts every degree.
 INSERT INTO sync_rows (kind, id, present, tier, lambda, constitutional, degree, archive_at, problem,
                        rank_count, rank_confidence, rank_anchor, rank_bound)
 WITH t AS (
     SELECT t.*, coalesce((SELECT r.bound - 2 * :epoch FROM plan_rank r
-                          WHERE r.id = t.id AND r.id NOT IN (SELECT id FROM plan_reinforce)), t.rank_bound) AS bound
+                          WHERE r.id = t.id AND r.id NOT IN (SELECT id FROM plan_reinforce)), t.rank_bound) AS bound,
+           t.degree - coalesce((SELECT l.removed FROM rank_lost l WHERE l.id = t.id), 0) AS kept
     FROM temp.mem_block_state t)
-SELECT 'block', t.id, 1, t.tier, t.lambda, t.constitutional, t.degree, t.archive_at, t.problem,
+SELECT 'block', t.id, 1, t.tier, t.lambda, t.constitutional, t.kept, t.archive_at, t.problem,
        t.rank_count, t.rank_confidence, t.rank_anchor, t.bound
 FROM t LEFT JOIN main.mem_block_state m ON m.id = t.id
 WHERE m.id IS NULL OR m.tier IS NOT t.tier OR m.lambda IS NOT t.lambda OR m.constitutional IS NOT t.constitutional
-   OR m.degree IS NOT t.degree OR m.archive_at IS NOT t.archive_at OR m.problem IS NOT t.problem
+   OR m.degree IS NOT t.kept OR m.archive_at IS NOT t.archive_at OR m.problem IS NOT t.problem
    OR m.rank_count IS NOT t.rank_count OR m.rank_confidence IS NOT t.rank_confidence OR m.rank_anchor IS NOT t.rank_anchor
    OR m.rank_bound IS NOT t.bound
 ORDER BY t.id;

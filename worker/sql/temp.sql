@@ -84,7 +84,7 @@ CREATE TEMP TABLE plan_reinforce (id TEXT, kind TEXT, PRIMARY KEY (id, kind));
 -- The ranking (rank.go): the strength each block loses in this sweep, the
 -- blocks changed since the refresh, the blocks to score, the scales and
 -- every score computed (the bounds the apply stores).
-CREATE TEMP TABLE rank_lost (id TEXT PRIMARY KEY, strength REAL) WITHOUT ROWID;
+CREATE TEMP TABLE rank_lost (id TEXT PRIMARY KEY, strength REAL, removed REAL) WITHOUT ROWID;
 CREATE TEMP TABLE rank_changed (id TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TEMP TABLE rank_ids (id TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TEMP TABLE rank_scale (max_degree REAL, max_count REAL);
