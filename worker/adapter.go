@@ -270,6 +270,7 @@ func adapt(ctx context.Context, q querier, m *mapping.Mapping, replica bool) (*a
 		"@ENDS_UNMOVED", " AND e.end_a IS p.end_a AND e.end_b IS p.end_b",
 		// An edge whose end is NULL joins nothing: a bad row.
 		"@END_PROBLEMS", "WHEN e.end_a IS NULL THEN 'from is NULL' WHEN e.end_b IS NULL THEN 'to is NULL'\n\t",
+		"@ENDS_PRESENT", "e.end_a IS NOT NULL AND e.end_b IS NOT NULL AND ",
 		// A block with no state yet: the strengths its edges' due rows
 		// keep for it, at either end.
 		"@NEW_BLOCK_DEGREE", `(SELECT total(d.strength) FROM mem_edge_due d WHERE d.end_a = b.id)

@@ -81,7 +81,7 @@ const memNewBlockDegree = `(SELECT total(d.strength) FROM mem_edge_due d WHERE d
 var memTables = newDialect(
 	"@EDGES_SCAN", "main.mem_edges e NOT INDEXED", "@EDGES_NAME", "mem_edges", "@EDGES", "main.mem_edges",
 	"@NODES_NAME", "mem_blocks", "@NODES", "main.mem_blocks", "@FACTS", "main.mem_facts", "@TAGS", "main.mem_block_tags",
-	"@ENDS_COLS", "", "@ENDS_E", "", "@ENDS_K", "", "@ENDS_N", "", "@ENDS_MOVED", "", "@ENDS_UNMOVED", "", "@END_PROBLEMS", "",
+	"@ENDS_COLS", "", "@ENDS_E", "", "@ENDS_K", "", "@ENDS_N", "", "@ENDS_MOVED", "", "@ENDS_UNMOVED", "", "@END_PROBLEMS", "", "@ENDS_PRESENT", "",
 	"@END_A", "from_id", "@END_B", "to_id", "@KEY_A", "from_id", "@KEY_B", "to_id",
 	"@NEW_BLOCK_DEGREE", memNewBlockDegree,
 	"@DELETE_EDGES", "DELETE FROM main.mem_edges WHERE (from_id, to_id) IN (SELECT from_id, to_id FROM apply_edge_keys)",

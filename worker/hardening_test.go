@@ -69,6 +69,31 @@ func TestNonFiniteRowsAreSkipped(t *testing.T) {
 	}
 }
 
+// The integer -2^63 is a finite number, whose absolute value SQLite
+// cannot hold: in an edge's wall-clock anchor or a fact's access time it
+// is a time like any other, and neither a sweep nor a view stops with
+// "integer overflow" on it.
+func TestSmallestIntegerIsAFiniteTime(t *testing.T) {
+	db, _ := newMemory(t, knowledgeBlocks("a", "b", "c"))
+	mustExec(t, db, `INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours, last_observed_at)
+		VALUES ('a', 'b', 0.5, 0, 90, -9223372036854775808), ('a', 'c', 0.01, 0, 90, NULL)`)
+	mustExec(t, db, `INSERT INTO mem_facts (id, segment, last_accessed_at) VALUES ('ancient', 'context', -9223372036854775808)`)
+	now := 100.0
+	if _, err := worker.Sweep(context.Background(), db, worker.SweepOptions{Now: &now, DryRun: true}); err != nil {
+		t.Fatalf("dry run: %v", err)
+	}
+	r := sweepAt(t, db, now)
+	if r.InvalidRows.Count != 0 {
+		t.Errorf("invalid rows %v, want none", r.InvalidRows.Sample)
+	}
+	expectEdges(t, db, []string{"a-b"}, []string{"a-c"})
+	for _, view := range []string{"mem_edges_effective", "mem_edges_live", "mem_edges_decayed", "mem_facts_scored"} {
+		if _, err := db.SQL.Exec(`SELECT count(*) FROM ` + view); err != nil {
+			t.Errorf("%s: %v", view, err)
+		}
+	}
+}
+
 // pinned is 0 or 1; anything else makes the edge a bad row, never read as
 // pinned or as not pinned by accident.
 func TestPinnedNotZeroOrOneIsInvalid(t *testing.T) {

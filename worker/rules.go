@@ -14,6 +14,13 @@ import (
 // negative) is an infinity, which no formula takes.
 const maxFinite = `1.7976931348623157e308`
 
+// notFinite is true of a number col outside the finite reals (±Inf). It
+// is a range test rather than abs(col) > maxFinite, which fails the whole
+// statement with "integer overflow" on the integer -2^63.
+func notFinite(col string) string {
+	return `NOT (` + col + ` BETWEEN -` + maxFinite + ` AND ` + maxFinite + `)`
+}
+
 // Wall-clock columns (mem_facts.last_accessed_at and created_at,
 // mem_edges.last_observed_at) hold unix seconds, as an integer or a real,
 // or ISO-8601 / SQLite datetime text, as apps write them (docs/facts.md). The
@@ -32,7 +39,7 @@ func wallSeconds(col string) string {
 // that is not finite, a text in no accepted form, a blob, or NULL (callers
 // that allow NULL test for it first).
 func badWallClock(col string) string {
-	return `(CASE WHEN typeof(` + col + `) IN ('integer', 'real') THEN abs(` + col + `) > ` + maxFinite + `
+	return `(CASE WHEN typeof(` + col + `) IN ('integer', 'real') THEN ` + notFinite(col) + `
 	    ELSE try_unix_seconds(` + col + `) IS NULL END)`
 }
 
@@ -80,15 +87,36 @@ var edgeProblem = `CASE @END_PROBLEMS` + blobKey("e.from_id", "from_id") + `
 	WHEN e.reinforcement_count > ` + maxFinite + ` THEN 'reinforcement_count is not finite'
 	WHEN e.last_active_hours IS NOT NULL AND typeof(e.last_active_hours) NOT IN ('integer', 'real')
 	    THEN 'last_active_hours is ' || typeof(e.last_active_hours)
-	WHEN abs(e.last_active_hours) > ` + maxFinite + ` THEN 'last_active_hours is not finite'
+	WHEN ` + notFinite("e.last_active_hours") + ` THEN 'last_active_hours is not finite'
 	WHEN e.last_observed_at IS NOT NULL AND ` + badWallClock("e.last_observed_at") + `
 	    THEN ` + wallClockProblem("e.last_observed_at", "last_observed_at") + `
 	WHEN typeof(e.pinned) != 'integer' OR e.pinned NOT IN (0, 1) THEN 'pinned is ' || quote(e.pinned) || ' (want 0 or 1)'
 END`
 
-// validEdge is the test an edge row e passes when edgeProblem finds
-// nothing wrong with it: the same rule, so the two never disagree.
-var validEdge = `((` + edgeProblem + `) IS NULL)`
+// edgeValidByRule is the test an edge row e passes when edgeProblem
+// finds nothing wrong with it: the same rule, so the two never disagree.
+// The readers' views use it as it stands (views.go).
+var edgeValidByRule = `((` + edgeProblem + `) IS NULL)`
+
+// plainlyValidEdge is true only of an edge row e that edgeProblem passes,
+// in a few comparisons rather than its dozen tests: every key below any
+// blob (so not a blob), every number between finite bounds and compared
+// without affinity (the unary +), so that a text or a blob, which sort
+// after every number, never passes, whatever the column's affinity. NULL
+// where a value is needed makes it NULL, not true. A row it does not pass
+// may still be valid: validEdge then asks the rule.
+const plainlyValidEdge = `(@ENDS_PRESENT+e.from_id < x'' AND +e.to_id < x'' AND +e.relation_type < x''
+	AND +e.weight >= 0 AND +e.weight <= ` + maxFinite + `
+	AND +e.reinforcement_count >= 0 AND +e.reinforcement_count <= ` + maxFinite + `
+	AND (e.last_active_hours IS NULL OR +e.last_active_hours BETWEEN -` + maxFinite + ` AND ` + maxFinite + `)
+	AND (e.last_observed_at IS NULL OR +e.last_observed_at BETWEEN -` + maxFinite + ` AND ` + maxFinite + `)
+	AND typeof(e.pinned) = 'integer' AND +e.pinned IN (0, 1))`
+
+// validEdge is edgeValidByRule, answered by plainlyValidEdge for the rows
+// it passes (nearly all of them): a scan of every edge pays a few
+// comparisons per row, not the rule's dozen tests.
+// TestPlainlyValidEdgeIsTheRule checks the two agree on hostile rows.
+var validEdge = `(CASE WHEN ` + plainlyValidEdge + ` THEN 1 ELSE ` + edgeValidByRule + ` END)`
 
 // edgeObservedAt is an edge e's last_observed_at in unix seconds (the
 // anchor of wall-clock policies).

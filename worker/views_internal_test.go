@@ -14,7 +14,7 @@ var updateViews = flag.Bool("update-views", false, "rewrite the views migration 
 // them now. A change to a rule they read makes the next migration: name
 // it here and run go test ./worker -run TestSchemaViewsAreViewsGo
 // -update-views (the migrations before stay as they were).
-const viewsMigration = "0015_views_from_rules"
+const viewsMigration = "0017_views_finite_range"
 
 // viewsMigrationText is the up step of viewsMigration: the views dropped,
 // then made again from views.go.
