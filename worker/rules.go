@@ -169,7 +169,15 @@ var edgeLambda = func() string {
 // (refresh_edges, remove_edges) agree to the bit, in any order.
 // A strength above 2^20 counts as 2^20 (no real edge comes near), so no
 // degree overflows to infinity.
-const edgeStrength = `(round(min(edge_strength(e.weight, e.reinforcement_count), 1048576.0) * 4294967296.0) / 4294967296.0)`
+// An edge never reinforced (most of them) has its weight as its strength:
+// ln(1 + 0) is 0, and weight + 0.0 is what edge_strength returns (the
+// rounding to fixed point then makes a -0.0 weight 0), so no Go call is
+// made for it (TestEdgeStrengthShortcutIsTheFunction).
+const edgeStrength = `(round(min(CASE WHEN e.reinforcement_count = 0 THEN e.weight + 0.0
+                                     ELSE edge_strength(e.weight, e.reinforcement_count) END, 1048576.0) * 4294967296.0) / 4294967296.0)`
+
+// edgeStrengthByCall is edgeStrength with every strength from the function.
+const edgeStrengthByCall = `(round(min(edge_strength(e.weight, e.reinforcement_count), 1048576.0) * 4294967296.0) / 4294967296.0)`
 
 // staticPrune is the static prune (docs/sweep.md, phase 2): an edge never
 // reinforced whose weight is below edge_prune_threshold.

@@ -126,3 +126,54 @@ func TestPlainlyValidEdgeIsTheRule(t *testing.T) {
 		}
 	}
 }
+
+// TestEdgeStrengthShortcutIsTheFunction: edgeStrength, which takes an
+// unreinforced edge's weight as its strength without calling
+// edge_strength, gives the function's bits for every valid weight and
+// count, 0 and -0.0 counts among them, stored as integers and reals.
+func TestEdgeStrengthShortcutIsTheFunction(t *testing.T) {
+	db, err := Open(filepath.Join(t.TempDir(), "s.db"), OpenOptions{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	weights := []string{"0", "0.0", "-0.0", "5e-324", "1e-300", "0.1", "0.5", "1", "3", "0.30000000000000004", "1048575.9999999999",
+		"1048576", "1048577", "1e300", "1.7976931348623157e308", "9007199254740993", "9223372036854775807"}
+	counts := []string{"0", "0.0", "-0.0", "1", "2.5", "1e300"}
+	for _, affinity := range []string{"REAL", ""} {
+		table := "e_" + map[string]string{"REAL": "real", "": "untyped"}[affinity]
+		if _, err := db.SQL.Exec(fmt.Sprintf("CREATE TABLE %s (weight %s, reinforcement_count %s)", table, affinity, affinity)); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range weights {
+			for _, c := range counts {
+				if _, err := db.SQL.Exec(fmt.Sprintf("INSERT INTO %s VALUES (%s, %s)", table, w, c)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		rows, err := db.SQL.Query(fmt.Sprintf(`SELECT quote(weight), quote(reinforcement_count), quote(%s), quote(%s) FROM %s e`,
+			edgeStrength, edgeStrengthByCall, table))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for rows.Next() {
+			var w, c, quick, byCall string
+			if err := rows.Scan(&w, &c, &quick, &byCall); err != nil {
+				t.Fatal(err)
+			}
+			n++
+			if quick != byCall {
+				t.Errorf("%s: weight %s, count %s: strength %s, edge_strength gives %s", table, w, c, quick, byCall)
+			}
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rows.Close()
+		if n != len(weights)*len(counts) {
+			t.Errorf("%s: %d rows compared, want %d", table, n, len(weights)*len(counts))
+		}
+	}
+}
