@@ -106,8 +106,13 @@ func (s *sweep) refresh(ctx context.Context, full bool) error {
 		if full && p.chunk == "refresh_edges" {
 			// Every edge in one pass, in table order, evaluated for the
 			// plan (refresh_edges_all takes their due times from that
-			// later), and the unusable ones into the temp shadow.
-			for _, name := range []string{"evaluate_edges_all", "refresh_edges_invalid"} {
+			// later), and the unusable ones into the temp shadow; on a
+			// file, the degrees from that evaluation.
+			names := []string{"evaluate_edges_all", "refresh_edges_invalid"}
+			if s.db.snapshots() {
+				names = append(names, "degrees_from_evaluation")
+			}
+			for _, name := range names {
 				if _, err := s.db.exec(ctx, name); err != nil {
 					return err
 				}
@@ -141,10 +146,17 @@ func (s *sweep) refreshPart(ctx context.Context, p refreshPart, full bool) error
 		if !full {
 			names = []string{"refresh_blocks", "refresh_blocks_retier", "refresh_blocks_store"}
 		}
-		// A full refresh recounts every degree in one pass over the edges;
-		// otherwise degrees are kept by delta (refresh_edges, remove_edges).
+		// A full refresh recounts every degree: on a file from the edges'
+		// evaluation, which comes after the blocks (degrees_later); in
+		// place, where the block states are written now, in a pass of its
+		// own over the edges. Otherwise degrees are kept by delta
+		// (refresh_edges, remove_edges).
 		if full {
-			if _, err := s.db.exec(ctx, "degrees_all"); err != nil {
+			degrees := "degrees_all"
+			if s.db.snapshots() {
+				degrees = "degrees_later"
+			}
+			if _, err := s.db.exec(ctx, degrees); err != nil {
 				return err
 			}
 		}

@@ -17,6 +17,24 @@ SELECT id, sum(strength) FROM (SELECT @END_A AS id, strength FROM s UNION ALL SE
 GROUP BY id;
 INSERT OR IGNORE INTO block_degree (id, strength) SELECT id, 0 FROM refresh_ids;
 
+-- name: degrees_later
+-- A full refresh on a file counts every degree from the strengths the
+-- edges' evaluation computes (degrees_from_evaluation), which needs the
+-- blocks' tiers first: until then every block refreshed has degree 0.
+DELETE FROM block_degree;
+INSERT OR IGNORE INTO block_degree (id, strength) SELECT id, 0 FROM refresh_ids;
+
+-- name: degrees_from_evaluation
+-- After evaluate_edges_all: every block's weighted degree from the
+-- strengths in sweep_edges (no edge read again; the from side in key
+-- order, then the to side added), into the block states the full refresh
+-- stored with degree 0. Fixed-point sums: the same bits as degrees_all.
+DELETE FROM block_degree;
+INSERT INTO block_degree (id, strength) SELECT @END_A, sum(strength) FROM sweep_edges GROUP BY @END_A;
+INSERT INTO block_degree (id, strength) SELECT @END_B, sum(strength) FROM sweep_edges WHERE true GROUP BY @END_B
+ON CONFLICT (id) DO UPDATE SET strength = strength + excluded.strength;
+UPDATE temp.mem_block_state SET degree = d.strength FROM block_degree d WHERE d.id = mem_block_state.id;
+
 -- name: refresh_blocks_queued
 -- The queued blocks. A block keeps the degree it has; one with no state
 -- yet starts from its edges' stored strengths (see refresh_blocks), the
