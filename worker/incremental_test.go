@@ -147,27 +147,7 @@ func cancelledSweep(t *testing.T, db *worker.DB, clock float64, wall time.Time, 
 // from scratch: a --full sweep at the same clock, which removes nothing
 // new, leaves it unchanged.
 func TestStoredStateMatchesFull(t *testing.T) {
-	derived := func(db *worker.DB) string {
-		var b strings.Builder
-		for _, q := range []string{
-			`SELECT id, tier, quote(degree), coalesce(problem, '') FROM mem_block_state ORDER BY 1`,
-			`SELECT from_id || ' ' || to_id, quote(due_hours), quote(due_wall), coalesce(problem, '') FROM mem_edge_due ORDER BY 1`,
-		} {
-			rows, err := db.SQL.Query(q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for rows.Next() {
-				var c [4]string
-				if err := rows.Scan(&c[0], &c[1], &c[2], &c[3]); err != nil {
-					t.Fatal(err)
-				}
-				fmt.Fprintln(&b, c)
-			}
-			rows.Close()
-		}
-		return b.String()
-	}
+	derived := func(db *worker.DB) string { return derivedState(t, db) }
 	for seed := int64(201); seed <= 206; seed++ {
 		rng := rand.New(rand.NewSource(seed))
 		db, _ := openPair(t)
@@ -196,4 +176,122 @@ func TestStoredStateMatchesFull(t *testing.T) {
 			}
 		}
 	}
+}
+
+// derivedState renders the derived state a sweep keeps: each block's tier
+// and degree (to the bit), each edge's due times and strength, each
+// problem.
+func derivedState(t *testing.T, db *worker.DB) string {
+	t.Helper()
+	var b strings.Builder
+	for _, q := range []string{
+		`SELECT id, tier, quote(degree), coalesce(problem, '') FROM mem_block_state ORDER BY 1`,
+		`SELECT from_id || ' ' || to_id, quote(due_hours) || ' ' || quote(due_wall), quote(strength), coalesce(problem, '')
+		 FROM mem_edge_due ORDER BY 1`,
+	} {
+		rows, err := db.SQL.Query(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var c [4]string
+			if err := rows.Scan(&c[0], &c[1], &c[2], &c[3]); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintln(&b, c)
+		}
+		rows.Close()
+	}
+	return b.String()
+}
+
+// TestCutFullSweepResumesToTheSameState: a full sweep cut off after the
+// first transaction of its edge removals, and finished by the next sweep
+// from its saved plan, leaves every row, event and derived number (degrees
+// to the bit) as the same sweep left uninterrupted does, although its sync
+// stored the degrees without the plan's removals before the cut. And when
+// an app changes an edge the plan was still to remove, the edge stays and
+// the degrees count it again from the next refresh: what a full
+// recomputation finds.
+func TestCutFullSweepResumesToTheSameState(t *testing.T) {
+	cut, changed := 0, 0
+	for seed := int64(301); seed <= 308; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		whole, resumed := openPair(t)
+		clock, wall := 100.0, time.Unix(1_800_000_000, 0)
+		for _, q := range randomMemory(rng) {
+			mustExec(t, whole, q)
+			mustExec(t, resumed, q)
+		}
+		clock += float64(40 + rng.Intn(120))
+		incSweep(t, whole, clock, wall, true)
+		if !cutInEdgeRemovals(t, resumed, clock, wall) {
+			continue // the plan's edge removals fitted in one transaction
+		}
+		cut++
+		change := seed%2 == 0
+		var from, to string
+		if change {
+			// An edge the plan still removes (it is there, and in the saved
+			// plan) is used again by the app before the sweep resumes.
+			err := resumed.SQL.QueryRow(`SELECT json_extract(p.row, '$[1]'), json_extract(p.row, '$[2]')
+				FROM mem_sweep_plans p JOIN mem_edges e ON e.from_id = json_extract(p.row, '$[1]') AND e.to_id = json_extract(p.row, '$[2]')
+				WHERE p.step = 'plan_edges' ORDER BY p.seq DESC LIMIT 1`).Scan(&from, &to)
+			if err != nil {
+				t.Fatalf("seed %d: no planned edge left after the cut: %v", seed, err)
+			}
+			mustExec(t, resumed, `UPDATE mem_edges SET weight = 0.9, last_active_hours = ? WHERE from_id = ? AND to_id = ?`, clock, from, to)
+			changed++
+		}
+		if r := incSweep(t, resumed, clock, wall, false); !r.Resumed {
+			t.Fatalf("seed %d: the sweep after the cut did not resume its plan: %+v", seed, r)
+		}
+		if !change {
+			if a, b := memoryState(t, whole), memoryState(t, resumed); a != b {
+				t.Fatalf("seed %d: rows after the resumed sweep differ\nwhole:\n%s\nresumed:\n%s", seed, diffLines(a, b), diffLines(b, a))
+			}
+			if a, b := derivedState(t, whole), derivedState(t, resumed); a != b {
+				t.Fatalf("seed %d: derived state after the resumed sweep differs\nwhole:\n%s\nresumed:\n%s", seed, diffLines(a, b), diffLines(b, a))
+			}
+			continue
+		}
+		if n := scalar[int](t, resumed, `SELECT count(*) FROM mem_edges WHERE from_id = ? AND to_id = ?`, from, to); n != 1 {
+			t.Fatalf("seed %d: the edge the app changed after the plan was removed", seed)
+		}
+		incSweep(t, resumed, clock, wall, false) // refreshes the app's change
+		stored := derivedState(t, resumed)
+		if r := incSweep(t, resumed, clock, wall, true); r.EdgesDecayed+r.EdgesPruned+r.Archived != 0 {
+			t.Fatalf("seed %d: a full sweep at the same clock removed rows: %+v", seed, r)
+		}
+		if full := derivedState(t, resumed); stored != full {
+			t.Fatalf("seed %d: the stored state differs from a full computation\nstored:\n%s\nfull:\n%s", seed, diffLines(stored, full), diffLines(full, stored))
+		}
+	}
+	if cut < 4 || changed < 2 {
+		t.Fatalf("only %d sweeps were cut in their edge removals (%d with a changed edge): the memories are too small", cut, changed)
+	}
+}
+
+// cutInEdgeRemovals runs a full sweep and cancels it once the first
+// transaction of its edge removals has committed, if more are left; it
+// reports whether the cut happened there (false: the sweep finished, or
+// was cut after its last edge removal).
+func cutInEdgeRemovals(t *testing.T, db *worker.DB, clock float64, wall time.Time) bool {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	midway := false
+	_, err := worker.Sweep(ctx, db, worker.SweepOptions{Now: &clock, WallNow: &wall, Full: true, ChunkSize: 7}.WithChunk(func(step string, done, total int64) {
+		if step == "plan_edges" && done > 0 && ctx.Err() == nil {
+			midway = done < total
+			cancel()
+		}
+	}))
+	if err == nil {
+		return false
+	}
+	if ctx.Err() == nil {
+		t.Fatalf("full sweep: %v", err)
+	}
+	return midway
 }
