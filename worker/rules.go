@@ -95,7 +95,6 @@ END`
 
 // edgeValidByRule is the test an edge row e passes when edgeProblem
 // finds nothing wrong with it: the same rule, so the two never disagree.
-// The readers' views use it as it stands (views.go).
 var edgeValidByRule = `((` + edgeProblem + `) IS NULL)`
 
 // plainlyValidEdge is true only of an edge row e that edgeProblem passes,
@@ -113,8 +112,8 @@ const plainlyValidEdge = `(@ENDS_PRESENT+e.from_id < x'' AND +e.to_id < x'' AND 
 	AND typeof(e.pinned) = 'integer' AND +e.pinned IN (0, 1))`
 
 // validEdge is edgeValidByRule, answered by plainlyValidEdge for the rows
-// it passes (nearly all of them): a scan of every edge pays a few
-// comparisons per row, not the rule's dozen tests.
+// it passes (nearly all of them): a scan of every edge, a sweep's or a
+// reader's view, pays a few comparisons per row, not the rule's dozen tests.
 // TestPlainlyValidEdgeIsTheRule checks the two agree on hostile rows.
 var validEdge = `(CASE WHEN ` + plainlyValidEdge + ` THEN 1 ELSE ` + edgeValidByRule + ` END)`
 

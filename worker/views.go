@@ -9,7 +9,7 @@ import (
 // The views a reader decides by (mem_clock, mem_block_tiers,
 // mem_edges_effective and the views over it, mem_facts_scored), written
 // once here from the same rule macros and sqlfuncs constants the sweep
-// uses: which rows are valid (edgeValidByRule, factProblem), a wall-clock
+// uses: which rows are valid (validEdge, factProblem), a wall-clock
 // column's seconds (wallSeconds), the models that die at weight 0
 // (sqlfuncs.DiesAtZero), the 'auto' threshold (autoThreshold). The schema
 // holds them as this file writes them for memworker's tables: the views'
@@ -67,7 +67,7 @@ FROM ` + s.blocks + ` b`
 
 // effectiveView is each valid edge with its model, clock, effective weight,
 // time left and state ('live' or 'decayed'). Rows the sweeps skip as
-// invalid (edgeValidByRule) are left out, so one bad row never fails the view
+// invalid (validEdge) are left out, so one bad row never fails the view
 // for every reader.
 func (s viewSource) effectiveView() string {
 	var diesAtZero []string
@@ -85,7 +85,7 @@ tiered AS (
     FROM ` + s.edges + ` e, cfg
     LEFT JOIN ` + s.tiers + ` ta ON ta.id = e.` + s.endA + `
     LEFT JOIN ` + s.tiers + ` tb ON tb.id = e.` + s.endB + `
-    WHERE ` + edgeValidByRule + `),
+    WHERE ` + validEdge + `),
 modelled AS (
     SELECT t.*,
            coalesce(p.clock, 'active_hours') AS clock,

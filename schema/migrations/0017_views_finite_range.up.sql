@@ -35,7 +35,12 @@ tiered AS (
     FROM mem_edges e, cfg
     LEFT JOIN mem_block_tiers ta ON ta.id = e.from_id
     LEFT JOIN mem_block_tiers tb ON tb.id = e.to_id
-    WHERE ((CASE WHEN typeof(e.from_id) = 'blob' THEN 'from_id is blob ' || quote(e.from_id)
+    WHERE (CASE WHEN (+e.from_id < x'' AND +e.to_id < x'' AND +e.relation_type < x''
+	AND +e.weight >= 0 AND +e.weight <= 1.7976931348623157e308
+	AND +e.reinforcement_count >= 0 AND +e.reinforcement_count <= 1.7976931348623157e308
+	AND (e.last_active_hours IS NULL OR +e.last_active_hours BETWEEN -1.7976931348623157e308 AND 1.7976931348623157e308)
+	AND (e.last_observed_at IS NULL OR +e.last_observed_at BETWEEN -1.7976931348623157e308 AND 1.7976931348623157e308)
+	AND typeof(e.pinned) = 'integer' AND +e.pinned IN (0, 1)) THEN 1 ELSE ((CASE WHEN typeof(e.from_id) = 'blob' THEN 'from_id is blob ' || quote(e.from_id)
 	WHEN typeof(e.to_id) = 'blob' THEN 'to_id is blob ' || quote(e.to_id)
 	WHEN typeof(e.relation_type) = 'blob' THEN 'relation_type is blob ' || quote(e.relation_type)
 	WHEN typeof(e.weight) NOT IN ('integer', 'real') THEN 'weight is ' || typeof(e.weight)
@@ -55,7 +60,7 @@ tiered AS (
 	    WHEN 'real' THEN 'last_observed_at is not finite'
 	    ELSE 'last_observed_at is ' || typeof(e.last_observed_at) END
 	WHEN typeof(e.pinned) != 'integer' OR e.pinned NOT IN (0, 1) THEN 'pinned is ' || quote(e.pinned) || ' (want 0 or 1)'
-END) IS NULL)),
+END) IS NULL) END)),
 modelled AS (
     SELECT t.*,
            coalesce(p.clock, 'active_hours') AS clock,
