@@ -7,6 +7,8 @@ package worker_test
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"math/rand"
 	"strings"
@@ -215,7 +217,7 @@ func derivedState(t *testing.T, db *worker.DB) string {
 // recomputation finds.
 func TestCutFullSweepResumesToTheSameState(t *testing.T) {
 	cut, changed := 0, 0
-	for seed := int64(301); seed <= 308; seed++ {
+	for seed := int64(301); seed <= 312; seed++ {
 		rng := rand.New(rand.NewSource(seed))
 		whole, resumed := openPair(t)
 		clock, wall := 100.0, time.Unix(1_800_000_000, 0)
@@ -228,20 +230,30 @@ func TestCutFullSweepResumesToTheSameState(t *testing.T) {
 		if !cutInEdgeRemovals(t, resumed, clock, wall) {
 			continue // the plan's edge removals fitted in one transaction
 		}
-		cut++
+		// A cancelled context stops the sweep at a statement's end: the
+		// chunk after the signal may still have run.
+		if scalar[int](t, resumed, `SELECT count(*) FROM mem_sweep_plans WHERE step = 'plan_edges'`) > 0 {
+			cut++
+		}
 		change := seed%2 == 0
 		var from, to string
 		if change {
 			// An edge the plan still removes (it is there, and in the saved
-			// plan) is used again by the app before the sweep resumes.
+			// plan) is used again by the app before the sweep resumes. (The
+			// rows left after the cut may all be edges of archived blocks,
+			// gone with them already: then nothing changes.)
 			err := resumed.SQL.QueryRow(`SELECT json_extract(p.row, '$[1]'), json_extract(p.row, '$[2]')
 				FROM mem_sweep_plans p JOIN mem_edges e ON e.from_id = json_extract(p.row, '$[1]') AND e.to_id = json_extract(p.row, '$[2]')
 				WHERE p.step = 'plan_edges' ORDER BY p.seq DESC LIMIT 1`).Scan(&from, &to)
-			if err != nil {
-				t.Fatalf("seed %d: no planned edge left after the cut: %v", seed, err)
+			switch {
+			case errors.Is(err, sql.ErrNoRows):
+				change = false
+			case err != nil:
+				t.Fatal(err)
+			default:
+				mustExec(t, resumed, `UPDATE mem_edges SET weight = 0.9, last_active_hours = ? WHERE from_id = ? AND to_id = ?`, clock, from, to)
+				changed++
 			}
-			mustExec(t, resumed, `UPDATE mem_edges SET weight = 0.9, last_active_hours = ? WHERE from_id = ? AND to_id = ?`, clock, from, to)
-			changed++
 		}
 		if r := incSweep(t, resumed, clock, wall, false); !r.Resumed {
 			t.Fatalf("seed %d: the sweep after the cut did not resume its plan: %+v", seed, r)
@@ -268,7 +280,7 @@ func TestCutFullSweepResumesToTheSameState(t *testing.T) {
 		}
 	}
 	if cut < 4 || changed < 2 {
-		t.Fatalf("only %d sweeps were cut in their edge removals (%d with a changed edge): the memories are too small", cut, changed)
+		t.Fatalf("only %d sweeps were cut with edge removals left (%d with a changed edge): the memories are too small", cut, changed)
 	}
 }
 
@@ -281,7 +293,8 @@ func cutInEdgeRemovals(t *testing.T, db *worker.DB, clock float64, wall time.Tim
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	midway := false
-	_, err := worker.Sweep(ctx, db, worker.SweepOptions{Now: &clock, WallNow: &wall, Full: true, ChunkSize: 7}.WithChunk(func(step string, done, total int64) {
+	opt := worker.SweepOptions{Now: &clock, WallNow: &wall, Full: true, ChunkSize: 7, SoloChunkSize: 7} // 7 rows a transaction throughout
+	_, err := worker.Sweep(ctx, db, opt.WithChunk(func(step string, done, total int64) {
 		if step == "plan_edges" && done > 0 && ctx.Err() == nil {
 			midway = done < total
 			cancel()
