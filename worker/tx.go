@@ -28,6 +28,12 @@ type txHooks struct {
 // ROLLBACK, and an error that the fence turns into ErrLeaseLost when the
 // lease is gone.
 func runTx(ctx context.Context, h txHooks, f func() error) error {
+	// A sweep cancelled before its transaction starts none: SQLite hears
+	// of a cancellation only through an interrupt, which a short
+	// transaction can finish before.
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if err := pauseAfter(ctx, h.last, h.pause); err != nil {
 		return err
 	}
