@@ -62,8 +62,13 @@ func blobKey(col, name string) string {
 }
 
 // blockKeyProblem is the WHEN of a block row b's problem (refresh.sql)
-// for an id that is a blob.
-var blockKeyProblem = blobKey("b.id", "id")
+// for an id that is a blob; blockAnchorNotFinite and
+// blockConfidenceNotFinite are its range tests (notFinite).
+var (
+	blockKeyProblem          = blobKey("b.id", "id")
+	blockAnchorNotFinite     = notFinite("b.last_reinforced_hours")
+	blockConfidenceNotFinite = notFinite("b.confidence")
+)
 
 // edgeName is how a report names an edge of a table with from_id and
 // to_id columns: the JSON array of its ends, as its events' subject_id, an
@@ -172,11 +177,14 @@ var edgeLambda = func() string {
 // ln(1 + 0) is 0, and weight + 0.0 is what edge_strength returns (the
 // rounding to fixed point then makes a -0.0 weight 0), so no Go call is
 // made for it (TestEdgeStrengthShortcutIsTheFunction).
-const edgeStrength = `(round(min(CASE WHEN e.reinforcement_count = 0 THEN e.weight + 0.0
-                                     ELSE edge_strength(e.weight, e.reinforcement_count) END, 1048576.0) * 4294967296.0) / 4294967296.0)`
+var edgeStrength = fixedPointStrength(`CASE WHEN e.reinforcement_count = 0 THEN e.weight + 0.0
+                                     ELSE edge_strength(e.weight, e.reinforcement_count) END`)
 
-// edgeStrengthByCall is edgeStrength with every strength from the function.
-const edgeStrengthByCall = `(round(min(edge_strength(e.weight, e.reinforcement_count), 1048576.0) * 4294967296.0) / 4294967296.0)`
+// fixedPointStrength is a strength expr capped at 2^20 and rounded to a
+// multiple of 2^-32 (edgeStrength).
+func fixedPointStrength(expr string) string {
+	return `(round(min(` + expr + `, 1048576.0) * 4294967296.0) / 4294967296.0)`
+}
 
 // staticPrune is the static prune (docs/sweep.md, phase 2): an edge never
 // reinforced whose weight is below edge_prune_threshold.

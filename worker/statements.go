@@ -22,6 +22,7 @@ var macros = strings.NewReplacer(
 	"STATIC_PRUNE", staticPrune, "MAX_FINITE", maxFinite, "TEMPORAL_DECAY", temporalDecay, "REMOVAL_PHASES", removalPhases,
 	"EDGE_EVALUATION", edgeEvaluation, "EDGE_DUE_ROWS", edgeDueRows, "EDGE_OBSERVED_AT", edgeObservedAt,
 	"FACT_PROBLEM", factProblem, "FACT_SINCE", factSince, "BLOCK_KEY_PROBLEM", blockKeyProblem,
+	"BLOCK_ANCHOR_NOT_FINITE", blockAnchorNotFinite, "BLOCK_CONFIDENCE_NOT_FINITE", blockConfidenceNotFinite,
 	"EXPIRED_SWEEP", expiredSweep, "NEXT_EVENT_ID", nextEventID,
 	"EDGE_ARCHIVE_COLS", archiveInsertCols("edge"), "BLOCK_ARCHIVE_COLS", archiveInsertCols("block"),
 	"FACT_ARCHIVE_COLS", archiveInsertCols("fact"), "BUMP_IDS_EDGES", bumpEventIDs("@ARCHIVE_EDGES"),

@@ -153,7 +153,7 @@ func TestEdgeStrengthShortcutIsTheFunction(t *testing.T) {
 			}
 		}
 		rows, err := db.SQL.Query(fmt.Sprintf(`SELECT quote(weight), quote(reinforcement_count), quote(%s), quote(%s) FROM %s e`,
-			edgeStrength, edgeStrengthByCall, table))
+			edgeStrength, fixedPointStrength("edge_strength(e.weight, e.reinforcement_count)"), table))
 		if err != nil {
 			t.Fatal(err)
 		}

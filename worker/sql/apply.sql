@@ -75,10 +75,10 @@ WHERE e.seq BETWEEN :lo AND :hi AND e.phase IN REMOVAL_PHASES AND e.seq NOT IN (
 -- The edges of apply_edge_keys go, settled in the same transaction: their
 -- ends lose from the stored degrees the fixed-point strength their due row
 -- stored (the strength the plan read when a full refresh left none; no
--- block state is written for a strength of 0), and
--- their due rows go, so no sweep recounts them; the sweep_removing row
--- keeps the delete trigger from queueing them (it never outlives the
--- statement list, let alone the transaction).
+-- block state is written for a strength of 0), and their due rows go, so
+-- no sweep recounts them; the sweep_removing row keeps the delete trigger
+-- from queueing them (it never outlives the statement list, let alone the
+-- transaction).
 INSERT INTO main.mem_config (key, value) VALUES ('sweep_removing', 1);
 WITH lost AS MATERIALIZED (
     SELECT k.from_id, k.to_id, @ENDS_Kcoalesce(d.strength, k.strength) AS strength

@@ -76,10 +76,10 @@ WITH rows AS MATERIALIZED (
                 BLOCK_KEY_PROBLEM
                 WHEN b.last_reinforced_hours IS NOT NULL AND typeof(b.last_reinforced_hours) NOT IN ('integer', 'real')
                     THEN 'last_reinforced_hours is ' || typeof(b.last_reinforced_hours)
-                WHEN NOT (b.last_reinforced_hours BETWEEN -MAX_FINITE AND MAX_FINITE) THEN 'last_reinforced_hours is not finite'
+                WHEN BLOCK_ANCHOR_NOT_FINITE THEN 'last_reinforced_hours is not finite'
                 WHEN b.confidence IS NOT NULL AND typeof(b.confidence) NOT IN ('integer', 'real')
                     THEN 'confidence is ' || typeof(b.confidence)
-                WHEN NOT (b.confidence BETWEEN -MAX_FINITE AND MAX_FINITE) THEN 'confidence is not finite'
+                WHEN BLOCK_CONFIDENCE_NOT_FINITE THEN 'confidence is not finite'
                 WHEN b.confidence < 0 OR b.confidence > 1 THEN 'confidence is ' || b.confidence || ' (want 0 to 1)'
                 WHEN typeof(b.reinforcement_count) NOT IN ('integer', 'real')
                     THEN 'reinforcement_count is ' || typeof(b.reinforcement_count)

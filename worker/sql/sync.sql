@@ -11,10 +11,10 @@ DELETE FROM sync_rows;
 -- scales' :epoch (rank.go; none for a block it reinforces, whose refresh
 -- would forget it), else the shadow's, NULL or NOT_RANKED.
 -- A block's degree is stored without the strength of the edges the plan
--- prunes or decays (plan_lost; fixed point: exact), so their removal touches no block
--- state: the apply counts them at 0 (:counted). A cut-off apply is
--- finished from the saved plan, or the full sweep that its cleared
--- fingerprint forces recounts every degree.
+-- prunes or decays (plan_lost; fixed point: exact), so their removal
+-- touches no block state: the apply counts them at 0 (:counted). A
+-- cut-off apply is finished from the saved plan, or the full sweep that
+-- its cleared fingerprint forces recounts every degree.
 INSERT INTO sync_rows (kind, id, present, tier, lambda, constitutional, degree, archive_at, problem,
                        rank_count, rank_confidence, rank_anchor, rank_bound)
 WITH t AS (
