@@ -31,10 +31,14 @@ func DeclareMapping(ctx context.Context, db *DB, m *mapping.Mapping, source stri
 			return nil, err
 		}
 		archives, err := archiveSteps(ctx, q, m)
+		if err != nil {
+			return nil, err
+		}
 		for _, a := range archives {
 			indexes = append(indexes, step{a, nil})
 		}
-		return append(steps, indexes...), err
+		views, err := mappingViewSteps(ctx, q, m)
+		return append(append(steps, indexes...), views...), err
 	})
 	return err
 }
