@@ -123,9 +123,11 @@ func changeFact(ctx context.Context, db *DB, id, kind string, machine time.Time,
 		// transaction's own connection.
 		tables = mapped.tables
 		if db.Rqlite {
-			if with, err = mapped.ctes(nil); err != nil {
+			ctes, err := mapped.ctes(nil)
+			if err != nil {
 				return nil, fmt.Errorf("%s: %w", what, err)
 			}
+			with = withClause(ctes)
 			inTx = nil
 		}
 	}

@@ -23,16 +23,23 @@ import (
 // is of memworker's own, with the edge's ends (end_a, end_b) beside its key.
 const effectiveView = "mem_map_edges_effective"
 
+// source is what the views of the app's tables read: the adapter's views,
+// under the names the temp views have, on the active-hours clock
+// activeHours (an SQL expression).
+func (a *adapted) source(activeHours string) viewSource {
+	return viewSource{
+		tables: a.tables, blocks: a.view("blocks"), tags: a.view("block_tags"), edges: a.view("edges"), facts: a.view("facts"),
+		clock: "mem_map_clock", tiers: "mem_map_block_tiers", effective: effectiveView, activeHours: activeHours,
+		endA: "end_a", endB: "end_b", extraKeys: "end_a, end_b, key_raw, key_raw2, ",
+	}
+}
+
 // effectiveViews are the statements that make the temp views mem_map_clock,
 // mem_map_block_tiers and mem_map_edges_effective on a connection the
 // adapter's views are set up on (hours: the mapping's clock, when it
 // keeps its own), and those that drop them.
 func (a *adapted) effectiveViews(hours *float64) (create, drop []string) {
-	src := viewSource{
-		tables: a.tables, blocks: a.view("blocks"), tags: a.view("block_tags"), edges: a.view("edges"),
-		clock: "mem_map_clock", tiers: "mem_map_block_tiers", activeHours: memViews.activeHours,
-		endA: "end_a", endB: "end_b", extraKeys: "end_a, end_b, key_raw, key_raw2, ",
-	}
+	src := a.source(memViews.activeHours)
 	if hours != nil {
 		src.activeHours = strconv.FormatFloat(*hours, 'g', -1, 64)
 	}
@@ -43,6 +50,27 @@ func (a *adapted) effectiveViews(hours *float64) (create, drop []string) {
 		create = append(create, drop[len(drop)-1], "CREATE TEMP VIEW "+v.name+" AS\n"+v.body)
 	}
 	return create, drop
+}
+
+// readerViews are the readers' views of the app's tables, as the
+// extension serves them (views.go): the adapter's views their common
+// table expressions, on the clock a sweep through the mapping reads (the
+// wall clock in hours, the app's own clock row, or mem_config's), in SQL
+// so that they read it when they are read.
+func (a *adapted) readerViews() ([]readerView, error) {
+	from, err := a.ctes(nil)
+	if err != nil {
+		return nil, err
+	}
+	hours := memViews.activeHours
+	switch c := a.m.Clock; {
+	case a.wallHours:
+		hours = `(coalesce((SELECT CAST(value AS INTEGER) FROM mem_config WHERE key = 'wall_clock' AND value != ''),
+                CAST(strftime('%s', 'now') AS INTEGER)) / 3600.0)`
+	case c != nil:
+		hours = `(SELECT CAST(` + ident(c.ValueColumn) + ` AS REAL) FROM main.` + ident(c.Table) + ` WHERE ` + ident(c.KeyColumn) + ` = ` + literal(c.ActiveHoursKey) + `)`
+	}
+	return a.source(hours).readerViews(from), nil
 }
 
 // viewsReader is where a reader finds the edges and their views: on q, the
@@ -139,16 +167,16 @@ var tempView = regexp.MustCompile(`(?s)^CREATE TEMP VIEW (mem_map_\w+) AS\s+(.*)
 // prefixed with them as common table expressions, so it runs as one
 // request on rqlite. It writes nothing.
 func (a *adapted) readOnly(q querier, more []string) (querier, error) {
-	with, err := a.ctes(more)
+	ctes, err := a.ctes(more)
 	if err != nil {
 		return nil, err
 	}
-	return withCTEs{q: q, with: with}, nil
+	return withCTEs{q: q, with: withClause(ctes)}, nil
 }
 
-// ctes is the WITH clause that holds the adapter's views and the temp
-// views more makes, as common table expressions, for one statement.
-func (a *adapted) ctes(more []string) (string, error) {
+// ctes are the adapter's views and the temp views more makes, as the
+// common table expressions of one statement.
+func (a *adapted) ctes(more []string) ([]string, error) {
 	var ctes []string
 	for _, stmt := range append(append([]string{}, a.setup...), more...) {
 		if strings.HasPrefix(stmt, "DROP ") || strings.HasPrefix(stmt, "CREATE TEMP TRIGGER ") {
@@ -156,12 +184,15 @@ func (a *adapted) ctes(more []string) (string, error) {
 		}
 		m := tempView.FindStringSubmatch(stmt)
 		if m == nil {
-			return "", fmt.Errorf("mapping: cannot read through %.40q as a common table expression", stmt)
+			return nil, fmt.Errorf("mapping: cannot read through %.40q as a common table expression", stmt)
 		}
 		ctes = append(ctes, m[1]+" AS (\n"+m[2]+"\n)")
 	}
-	return "WITH " + strings.Join(ctes, ",\n") + "\n", nil
+	return ctes, nil
 }
+
+// withClause is the WITH clause of common table expressions ctes.
+func withClause(ctes []string) string { return "WITH " + strings.Join(ctes, ",\n") + "\n" }
 
 // withCTEs is a querier whose queries are prefixed with common table
 // expressions; it refuses every write.

@@ -1,9 +1,12 @@
 package worker
 
 import (
+	"context"
+	"errors"
 	"strings"
 
 	"github.com/memdecay/memdecay/sqlfuncs"
+	"github.com/memdecay/memdecay/worker/mapping"
 )
 
 // The views a reader decides by (mem_clock, mem_block_tiers,
@@ -22,15 +25,17 @@ import (
 type viewSource struct {
 	tables                *dialect // expands the rules' tokens (an edge's ends)
 	blocks, tags, edges   string   // the tables (or the adapter's views)
+	facts                 string   // the facts table (or the adapter's view)
 	clock, tiers          string   // the names of the clock and tier views
+	effective             string   // the name of the edges' effective view
 	activeHours           string   // the active-hours clock: mem_config's, or a mapping's own
 	endA, endB, extraKeys string   // an edge's ends, and columns shown after its key
 }
 
 // memViews is what memworker's own views read.
 var memViews = viewSource{
-	tables: memTables, blocks: "mem_blocks", tags: "mem_block_tags", edges: "mem_edges",
-	clock: "mem_clock", tiers: "mem_block_tiers",
+	tables: memTables, blocks: "mem_blocks", tags: "mem_block_tags", edges: "mem_edges", facts: "main.mem_facts",
+	clock: "mem_clock", tiers: "mem_block_tiers", effective: "mem_edges_effective",
 	activeHours: "(SELECT value FROM mem_config WHERE key = 'active_hours')",
 	endA:        "from_id", endB: "to_id",
 }
@@ -124,31 +129,101 @@ FROM weighed`)
 
 // factsScoredView is each usable fact (factProblem finds nothing wrong)
 // with its score and the action a sweep would take now.
-func factsScoredView() string {
-	return memSQL(`SELECT s.*,
+func (s viewSource) factsScoredView() string {
+	return s.tables.expand(macros.Replace(`SELECT s.*,
        CASE WHEN s.status = 'archived' THEN 'archived'
             ELSE lifecycle_action(s.score, s.tier, s.status = 'confirmed') END AS action
 FROM (SELECT d.*, tideline_score(d.importance, d.decay_rate, d.days_since_access, d.access_count, d.tier) AS score
       FROM (SELECT f.*, max(0, (c.wall - FACT_SINCE) / 86400.0) AS days_since_access
-            FROM mem_facts f, mem_clock c
-            WHERE (FACT_PROBLEM) IS NULL) AS d) AS s`)
+            FROM ` + s.facts + ` f, ` + s.clock + ` c
+            WHERE (FACT_PROBLEM) IS NULL) AS d) AS s`))
 }
 
-// schemaViews are the CREATE VIEW statements of memworker's views, in the
-// order they depend on each other; the schema's views migration holds
-// them as they are.
-func schemaViews() []string {
-	view := func(name, body string) string { return "CREATE VIEW " + name + " AS\n" + body }
-	return []string{
-		view("mem_clock", memViews.clockView()),
-		view("mem_block_tiers", memViews.tiersView()),
-		view("mem_edges_effective", memViews.effectiveView()),
-		view("mem_edges_live", "SELECT * FROM mem_edges_effective WHERE state = 'live'"),
-		view("mem_edges_decayed", "SELECT * FROM mem_edges_effective WHERE state = 'decayed'"),
-		view("mem_facts_scored", factsScoredView()),
+// readerView is one of the readers' views: its name and its query,
+// self-contained (the views it reads are its common table expressions).
+type readerView struct{ name, query string }
+
+// readerViews are the readers' views of s, each query prefixed by the
+// common table expressions its tables come from (through a mapping, the
+// adapter's views). They are not views of the file: the extension serves
+// each under its name on every connection that loads it (eponymous
+// virtual tables, ext/shim/readerviews.c), from its query as stored in
+// mem_reader_views, so no object of the file's schema calls a memdecay
+// function and an app's ALTER TABLE works without the extension.
+func (s viewSource) readerViews(from []string) []readerView {
+	cte := func(name, body string) string { return name + " AS (\n" + body + "\n)" }
+	with := func(ctes ...string) string {
+		all := append(append([]string{}, from...), ctes...)
+		if len(all) == 0 {
+			return ""
+		}
+		return "WITH " + strings.Join(all, ",\n") + "\n"
+	}
+	clock, tiers := cte(s.clock, s.clockView()), cte(s.tiers, s.tiersView())
+	effective := cte(s.effective, s.effectiveView())
+	edges := func(state string) string {
+		return with(clock, tiers, effective) + "SELECT * FROM " + s.effective + " WHERE state = '" + state + "'"
+	}
+	return []readerView{
+		{"mem_clock", with() + s.clockView()},
+		{"mem_block_tiers", with() + s.tiersView()},
+		{"mem_edges_effective", with(clock, tiers, effective) + "SELECT * FROM " + s.effective},
+		{"mem_edges_live", edges("live")},
+		{"mem_edges_decayed", edges("decayed")},
+		{"mem_facts_scored", with(clock) + s.factsScoredView()},
 	}
 }
 
-// viewsDropped are the views schemaViews makes, dropped in the order
-// their dependants allow.
+// readerViewsTable holds the readers' views' queries the extension serves.
+const readerViewsTable = "mem_reader_views"
+
+// readerViewSteps store views as the readers' views the extension serves,
+// in place of those stored before.
+func readerViewSteps(views []readerView) []step {
+	steps := []step{{`DELETE FROM main.` + readerViewsTable, nil}}
+	for _, v := range views {
+		steps = append(steps, step{`INSERT INTO main.` + readerViewsTable + ` (name, sql) VALUES (?, ?)`, []any{v.name, v.query}})
+	}
+	return steps
+}
+
+// viewsDropped are the views memworker's schema held before the readers'
+// views were served by the extension, dropped in the order their
+// dependants allow.
 var viewsDropped = []string{"mem_edges_live", "mem_edges_decayed", "mem_facts_scored", "mem_edges_effective", "mem_block_tiers", "mem_clock"}
+
+// mappingViewSteps are the steps that store the readers' views of the
+// mapping m (memworker's own tables when m is nil or mem). A mapping this
+// memworker cannot sweep through has none: the extension then says the
+// database serves no such view, rather than show memworker's empty tables.
+func mappingViewSteps(ctx context.Context, q querier, m *mapping.Mapping) ([]step, error) {
+	if m == nil || m.IsDefault() {
+		return readerViewSteps(memViews.readerViews(nil)), nil
+	}
+	a, err := adapt(ctx, q, m, false)
+	if errors.Is(err, ErrMappingUnsupported) {
+		return readerViewSteps(nil), nil
+	} else if err != nil {
+		return nil, err
+	}
+	views, err := a.readerViews()
+	if err != nil {
+		return nil, err
+	}
+	return readerViewSteps(views), nil
+}
+
+// StoreReaderViews stores the readers' views of the database's declared
+// mapping, which the extension serves on every connection that loads it
+// (memworker's migrate up runs it after the migrations: a migration
+// stores the views of memworker's own tables).
+func StoreReaderViews(ctx context.Context, db *DB) error {
+	_, err := readThenWrite(ctx, db, "views", func(q querier) ([]step, error) {
+		d, err := mapping.Load(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		return mappingViewSteps(ctx, q, d.Mapping)
+	})
+	return err
+}

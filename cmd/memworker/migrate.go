@@ -38,6 +38,9 @@ func migrateCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
+					if err := worker.StoreReaderViews(c.Context, db); err != nil {
+						return fmt.Errorf("migrate up: storing the readers' views: %w", err)
+					}
 					if err := db.UseWAL(); err != nil {
 						return err
 					}

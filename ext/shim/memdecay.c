@@ -109,6 +109,8 @@ static void md_xfunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
 
 const char *md_sqlite_version(void) { return sqlite3_libversion(); }
 
+int md_register_views(sqlite3 *db, char **err); /* readerviews.c */
+
 #ifdef _WIN32
 __declspec(dllexport)
 #endif
@@ -132,5 +134,5 @@ int sqlite3_memdecay_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routin
 			}
 		}
 	}
-	return SQLITE_OK;
+	return md_register_views(db, pzErrMsg);
 }
