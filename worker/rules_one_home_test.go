@@ -18,7 +18,7 @@ import (
 // weight ≤ 0): the view's list and sqlfuncs.DiesAtZero.
 func TestViewsKnowTheModelsThatDieAtZero(t *testing.T) {
 	db, _ := newMemory(t, "")
-	text := scalar[string](t, db, `SELECT sql FROM sqlite_master WHERE type = 'view' AND name = 'mem_edges_effective'`)
+	text := scalar[string](t, db, `SELECT sql FROM mem_reader_views WHERE name = 'mem_edges_effective'`)
 	m := regexp.MustCompile(`p\.model IN \(([^)]*)\)`).FindStringSubmatch(text)
 	if m == nil {
 		t.Fatal("mem_edges_effective names no models that die at zero")
