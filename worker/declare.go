@@ -2,9 +2,10 @@ package worker
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
 
-	"github.com/memdecay/memdecay/schema"
 	"github.com/memdecay/memdecay/worker/mapping"
 )
 
@@ -58,13 +59,15 @@ func Mapping(ctx context.Context, db *DB) (*mapping.Declared, error) {
 // as text (mappedIndexes), by which a sweep finds rows, and the triggers
 // that queue what the app changes (captureTriggers).
 func indexSteps(ctx context.Context, q querier, m *mapping.Mapping) ([]step, error) {
-	drops, err := schema.MappedObjectDrops(ctx, q)
+	objects, err := mappedObjects(ctx, q)
 	if err != nil {
 		return nil, err
 	}
 	var steps []step
-	for _, d := range drops {
-		steps = append(steps, step{d, nil})
+	for _, o := range objects {
+		if o.ours {
+			steps = append(steps, step{"DROP " + strings.ToUpper(o.kind) + " IF EXISTS main." + ident(o.name), nil})
+		}
 	}
 	if m.IsDefault() {
 		return steps, nil
@@ -74,8 +77,72 @@ func indexSteps(ctx context.Context, q querier, m *mapping.Mapping) ([]step, err
 		return nil, err
 	}
 	triggers, err := captureTriggers(ctx, q, m)
+	if err != nil {
+		return nil, err
+	}
 	for _, c := range append(create, triggers...) {
+		if err := nameFree(c, objects); err != nil {
+			return nil, err
+		}
 		steps = append(steps, step{c, nil})
 	}
-	return steps, err
+	return steps, nil
+}
+
+// mappedObject is an index or trigger of the file named like the ones a
+// mapping puts on an app's tables (mem_map_…), and whether it is one.
+type mappedObject struct {
+	kind, name, table string
+	ours              bool
+}
+
+// mappedObjects reads the indexes and triggers named mem_map_…, telling
+// memworker's (change capture queuing into mem_dirty_…, indexes on an id
+// read as text) from an app's own that only share the prefix: declaring a
+// mapping drops and remakes memworker's, and never touches the app's.
+func mappedObjects(ctx context.Context, q querier) ([]mappedObject, error) {
+	rows, err := q.QueryContext(ctx, `SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_master
+		WHERE type IN ('index', 'trigger') AND name LIKE 'mem\_map\_%' ESCAPE '\' ORDER BY name`)
+	if err != nil {
+		return nil, fmt.Errorf("mapping: reading the triggers and indexes on the app's tables: %w", err)
+	}
+	defer rows.Close()
+	var out []mappedObject
+	for rows.Next() {
+		var o mappedObject
+		var body string
+		if err := rows.Scan(&o.kind, &o.name, &o.table, &body); err != nil {
+			return nil, err
+		}
+		name, table := strings.ToLower(o.name), strings.ToLower(o.table)
+		switch o.kind {
+		case "trigger":
+			for _, op := range []string{"insert", "update", "delete"} {
+				o.ours = o.ours || name == "mem_map_"+table+"_queue_"+op
+			}
+			o.ours = o.ours && strings.Contains(body, "mem_dirty_")
+		case "index":
+			o.ours = strings.HasSuffix(name, "_text") && strings.Contains(name, "_"+table+"_") && strings.Contains(body, "CAST(")
+		}
+		out = append(out, o)
+	}
+	return out, rows.Err()
+}
+
+// nameFree refuses to create, by the statement create, an object whose
+// name an app's own index or trigger already holds: declaring the mapping
+// would replace it (or, for an index, keep the app's in its place).
+func nameFree(create string, objects []mappedObject) error {
+	m := createdName.FindStringSubmatch(create)
+	if m == nil {
+		return fmt.Errorf("mapping: no name in %.60s", create)
+	}
+	name := strings.ReplaceAll(m[1], `""`, `"`)
+	for _, o := range objects {
+		if !o.ours && strings.EqualFold(o.name, name) {
+			return fmt.Errorf("%w: the app's %s %.60q on %.60q has the name of one memworker puts on the app's tables when it declares this mapping "+
+				"(mem_map_…: change capture, indexes); rename the app's %s, then declare the mapping again", mapping.ErrBadMapping, o.kind, o.name, o.table, o.kind)
+		}
+	}
+	return nil
 }

@@ -188,8 +188,9 @@ type Clock struct {
 // schema.
 var ErrBadMapping = errors.New("mapping")
 
+// bad is a refusal: one line, each name in it shown (cut when long).
 func bad(format string, a ...any) error {
-	return fmt.Errorf("%w: %s", ErrBadMapping, fmt.Sprintf(format, a...))
+	return fmt.Errorf("%w: %s", ErrBadMapping, fmt.Sprintf(format, shownArgs(a)...))
 }
 
 // Parse reads a mapping file: TOML when name ends in .toml, JSON when it
@@ -205,6 +206,9 @@ func Parse(name string, text []byte) (*Mapping, error) {
 	}
 	m := &Mapping{}
 	if format == ".json" {
+		if key, dup := duplicateKey(text); dup {
+			return nil, bad("%s: the key %s is given twice", name, key)
+		}
 		dec := json.NewDecoder(bytes.NewReader(text))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(m); err != nil {
@@ -379,4 +383,53 @@ func clockOf(role, column string, clock *string, def string, hoursAllowed bool) 
 		return bad("%s: clock %q is not one of %s, %s, %s, %s", role, *clock, ClockActiveHours, ClockUnixSeconds, ClockISO8601, ClockWall)
 	}
 	return nil
+}
+
+// duplicateKey finds a key given twice in one JSON object (in any case:
+// encoding/json matches keys to fields so), as its path (nodes.table):
+// encoding/json would keep the last one silently, where TOML refuses the
+// file. Text that is not JSON has none; decoding it says
+// what is wrong.
+func duplicateKey(text []byte) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(text))
+	var walk func(path string) (string, bool, error)
+	walk = func(path string) (string, bool, error) {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false, err
+		}
+		switch tok {
+		case json.Delim('{'):
+			seen := map[string]bool{}
+			for dec.More() {
+				k, err := dec.Token()
+				if err != nil {
+					return "", false, err
+				}
+				key, _ := k.(string)
+				at := key
+				if path != "" {
+					at = path + "." + key
+				}
+				if seen[strings.ToLower(key)] {
+					return at, true, nil
+				}
+				seen[strings.ToLower(key)] = true
+				if at, dup, err := walk(at); dup || err != nil {
+					return at, dup, err
+				}
+			}
+			_, err = dec.Token()
+		case json.Delim('['):
+			for i := 0; dec.More(); i++ {
+				if at, dup, err := walk(fmt.Sprintf("%s[%d]", path, i)); dup || err != nil {
+					return at, dup, err
+				}
+			}
+			_, err = dec.Token()
+		}
+		return "", false, err
+	}
+	at, dup, _ := walk("")
+	return at, dup
 }

@@ -27,8 +27,11 @@ type table struct {
 	rowid   bool // a rowid table (not WITHOUT ROWID)
 	columns []column
 	// uniques are the column sets a row is unique by: the primary key and
-	// every full (not partial) unique index.
-	uniques [][]string
+	// every full (not partial) unique index; uniqueNames their names ("" for
+	// the primary key).
+	uniques     [][]string
+	uniqueNames []string
+	pk          []string // the primary key's columns, in order
 }
 
 func (t *table) column(name string) (column, bool) {
@@ -40,12 +43,12 @@ func (t *table) column(name string) (column, bool) {
 	return column{}, false
 }
 
-func (t *table) names() string {
+func (t *table) names() said {
 	n := make([]string, len(t.columns))
 	for i, c := range t.columns {
 		n[i] = c.name
 	}
-	return strings.Join(n, ", ")
+	return listColumns(n)
 }
 
 // Affinities, as SQLite derives them from a declared type.
@@ -102,7 +105,7 @@ func readTable(ctx context.Context, q Querier, role, name string) (*table, error
 	var withoutRowid bool
 	found, err := scanOne(ctx, q, `SELECT type, wr FROM pragma_table_list WHERE schema = 'main' AND name = ?`, []any{name}, &kind, &withoutRowid)
 	if err != nil {
-		return nil, fmt.Errorf("mapping: %s: reading table %s: %w", role, name, err)
+		return nil, fmt.Errorf("mapping: %s: reading table %s: %w", role, shown(name), err)
 	}
 	if !found {
 		return nil, bad("%s.table: the database has no table %s", role, name)
@@ -113,7 +116,7 @@ func readTable(ctx context.Context, q Querier, role, name string) (*table, error
 	t := &table{name: name, rowid: !withoutRowid}
 	rows, err := q.QueryContext(ctx, `SELECT name, type, pk, hidden FROM pragma_table_xinfo(?) ORDER BY cid`, name)
 	if err != nil {
-		return nil, fmt.Errorf("mapping: %s: reading the columns of %s: %w", role, name, err)
+		return nil, fmt.Errorf("mapping: %s: reading the columns of %s: %w", role, shown(name), err)
 	}
 	var pk []column
 	for rows.Next() {
@@ -138,12 +141,12 @@ func readTable(ctx context.Context, q Querier, role, name string) (*table, error
 		for i, c := range pk {
 			cols[i] = c.name
 		}
-		t.uniques = append(t.uniques, cols)
+		t.uniques, t.uniqueNames, t.pk = append(t.uniques, cols), append(t.uniqueNames, ""), cols
 	}
 	idx, err := q.QueryContext(ctx, `SELECT l.name, i.name FROM pragma_index_list(?) l JOIN pragma_index_info(l.name) i
 		WHERE l."unique" AND NOT l.partial ORDER BY l.name, i.seqno`, name)
 	if err != nil {
-		return nil, fmt.Errorf("mapping: %s: reading the indexes of %s: %w", role, name, err)
+		return nil, fmt.Errorf("mapping: %s: reading the indexes of %s: %w", role, shown(name), err)
 	}
 	byIndex := map[string][]string{}
 	var order []string
@@ -164,7 +167,7 @@ func readTable(ctx context.Context, q Querier, role, name string) (*table, error
 	}
 	for _, index := range order {
 		if !slices.Contains(byIndex[index], "") {
-			t.uniques = append(t.uniques, byIndex[index])
+			t.uniques, t.uniqueNames = append(t.uniques, byIndex[index]), append(t.uniqueNames, index)
 		}
 	}
 	return t, nil
@@ -194,6 +197,8 @@ func scanOne(ctx context.Context, q Querier, query string, args []any, dest ...a
 type checker struct {
 	tables  map[string]*table
 	written map[string]string // "table.column" -> the role that writes it
+	writes  []write           // every part a sweep writes, in the mapping's order
+	keys    map[string]Key    // table (lower case) -> the key the mapping gives it
 }
 
 // part is one column role: its name in the mapping, whether it must hold
@@ -221,7 +226,7 @@ func (k *checker) parts(t *table, parts ...part) error {
 				hint = p.hint
 			}
 			return bad("%s: %s.%s is declared %s (TEXT affinity), which turns every number written into text; "+
-				"this part needs numbers: %s", p.role, t.name, c.name, c.declared, hint)
+				"this part needs numbers: %s", p.role, t.name, c.name, c.declared, said(hint))
 		}
 		if p.written {
 			if c.generated {
@@ -232,6 +237,7 @@ func (k *checker) parts(t *table, parts ...part) error {
 				return bad("%s: %s.%s already plays %s; a sweep writes both parts", p.role, t.name, c.name, other)
 			}
 			k.written[key] = p.role
+			k.writes = append(k.writes, write{part: p.role, given: p.column, t: t, column: c.name})
 		}
 	}
 	return nil
@@ -255,6 +261,7 @@ func (k *checker) key(role string, t *table, key Key) ([]column, error) {
 	}
 	for _, u := range t.uniques {
 		if sameColumns(u, key) {
+			k.keys[strings.ToLower(t.name)] = key
 			return cols, nil
 		}
 	}
@@ -300,7 +307,7 @@ func (m *Mapping) Validate(ctx context.Context, q Querier) error {
 		return err
 	}
 	ours := m.IsDefault()
-	k := &checker{tables: map[string]*table{}, written: map[string]string{}}
+	k := &checker{tables: map[string]*table{}, written: map[string]string{}, keys: map[string]Key{}}
 	var nodeKey []column
 	if n := m.Nodes; n != nil {
 		t, err := k.table(ctx, q, "nodes", n.Table, ours)
@@ -310,8 +317,10 @@ func (m *Mapping) Validate(ctx context.Context, q Querier) error {
 		if nodeKey, err = k.key("nodes", t, n.Key); err != nil {
 			return err
 		}
-		if len(n.Key) != 1 && !ours {
-			return bad("nodes.key: edges name one node by one id: give one column (or rowid) as the nodes' key")
+		if !ours {
+			if err := oneColumnKey("nodes", n.Key); err != nil {
+				return err
+			}
 		}
 		hours := n.LastUsedClock == ClockActiveHours
 		if err := k.parts(t,
@@ -351,6 +360,9 @@ func (m *Mapping) Validate(ctx context.Context, q Querier) error {
 		if _, err := k.key("edges", t, e.Key); err != nil {
 			return err
 		}
+		if !ours && (len(e.Key) > 2 || (len(e.Key) == 1 && strings.EqualFold(e.Key[0], RowID))) {
+			return bad("edges.key: give the edges' key as one column (an INTEGER PRIMARY KEY or a unique column) or two, not rowid or more")
+		}
 		hours := e.LastActiveClock == ClockActiveHours
 		if err := k.parts(t,
 			part{"edges.from", e.From, false, false, ""},
@@ -385,6 +397,11 @@ func (m *Mapping) Validate(ctx context.Context, q Querier) error {
 		if _, err := k.key("facts", t, f.Key); err != nil {
 			return err
 		}
+		if !ours {
+			if err := oneColumnKey("facts", f.Key); err != nil {
+				return err
+			}
+		}
 		if err := k.parts(t,
 			part{"facts.segment", f.Segment, false, false, ""},
 			part{"facts.tier", f.Tier, false, false, ""},
@@ -410,7 +427,13 @@ func (m *Mapping) Validate(ctx context.Context, q Querier) error {
 			return err
 		}
 	}
-	return nil
+	if ours {
+		return nil
+	}
+	if err := m.sweepable(); err != nil {
+		return err
+	}
+	return k.appSafe(ctx, q, m)
 }
 
 // clockHint is what to do when a time on the active-hours clock (the
