@@ -62,6 +62,16 @@ func (a *adapted) readerViews() ([]readerView, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A reader needs no app row's own columns (a removal's archive does):
+	// without them the views outlive the app's changes to its other
+	// columns, as a view of its mapped parts should.
+	own := strings.NewReplacer(
+		a.nodeCols.snapshot("n")+" AS snapshot, "+a.nodeCols.rows("n"), "NULL AS snapshot",
+		columnInfo{names: a.edgeColumns}.snapshot("l")+" AS snapshot, "+columnInfo{names: a.edgeColumns}.rows("l"), "NULL AS snapshot",
+		a.factCols.snapshot("f")+" AS snapshot, "+a.factCols.rows("f"), "NULL AS snapshot")
+	for i := range from {
+		from[i] = own.Replace(from[i])
+	}
 	hours := memViews.activeHours
 	switch c := a.m.Clock; {
 	case a.wallHours:

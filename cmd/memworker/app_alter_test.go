@@ -1,0 +1,134 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// notesSchema is an app's own memory: notes and the links between them, with
+// its own foreign keys, and a table memdecay knows nothing of.
+const notesSchema = `
+CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT, extra TEXT, kind TEXT, state TEXT DEFAULT 'active',
+    uses INTEGER DEFAULT 0, last_used_at TEXT);
+CREATE TABLE links (id INTEGER PRIMARY KEY,
+    src INTEGER NOT NULL REFERENCES notes (id) ON DELETE CASCADE,
+    dst INTEGER NOT NULL REFERENCES notes (id) ON DELETE CASCADE,
+    kind TEXT NOT NULL, strength REAL, touched_at TEXT);
+CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT);
+INSERT INTO notes (id, body, kind, last_used_at) VALUES (1, 'a', 'note', '2026-11-01T10:00:00+02:00'),
+    (2, 'b', 'note', '2026-11-02T10:00:00+02:00'), (3, 'c', 'goal', '2026-11-03T10:00:00+02:00');
+INSERT INTO links (src, dst, kind, strength, touched_at) VALUES (1, 2, 'cites', 0.9, '2026-11-01T10:00:00+02:00'),
+    (2, 3, 'cites', 0.8, '2026-11-02T10:00:00+02:00'), (1, 3, 'about', 0.7, '2026-11-03T10:00:00+02:00');
+INSERT INTO settings VALUES ('theme', 'dark');
+`
+
+const notesMapping = `
+[nodes]
+table = "notes"
+key = "id"
+last_used = "last_used_at"
+last_used_clock = "iso8601"
+category = "kind"
+status = "state"
+status_active = ["active"]
+status_archived = "archived"
+reinforcement_count = "uses"
+
+[edges]
+table = "links"
+key = "id"
+from = "src"
+to = "dst"
+directed = true
+kind = "kind"
+weight = "strength"
+last_active = "touched_at"
+last_active_clock = "iso8601"
+`
+
+// appMigration is the app's own schema change, run as its ORM or the
+// sqlite3 shell would: renames and drops of columns and tables, and a
+// table rebuilt outside a transaction (SQLite's twelve steps, in short).
+const appMigration = `
+ALTER TABLE notes RENAME COLUMN body TO text;
+ALTER TABLE notes DROP COLUMN extra;
+ALTER TABLE settings RENAME TO app_settings;
+CREATE TABLE app_settings_new (name TEXT PRIMARY KEY, value TEXT NOT NULL DEFAULT '');
+INSERT INTO app_settings_new SELECT name, value FROM app_settings;
+DROP TABLE app_settings;
+ALTER TABLE app_settings_new RENAME TO app_settings;
+SELECT 'migrated', count(*) FROM app_settings;
+`
+
+// plainShell runs script in the sqlite3 shell on path without loading
+// memdecay (a connection of the app's own), stopping at the first error.
+func plainShell(t *testing.T, path, script string) (string, error) {
+	t.Helper()
+	cmd := exec.Command("sqlite3", "-bail", path)
+	cmd.Stdin = strings.NewReader(script)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// TestAppMigrationsRunWithoutTheExtension: on a database memworker's
+// schema and a mapping were installed into, an app's own migrations run on
+// a connection that never loaded memdecay. The release before stored
+// views that call memdecay's functions, which SQLite re-checks on every
+// ALTER TABLE; migrate up takes them out of the file, and the readers'
+// views still answer, over the app's tables, on any connection that loads
+// the extension: the sqlite3 shell's and Python's.
+func TestAppMigrationsRunWithoutTheExtension(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "app.db")
+	if out, err := plainShell(t, path, notesSchema); err != nil {
+		t.Fatalf("the app's schema: %v\n%s", err, out)
+	}
+	ok(t, "migrate", "up", "--db", path)
+	file := filepath.Join(t.TempDir(), "memory.toml")
+	if err := os.WriteFile(file, []byte(notesMapping), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ok(t, "map", "load", file, "--db", path)
+
+	// The schema as the release before left it: its views in the file.
+	ok(t, "migrate", "down", "--db", path)
+	if out, err := plainShell(t, path, "BEGIN;\n"+appMigration+"ROLLBACK;\n"); err == nil || !strings.Contains(out, "no such function") {
+		t.Fatalf("before the step, the app's migration should fail on the stored views; got %v\n%s", err, out)
+	}
+
+	ok(t, "migrate", "up", "--db", path)
+	out, err := plainShell(t, path, appMigration)
+	if err != nil || !strings.Contains(out, "migrated|1") {
+		t.Fatalf("the app's migration without memdecay: %v\n%s", err, out)
+	}
+	if objs := queryRows(t, path, `SELECT name FROM sqlite_schema WHERE sql LIKE '%decay_tier(%' OR sql LIKE '%lambda_edge(%'
+		OR sql LIKE '%effective_weight(%' OR sql LIKE '%tideline_score(%' OR sql LIKE '%policy_curve(%'`); len(objs) > 0 {
+		t.Errorf("schema objects still call memdecay's functions: %v", objs)
+	}
+
+	// The readers' views, over the app's links, on connections of its own.
+	so := os.Getenv("MEMDECAY_SO")
+	if so == "" {
+		t.Fatal("MEMDECAY_SO is not set: run make unit (or set it to build/memdecay.so)")
+	}
+	const query = `SELECT count(*), group_concat(end_a || '>' || end_b, ' ') FROM (SELECT * FROM mem_edges_effective ORDER BY end_a, end_b)`
+	out, err = plainShell(t, path, ".load "+strings.TrimSuffix(so, ".so")+"\n"+query+";\n")
+	if want := "3|1>2 1>3 2>3\n"; err != nil || out != want {
+		t.Errorf("mem_edges_effective in the sqlite3 shell: %v\n%s\nwant %s", err, out, want)
+	}
+	py := exec.Command("/usr/bin/python3", "-c", `
+import sqlite3, sys
+conn = sqlite3.connect(sys.argv[1])
+conn.enable_load_extension(True)
+conn.load_extension(sys.argv[2])
+print(conn.execute(sys.argv[3]).fetchone())
+print(conn.execute("SELECT count(*) FROM mem_edges_effective WHERE end_a = '1'").fetchone())
+`, path, so, query)
+	pyOut, err := py.CombinedOutput()
+	if want := "(3, '1>2 1>3 2>3')\n(2,)\n"; err != nil || string(pyOut) != want {
+		t.Errorf("the views from Python: %v\n%s\nwant %s", err, pyOut, want)
+	}
+	ok(t, "sweep", "--db", path)
+}
