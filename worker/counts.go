@@ -150,11 +150,40 @@ func (s *sweep) appliedReport(ctx context.Context) error {
 			byPolicy[relation].Readmitted += n
 		}
 	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	rows.Close()
+	// The rows the app's rules held or kept while applied (apply.sql):
+	// invalid rows, and no longer planned changes.
+	var held, heldPlanned int64
+	if err := s.db.querier().QueryRowContext(ctx, `SELECT count(*), coalesce(sum(planned), 0) FROM temp.sweep_invalid
+		WHERE planned IS NOT NULL`).Scan(&held, &heldPlanned); err != nil {
+		return err
+	}
+	if held > 0 {
+		r.InvalidRows.Count += held
+		limit := int64(InvalidSampleSize - len(r.InvalidRows.Sample))
+		if s.opt.allInvalid {
+			limit = held
+		}
+		more, err := queryAll(ctx, s.db.querier(),
+			fmt.Sprintf(`SELECT kind, id, problem FROM temp.sweep_invalid WHERE planned IS NOT NULL ORDER BY kind, id LIMIT %d`, max(limit, 0)),
+			func(rows *sql.Rows, v *InvalidRow) error { return rows.Scan(&v.Kind, &v.ID, &v.Problem) })
+		if err != nil {
+			return err
+		}
+		for _, v := range more {
+			v.Problem = s.mapped.appNames(v.Kind, v.Problem)
+			r.InvalidRows.Sample = append(r.InvalidRows.Sample, v)
+		}
+		planned -= heldPlanned
+	}
 	r.Facts.Kept = r.Facts.Processed - r.Facts.Immune - r.Facts.Archived - r.Facts.Pruned
 	applied := r.Archived + r.EdgesPruned + r.EdgesDecayed + r.Facts.Archived + r.Facts.Pruned
 	for _, p := range r.Policies {
 		applied += p.Decayed + p.Excluded + p.Readmitted
 	}
 	r.Skipped = planned - applied
-	return rows.Err()
+	return nil
 }

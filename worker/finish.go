@@ -27,7 +27,7 @@ func (s *sweep) finish(ctx context.Context) error {
 	r.TotalEdgesAfter = n
 	return s.db.inTx(ctx, func() error {
 		q := s.db.querier()
-		if _, err := s.db.exec(ctx, "apply_reinforce"); err != nil {
+		if err := s.reinforce(ctx); err != nil {
 			return err
 		}
 		if err := SetConfig(ctx, q, "last_curate_at", fmt.Sprint(s.clock.Hours)); err != nil {

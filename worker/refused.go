@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/mattn/go-sqlite3"
 )
@@ -29,12 +31,44 @@ import (
 // is one request whose error comes at COMMIT, as text: a refusal there
 // still fails the sweep.
 
+// An app's foreign keys are the app's rules too. A sweep on a file runs
+// with them on (openFileStore), and rqlite with -fk enforces them; but
+// rather than fail a delete, the sweep leaves out of each chunk, before
+// it writes anything, the rows an app's table references (holdStep):
+// deleting one would be refused (RESTRICT, NO ACTION, deferred or not),
+// or would change app rows no archive keeps (CASCADE, SET NULL, SET
+// DEFAULT). Such a row stays, counted and named in the invalid rows with
+// the foreign key that holds it ("prune refused: referenced by
+// link_notes.link_id (ON DELETE RESTRICT)"), and is tried again next
+// sweep. Found by the statements, this holds on rqlite too, where a
+// refusal would fail the whole request. A block is held when one of the
+// edges its archival removes is.
+//
+// An app's trigger may also keep a row silently (RAISE(IGNORE)): the
+// statements check what they changed, and a row that stayed as it was
+// loses its event and is named as kept by the app (apply.sql).
+
+// holdStep stands, in a step's statement lists, for the statements that
+// find the chunk's held rows (sweep.holds) and then held_<table>, which
+// names them and takes them out of the chunk; nothing when none can be.
+const holdStep = "hold"
+
 // applyChunk runs a step's statement lists over the plan rows lo..hi of
 // table, inside the chunk's transaction.
 func (s *sweep) applyChunk(ctx context.Context, table string, names []string, lo, hi int64) error {
 	run := func(lo, hi int64) error {
+		args := append(chunkArgs(lo, hi), sql.Named("step", table))
 		for _, name := range names {
-			if _, err := s.db.exec(ctx, name, append(chunkArgs(lo, hi), sql.Named("step", table))...); err != nil {
+			if name == holdStep {
+				if len(s.holds[table]) == 0 {
+					continue
+				}
+				if _, err := s.db.execList(ctx, "hold "+table, s.holds[table], args...); err != nil {
+					return err
+				}
+				name = "held_" + table
+			}
+			if _, err := s.db.exec(ctx, name, args...); err != nil {
 				return err
 			}
 		}
@@ -138,6 +172,166 @@ func (s *sweep) refused(ctx context.Context, table string, seq int64, message st
 		} else {
 			r.Facts.Pruned--
 		}
+	case "plan_reinforce":
+		err = q.QueryRowContext(ctx, `SELECT kind FROM temp.plan_reinforce WHERE rowid = ?`, seq).Scan(&what)
+		if what == "constitutional" {
+			r.ConstitutionalReinforced--
+		} else {
+			r.Reinforced--
+		}
 	}
 	return err
+}
+
+// reinforce applies the plan's reinforcements, inside the finish's
+// transaction: a block an app's rule refuses to update is isolated as a
+// refused plan row, named, and not counted as reinforced.
+func (s *sweep) reinforce(ctx context.Context) error {
+	run := func(lo, hi int64) error {
+		_, err := s.db.exec(ctx, "apply_reinforce", chunkArgs(lo, hi)...)
+		return err
+	}
+	last, err := s.db.count(ctx, "SELECT coalesce(max(rowid), 0) FROM temp.plan_reinforce")
+	if err != nil || last == 0 {
+		return err
+	}
+	if !s.db.savepoints() {
+		return run(1, last)
+	}
+	return s.applyOrIsolate(ctx, "plan_reinforce", run, 1, last)
+}
+
+// foreignKey is one foreign key of an app's table that references a
+// table the sweep deletes from.
+type foreignKey struct {
+	child, onDelete string
+	from, to        []string // the child's columns, the parent's
+}
+
+// appHolds builds, for each step that deletes rows, the statements that
+// fill apply_held with the chunk's rows an app's foreign key holds.
+func (s *sweep) appHolds(ctx context.Context) (map[string][]string, error) {
+	edges, facts := "mem_edges", "mem_facts"
+	if s.mapped != nil {
+		edges, facts = "", ""
+		if e := s.mapped.m.Edges; e != nil {
+			edges = e.Table
+		}
+		if f := s.mapped.m.Facts; f != nil {
+			facts = f.Table
+		}
+	}
+	keys, err := s.foreignKeys(ctx, edges, facts)
+	if err != nil {
+		return nil, err
+	}
+	// A column of the row alias, as the app's table holds it: through a
+	// mapping, the adapter's view shows it under its rowColumn name.
+	column := func(alias, col string) string {
+		if s.mapped != nil {
+			return alias + "." + ident(rowColumn(col))
+		}
+		return alias + "." + ident(col)
+	}
+	referenced := func(fk foreignKey, alias string) string {
+		match := make([]string, len(fk.from))
+		for i := range fk.from {
+			match[i] = "c." + ident(fk.from[i]) + " = " + column(alias, fk.to[i])
+		}
+		return "EXISTS (SELECT 1 FROM main." + ident(fk.child) + " c WHERE " + strings.Join(match, " AND ") + ")"
+	}
+	why := func(fk foreignKey) string {
+		return "referenced by " + fk.child + "." + strings.Join(fk.from, ", ") + " (ON DELETE " + fk.onDelete + ")"
+	}
+	holds := map[string][]string{}
+	add := func(table, stmt string) {
+		if len(holds[table]) == 0 {
+			holds[table] = []string{"DELETE FROM apply_held"}
+		}
+		holds[table] = append(holds[table], s.opt.sql().expand(stmt))
+	}
+	for _, fk := range keys[strings.ToLower(edges)] {
+		add("plan_edges", `INSERT OR IGNORE INTO apply_held (seq, why)
+SELECT a.seq, `+literal(why(fk))+` FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq
+CROSS JOIN @EDGES e ON e.@KEY_A = p.from_id AND e.@KEY_B = p.to_id
+WHERE `+referenced(fk, "e"))
+		for _, end := range []string{"@END_A", "@END_B"} {
+			add("plan_blocks", `INSERT OR IGNORE INTO apply_held (seq, why)
+SELECT a.seq, 'its edge ' || @SUBJECT_E || ' is '  || `+literal(why(fk))+` FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq
+CROSS JOIN @EDGES e ON e.`+end+` = p.id
+WHERE `+referenced(fk, "e"))
+		}
+	}
+	for _, fk := range keys[strings.ToLower(facts)] {
+		add("plan_facts", `INSERT OR IGNORE INTO apply_held (seq, why)
+SELECT a.seq, `+literal(why(fk))+` FROM apply_rows a CROSS JOIN plan_facts p ON p.seq = a.seq
+CROSS JOIN @FACTS f ON f.id = p.id
+WHERE p.action = 'prune' AND `+referenced(fk, "f"))
+	}
+	return holds, nil
+}
+
+// foreignKeys lists, by parent (lower case), the foreign keys of the
+// database's tables that reference one of parents.
+func (s *sweep) foreignKeys(ctx context.Context, parents ...string) (map[string][]foreignKey, error) {
+	wanted := map[string]string{}
+	for _, p := range parents {
+		if p != "" {
+			wanted[strings.ToLower(p)] = p
+		}
+	}
+	rows, err := s.db.querier().QueryContext(ctx, `SELECT m.name, f.id, f."table", f."from", f."to", f.on_delete
+		FROM main.sqlite_master m, pragma_foreign_key_list(m.name) f WHERE m.type = 'table' ORDER BY m.name, f.id, f.seq`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	type fkID struct {
+		child string
+		id    int
+	}
+	var order []fkID
+	found := map[fkID]*foreignKey{}
+	parentOf := map[fkID]string{}
+	for rows.Next() {
+		var child, parent, from, onDelete string
+		var to sql.NullString
+		var id int
+		if err := rows.Scan(&child, &id, &parent, &from, &to, &onDelete); err != nil {
+			return nil, err
+		}
+		if _, ok := wanted[strings.ToLower(parent)]; !ok {
+			continue
+		}
+		k := fkID{child, id}
+		fk := found[k]
+		if fk == nil {
+			fk = &foreignKey{child: child, onDelete: onDelete}
+			found[k], parentOf[k] = fk, strings.ToLower(parent)
+			order = append(order, k)
+		}
+		fk.from = append(fk.from, from)
+		fk.to = append(fk.to, to.String) // "" for the parent's primary key
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	out := map[string][]foreignKey{}
+	for _, k := range order {
+		fk := found[k]
+		if slices.Contains(fk.to, "") {
+			pk, err := queryAll(ctx, s.db.querier(), `SELECT name FROM pragma_table_info(`+literal(wanted[parentOf[k]])+`) WHERE pk > 0 ORDER BY pk`,
+				func(rows *sql.Rows, v *string) error { return rows.Scan(v) })
+			if err != nil {
+				return nil, err
+			}
+			if len(pk) != len(fk.from) {
+				continue // not a key SQLite itself could enforce
+			}
+			fk.to = pk
+		}
+		out[parentOf[k]] = append(out[parentOf[k]], *fk)
+	}
+	return out, nil
 }

@@ -103,6 +103,9 @@ type fileStore struct {
 	// there (owntriggers.go); triggersOff: the triggers might still be off.
 	quiet       int
 	triggersOff bool
+	// foreignKeys: PRAGMA foreign_keys as the connection came (the sweep
+	// turns it on).
+	foreignKeys int
 }
 
 // openFileStore pins a connection and sets it up for a sweep.
@@ -130,6 +133,17 @@ func openFileStore(ctx context.Context, db *DB, opt SweepOptions) (*fileStore, e
 		}
 	}
 	st := &fileStore{conn: conn, opt: opt, args: func(extra ...any) []any { return extra }}
+	// The app's foreign keys are enforced while the sweep writes its
+	// tables, as an app that turns them on expects (refused.go); the
+	// connection goes back to the pool as it came.
+	if err := conn.QueryRowContext(ctx, "PRAGMA foreign_keys").Scan(&st.foreignKeys); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	if _, err := conn.ExecContext(ctx, "PRAGMA foreign_keys = ON"); err != nil {
+		conn.Close()
+		return nil, err
+	}
 	// The baseline for seeing other connections' commits (see checkpoint).
 	if err := conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&st.pacing.dataVersion); err != nil {
 		conn.Close()
@@ -149,6 +163,7 @@ func (st *fileStore) close() error {
 	for _, drop := range st.opt.sql().teardown { // a mapping's temp views: the connection goes back to the pool
 		st.conn.ExecContext(context.Background(), drop)
 	}
+	st.conn.ExecContext(context.Background(), fmt.Sprintf("PRAGMA foreign_keys = %d", st.foreignKeys))
 	return st.conn.Close()
 }
 

@@ -195,6 +195,10 @@ type sweep struct {
 	// netDegrees: the stored degrees already leave out the strength of the
 	// plan's edge removals (syncDerived), so the apply counts them at 0.
 	netDegrees bool
+	// holds: by plan table, the statements that find the chunk's rows an
+	// app's foreign key holds (refused.go); none when nothing references
+	// the tables the sweep deletes from.
+	holds map[string][]string
 }
 
 // Sweep runs the edge curate sweep (docs/sweep.md): plan every phase at one
@@ -485,20 +489,26 @@ func (s *sweep) planChanged(ctx context.Context) error {
 
 // applySteps are the plan's steps, in the order they are applied: each
 // step's statement lists run once per chunk of its plan table, in one
-// transaction.
+// transaction. holdStep is where the rows the app's foreign keys hold
+// leave the chunk (refused.go).
 var applySteps = []struct {
 	what, table string
 	stmts       []string
 }{
-	{"archive faded blocks", "plan_blocks", []string{"apply_blocks", "remove_edges", "archive_blocks", "forget_saved"}},
-	{"prune and decay edges", "plan_edges", []string{"apply_edges", "remove_edges", "orphan_blocks", "forget_saved"}},
+	{"archive faded blocks", "plan_blocks", []string{"pick_blocks", holdStep, "apply_blocks", "remove_edges", "archive_blocks", "forget_saved"}},
+	{"prune and decay edges", "plan_edges", []string{"pick_edges", holdStep, "apply_edges", "remove_edges", "orphan_blocks", "forget_saved"}},
 	{"exclude and readmit edges", "plan_flags", []string{"apply_flags", "forget_saved"}},
-	{"archive and prune facts", "plan_facts", []string{"apply_facts", "forget_saved"}},
+	{"archive and prune facts", "plan_facts", []string{"pick_facts", holdStep, "apply_facts", "forget_saved"}},
 }
 
 // apply carries out the plan in bounded transactions, each chunk's changes
 // with their events.
 func (s *sweep) apply(ctx context.Context) error {
+	holds, err := s.appHolds(ctx)
+	if err != nil {
+		return fmt.Errorf("sweep: reading the app's foreign keys: %w", err)
+	}
+	s.holds = holds
 	for _, st := range applySteps {
 		done := phase(st.stmts[0])
 		if err := s.chunks(ctx, st.table, s.opt.ChunkSize, true, func(lo, hi int64) error {

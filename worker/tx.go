@@ -55,8 +55,11 @@ func runTx(ctx context.Context, h txHooks, f func() error) error {
 	if err != nil {
 		end = "ROLLBACK"
 	}
-	if _, endErr := h.conn.ExecContext(context.WithoutCancel(ctx), end); err == nil {
+	if _, endErr := h.conn.ExecContext(context.WithoutCancel(ctx), end); err == nil && endErr != nil {
+		// A COMMIT refused (a deferred foreign key) leaves the transaction
+		// open: it is rolled back, so the connection is never left in it.
 		err = endErr
+		h.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
 	}
 	if err != nil {
 		if h.fence != nil {

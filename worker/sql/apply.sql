@@ -6,18 +6,40 @@
 -- numbers that decided it; its id from the one counter of events
 -- (NEXT_EVENT_ID), which moves past the ids each insert took.
 
--- name: apply_blocks
--- One chunk of archivals: the blocks still as planned, their events (with
--- tags), their edges' events; then their edges go (remove_edges) and they
--- change status (archive_blocks).
+-- name: pick_blocks
+-- One chunk of archivals: the blocks still as planned.
 DELETE FROM apply_rows;
 INSERT INTO apply_rows (seq)
 SELECT p.seq FROM plan_blocks p CROSS JOIN @NODES b ON b.id = p.id
 WHERE p.seq BETWEEN :lo AND :hi AND b.status = 'active' AND b.last_reinforced_hours IS p.last_reinforced_hours;
+
+-- name: held_plan_blocks
+-- The blocks an app's foreign key holds (refused.go: one of their edges
+-- is referenced) stay, named as refused.
+INSERT INTO sweep_invalid (kind, id, problem, planned)
+SELECT 'block', p.id, 'archive refused: ' || h.why, 1 FROM apply_held h CROSS JOIN plan_blocks p ON p.seq = h.seq;
+DELETE FROM apply_rows WHERE seq IN (SELECT seq FROM apply_held);
+
+-- name: apply_blocks
+-- Their events (with tags), then they change status (which queues them
+-- for a refresh of their state); a block whose status the app's trigger
+-- kept as it was (RAISE(IGNORE)) stays, named, with no event. Then their
+-- edges' events; the edges go in remove_edges, the tags in archive_blocks.
 INSERT INTO @ARCHIVE_NODES (BLOCK_ARCHIVE_COLS, @BLOCK_ROW_COLS)
 SELECT NEXT_EVENT_ID + row_number() OVER () - 1, :sweep, :wall, :now, b.id, 'archive', 'decayed', BLOCK_TAGS, p.tier, p.recency, @BLOCK_ROW
 FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq JOIN @NODES b ON b.id = p.id;
 BUMP_IDS_NODES;
+UPDATE @NODES SET status = 'archived', archive_reason = 'decayed'
+WHERE id IN (SELECT p.id FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq);
+DELETE FROM apply_held;
+INSERT INTO apply_held (seq)
+SELECT a.seq FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq CROSS JOIN @NODES b ON b.id = p.id
+WHERE b.status IS NOT 'archived';
+INSERT INTO sweep_invalid (kind, id, problem, planned)
+SELECT 'block', p.id, 'archive kept by app: its status stayed', 1 FROM apply_held h CROSS JOIN plan_blocks p ON p.seq = h.seq;
+DELETE FROM @ARCHIVE_NODES WHERE mem_sweep_id = :sweep
+  AND mem_subject IN (SELECT p.id FROM apply_held h CROSS JOIN plan_blocks p ON p.seq = h.seq);
+DELETE FROM apply_rows WHERE seq IN (SELECT seq FROM apply_held);
 DELETE FROM apply_block_ids;
 INSERT INTO apply_block_ids (id) SELECT p.id FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq;
 INSERT INTO @ARCHIVE_EDGES (EDGE_ARCHIVE_COLS, @EDGE_ROW_COLS)
@@ -32,22 +54,31 @@ SELECT e.from_id, e.to_id, @ENDS_EEDGE_STRENGTH FROM valid_edges e
 WHERE e.@END_A IN (SELECT id FROM apply_block_ids) OR e.@END_B IN (SELECT id FROM apply_block_ids);
 
 -- name: archive_blocks
--- After remove_edges: the archived blocks lose their tags and change
--- status (which queues them for a refresh of their state).
+-- After remove_edges: the archived blocks lose their tags.
 DELETE FROM @TAGS WHERE block_id IN (SELECT p.id FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq);
-UPDATE @NODES SET status = 'archived', archive_reason = 'decayed'
-WHERE id IN (SELECT p.id FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq);
 
--- name: apply_edges
+-- name: pick_edges
 -- One chunk of static prunes, temporal decays and policy removals, each
 -- edge only if it is unchanged since it was planned (an app's refresh in
--- between wins), then the blocks this chunk left orphaned.
+-- between wins).
 DELETE FROM apply_rows;
 INSERT INTO apply_rows (seq)
 SELECT p.seq FROM plan_edges p CROSS JOIN @EDGES e ON e.@KEY_A = p.from_id AND e.@KEY_B = p.to_id
 WHERE p.seq BETWEEN :lo AND :hi AND p.phase IN REMOVAL_PHASES
   AND e.weight IS p.weight AND e.reinforcement_count IS p.reinforcement_count
   AND e.last_active_hours IS p.last_active_hours AND e.last_observed_at IS p.last_observed_at AND NOT e.pinned@ENDS_UNMOVED;
+
+-- name: held_plan_edges
+-- The edges an app's foreign key holds (refused.go) stay, named as
+-- refused, and queued (their due row as below for an edge that stays).
+INSERT INTO sweep_invalid (kind, id, problem, planned)
+SELECT 'edge', @SUBJECT, CASE phase WHEN 'static' THEN 'prune' ELSE 'decay' END || ' refused: ' || h.why, 1
+FROM apply_held h CROSS JOIN plan_edges p ON p.seq = h.seq;
+INSERT INTO main.mem_dirty_edges (from_id, to_id) SELECT p.from_id, p.to_id FROM apply_held h CROSS JOIN plan_edges p ON p.seq = h.seq;
+DELETE FROM apply_rows WHERE seq IN (SELECT seq FROM apply_held);
+
+-- name: apply_edges
+-- Their events, then the blocks this chunk left orphaned.
 -- (An event's detail names the elapsed time 'elapsed' under a relation
 -- policy, 'elapsed_hours' else: archiveDetail.)
 INSERT INTO @ARCHIVE_EDGES (EDGE_ARCHIVE_COLS, @EDGE_ROW_COLS)
@@ -78,8 +109,21 @@ WHERE e.seq BETWEEN :lo AND :hi AND e.phase IN REMOVAL_PHASES AND e.seq NOT IN (
 -- block state is written for a strength of 0), and their due rows go, so
 -- no sweep recounts them; the sweep_removing row keeps the delete trigger
 -- from queueing them (it never outlives the statement list, let alone the
--- transaction).
+-- transaction). An edge the app's trigger kept (RAISE(IGNORE)) stays,
+-- named, without its event: it keeps its due row (or gets one storing the
+-- strength the degrees count for it) and is queued.
 INSERT INTO main.mem_config (key, value) VALUES ('sweep_removing', 1);
+@DELETE_EDGES;
+DELETE FROM apply_kept_keys;
+INSERT INTO apply_kept_keys (from_id, to_id)
+SELECT k.from_id, k.to_id FROM apply_edge_keys k WHERE EXISTS (SELECT 1 FROM @EDGES e WHERE e.@KEY_A = k.from_id AND e.@KEY_B = k.to_id);
+INSERT INTO sweep_invalid (kind, id, problem, planned)
+SELECT 'edge', @SUBJECT, 'removal kept by app: its delete was ignored', :step = 'plan_edges' FROM apply_kept_keys;
+DELETE FROM @ARCHIVE_EDGES WHERE mem_sweep_id = :sweep AND mem_subject IN (SELECT @SUBJECT FROM apply_kept_keys);
+INSERT OR IGNORE INTO main.mem_edge_due (from_id, to_id, @ENDS_COLSstrength)
+SELECT k.from_id, k.to_id, @ENDS_Kk.strength FROM apply_edge_keys k WHERE (k.from_id, k.to_id) IN (SELECT from_id, to_id FROM apply_kept_keys);
+INSERT INTO main.mem_dirty_edges (from_id, to_id) SELECT from_id, to_id FROM apply_kept_keys;
+DELETE FROM apply_edge_keys WHERE (from_id, to_id) IN (SELECT from_id, to_id FROM apply_kept_keys);
 WITH lost AS MATERIALIZED (
     SELECT k.from_id, k.to_id, @ENDS_Kcoalesce(d.strength, k.strength) AS strength
     FROM apply_edge_keys k LEFT JOIN main.mem_edge_due d ON d.from_id = k.from_id AND d.to_id = k.to_id
@@ -89,7 +133,6 @@ FROM (SELECT id, sum(strength) AS strength
       FROM (SELECT @END_A AS id, strength FROM lost UNION ALL SELECT @END_B, strength FROM lost)
       GROUP BY id) AS l
 WHERE mem_block_state.id = l.id;
-@DELETE_EDGES;
 DELETE FROM main.mem_edge_due WHERE (from_id, to_id) IN (SELECT from_id, to_id FROM apply_edge_keys);
 DELETE FROM main.mem_config WHERE key = 'sweep_removing';
 
@@ -110,8 +153,14 @@ INSERT INTO @ARCHIVE_NODES (BLOCK_ARCHIVE_COLS, @BLOCK_ROW_COLS)
 SELECT NEXT_EVENT_ID + row_number() OVER () - 1, :sweep, :wall, :now, b.id, 'archive', 'orphaned', BLOCK_TAGS, NULL, NULL, @BLOCK_ROW
 FROM apply_block_ids o JOIN @NODES b ON b.id = o.id;
 BUMP_IDS_NODES;
-DELETE FROM @TAGS WHERE block_id IN (SELECT id FROM apply_block_ids);
 UPDATE @NODES SET status = 'archived', archive_reason = 'orphaned' WHERE id IN (SELECT id FROM apply_block_ids);
+-- An orphan whose status the app's trigger kept stays, named, with no event.
+INSERT INTO sweep_invalid (kind, id, problem, planned)
+SELECT 'block', o.id, 'archive kept by app: its status stayed', 0 FROM apply_block_ids o CROSS JOIN @NODES b ON b.id = o.id
+WHERE b.status IS NOT 'archived';
+DELETE FROM @ARCHIVE_NODES WHERE mem_sweep_id = :sweep AND mem_reason = 'orphaned'
+  AND mem_subject IN (SELECT o.id FROM apply_block_ids o CROSS JOIN @NODES b ON b.id = o.id WHERE b.status IS NOT 'archived');
+DELETE FROM @TAGS WHERE block_id IN (SELECT o.id FROM apply_block_ids o CROSS JOIN @NODES b ON b.id = o.id WHERE b.status = 'archived');
 
 -- name: apply_flags
 -- One chunk of soft exclusions and readmissions under 'exclude' policies.
@@ -135,14 +184,18 @@ UPDATE @EDGES SET excluded = p.excluded_to
 FROM (SELECT p.from_id, p.to_id, p.excluded_to FROM apply_rows a CROSS JOIN plan_flags p ON p.seq = a.seq) AS p
 WHERE @EDGES_NAME.@KEY_A = p.from_id AND @EDGES_NAME.@KEY_B = p.to_id;
 
--- name: apply_facts
--- One chunk of fact archivals and prunes; a pruned fact lives on as its
--- row in the archive.
+-- name: pick_facts
+-- One chunk of fact archivals and prunes, each fact only if it is
+-- unchanged since it was planned.
 DELETE FROM apply_rows;
 INSERT INTO apply_rows (seq)
 SELECT p.seq FROM plan_facts p CROSS JOIN @FACTS f ON f.id = p.id
 WHERE p.seq BETWEEN :lo AND :hi AND p.action IN ('archive', 'prune') AND f.status = 'active'
   AND f.importance IS p.importance AND f.access_count IS p.access_count AND f.last_accessed_at IS p.last_accessed_at;
+
+-- name: apply_facts
+-- Their events, then the changes; a pruned fact lives on as its row in
+-- the archive.
 INSERT INTO @ARCHIVE_FACTS (FACT_ARCHIVE_COLS, @FACT_ROW_COLS)
 SELECT NEXT_EVENT_ID + row_number() OVER () - 1, :sweep, :wall, :now, f.id, p.action, 'faded', p.score, p.days, @FACT_ROW
 FROM apply_rows a CROSS JOIN plan_facts p ON p.seq = a.seq JOIN @FACTS f ON f.id = p.id;
@@ -150,6 +203,23 @@ BUMP_IDS_FACTS;
 DELETE FROM @FACTS WHERE id IN (SELECT p.id FROM apply_rows a CROSS JOIN plan_facts p ON p.seq = a.seq WHERE p.action = 'prune');
 UPDATE @FACTS SET status = 'archived'
 WHERE id IN (SELECT p.id FROM apply_rows a CROSS JOIN plan_facts p ON p.seq = a.seq WHERE p.action = 'archive');
+-- A fact the app's trigger kept as it was (RAISE(IGNORE)) stays, named,
+-- with no event.
+DELETE FROM apply_held;
+INSERT INTO apply_held (seq)
+SELECT a.seq FROM apply_rows a CROSS JOIN plan_facts p ON p.seq = a.seq CROSS JOIN @FACTS f ON f.id = p.id
+WHERE p.action = 'prune' OR f.status IS NOT 'archived';
+INSERT INTO sweep_invalid (kind, id, problem, planned)
+SELECT 'fact', p.id, p.action || ' kept by app: ' || CASE p.action WHEN 'prune' THEN 'its delete was ignored' ELSE 'its status stayed' END, 1
+FROM apply_held h CROSS JOIN plan_facts p ON p.seq = h.seq;
+DELETE FROM @ARCHIVE_FACTS WHERE mem_sweep_id = :sweep
+  AND mem_subject IN (SELECT p.id FROM apply_held h CROSS JOIN plan_facts p ON p.seq = h.seq);
+
+-- name: held_plan_facts
+-- The facts an app's foreign key holds (refused.go) stay, named as refused.
+INSERT INTO sweep_invalid (kind, id, problem, planned)
+SELECT 'fact', p.id, p.action || ' refused: ' || h.why, 1 FROM apply_held h CROSS JOIN plan_facts p ON p.seq = h.seq;
+DELETE FROM apply_rows WHERE seq IN (SELECT seq FROM apply_held);
 
 -- name: refused_plan_blocks
 -- A plan row an app's trigger or constraint refused (refused.go), named as
@@ -166,7 +236,7 @@ INSERT INTO sweep_invalid (kind, id, problem)
 SELECT 'edge', @SUBJECT, CASE phase WHEN 'static' THEN 'prune' ELSE 'decay' END || ' refused: ' || :reason
 FROM plan_edges WHERE seq = :seq;
 INSERT OR IGNORE INTO main.mem_edge_due (from_id, to_id, @ENDS_COLSstrength)
-SELECT e.from_id, e.to_id, @ENDS_EEDGE_STRENGTH FROM plan_edges e WHERE e.seq = :seq;
+SELECT e.from_id, e.to_id, @ENDS_EEDGE_STRENGTH * :counted FROM plan_edges e WHERE e.seq = :seq;
 INSERT INTO main.mem_dirty_edges (from_id, to_id) SELECT from_id, to_id FROM plan_edges WHERE seq = :seq;
 
 -- name: refused_plan_flags
@@ -179,11 +249,18 @@ INSERT INTO sweep_invalid (kind, id, problem)
 SELECT 'fact', id, action || ' refused: ' || :reason FROM plan_facts WHERE seq = :seq;
 
 -- name: apply_reinforce
+-- The reinforcements of plan_reinforce's rows :lo to :hi (by rowid: a
+-- block an app's rule refuses is isolated as a refused plan row is).
 UPDATE @NODES
-SET reinforcement_count = reinforcement_count + (SELECT count(*) FROM plan_reinforce r WHERE r.id = @NODES_NAME.id),
+SET reinforcement_count = reinforcement_count
+      + (SELECT count(*) FROM plan_reinforce r WHERE r.id = @NODES_NAME.id AND r.rowid BETWEEN :lo AND :hi),
     last_reinforced_hours = :now
 -- (found by key: the unary + keeps SQLite off the index of every active block)
-WHERE id IN (SELECT id FROM plan_reinforce) AND +status = 'active';
+WHERE id IN (SELECT id FROM plan_reinforce WHERE rowid BETWEEN :lo AND :hi) AND +status = 'active';
+
+-- name: refused_plan_reinforce
+INSERT INTO sweep_invalid (kind, id, problem)
+SELECT 'block', id, 'reinforce refused: ' || :reason FROM plan_reinforce WHERE rowid = :seq;
 
 -- name: forget_saved
 -- The chunk's rows of the saved plan: applied now, so a resumed sweep

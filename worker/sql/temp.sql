@@ -33,8 +33,10 @@ DROP TABLE IF EXISTS temp.rank_ids;
 DROP TABLE IF EXISTS temp.rank_scale;
 DROP TABLE IF EXISTS temp.plan_rank;
 DROP TABLE IF EXISTS temp.apply_rows;
+DROP TABLE IF EXISTS temp.apply_held;
 DROP TABLE IF EXISTS temp.apply_edge_keys;
 DROP TABLE IF EXISTS temp.apply_block_ids;
+DROP TABLE IF EXISTS temp.apply_kept_keys;
 DROP TABLE IF EXISTS temp.plan_policy_eval;
 DROP TABLE IF EXISTS temp.plan_flags;
 DROP TABLE IF EXISTS temp.plan_orphans;
@@ -70,7 +72,9 @@ CREATE TEMP TABLE sync_rows (seq INTEGER PRIMARY KEY, kind TEXT, id TEXT, to_id 
     due_hours REAL, due_wall REAL, problem TEXT, rank_count REAL, rank_confidence REAL, rank_anchor REAL, rank_bound REAL);
 CREATE TEMP TABLE refresh_block_rows (id TEXT PRIMARY KEY, tier TEXT, lambda REAL, constitutional INTEGER,
     degree REAL, archive_at REAL, problem TEXT, rank_count REAL, rank_confidence REAL, rank_anchor REAL, rank_bound REAL);
-CREATE TEMP TABLE sweep_invalid (kind TEXT, id TEXT, problem TEXT);
+-- planned: 1 for a change the plan counted that the app's rules held or
+-- kept when applied (counts.go takes it off the planned changes).
+CREATE TEMP TABLE sweep_invalid (kind TEXT, id TEXT, problem TEXT, planned INTEGER);
 CREATE TEMP TABLE plan_blocks (seq INTEGER PRIMARY KEY, id TEXT UNIQUE, last_reinforced_hours, recency REAL, tier TEXT);
 CREATE TEMP TABLE plan_edges (
     seq INTEGER PRIMARY KEY, from_id TEXT, to_id TEXT, @ENDS_COLSphase TEXT, relation_type TEXT, orphans TEXT,
@@ -97,11 +101,15 @@ CREATE TEMP TABLE sweep_policy (
     action TEXT, orphans TEXT);
 -- The plan rows of the chunk being applied that still stand.
 CREATE TEMP TABLE apply_rows (seq INTEGER PRIMARY KEY);
+-- The plan rows of the chunk an app's foreign key holds (refused.go), and why.
+CREATE TEMP TABLE apply_held (seq INTEGER PRIMARY KEY, why TEXT);
 -- The edges the chunk being applied removes, in key order, with their
 -- fixed-point strength.
 CREATE TEMP TABLE apply_edge_keys (from_id TEXT, to_id TEXT, @ENDS_COLSstrength REAL, PRIMARY KEY (from_id, to_id)) WITHOUT ROWID;
 -- Block ids of the chunk being applied: archived blocks, then orphans.
 CREATE TEMP TABLE apply_block_ids (id TEXT PRIMARY KEY);
+-- The edges of apply_edge_keys an app's trigger kept (remove_edges).
+CREATE TEMP TABLE apply_kept_keys (from_id TEXT, to_id TEXT, PRIMARY KEY (from_id, to_id)) WITHOUT ROWID;
 
 -- name: shadow_state
 -- A dry run refreshes everything into temp tables that shadow the main ones.
