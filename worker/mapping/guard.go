@@ -169,14 +169,8 @@ func (k *checker) notWritable(w write, m *Mapping, fks []foreignKey) said {
 		return slices.ContainsFunc(cols, func(c string) bool { return strings.EqualFold(c, col) })
 	}
 	for i, u := range t.uniques {
-		switch {
-		case !has(u):
-		case t.uniqueNames[i] == "":
+		if has(u) && (t.uniqueNames[i] == "" || sameColumns(u, k.keys[strings.ToLower(t.name)])) {
 			return "is the table's key"
-		case sameColumns(u, k.keys[strings.ToLower(t.name)]):
-			return said(fmt.Sprintf("is the table's key (its unique index %s)", shown(t.uniqueNames[i])))
-		default:
-			return said(fmt.Sprintf("is a key of the table (its unique index %s)", shown(t.uniqueNames[i])))
 		}
 	}
 	if e := m.Edges; e != nil && strings.EqualFold(t.name, e.Table) {
@@ -184,6 +178,11 @@ func (k *checker) notWritable(w write, m *Mapping, fks []foreignKey) said {
 			if strings.EqualFold(end.col, col) {
 				return said(fmt.Sprintf("is an edge end (%s)", end.part))
 			}
+		}
+	}
+	for i, u := range t.uniques {
+		if has(u) {
+			return said(fmt.Sprintf("is a key of the table (its unique index %s)", shown(t.uniqueNames[i])))
 		}
 	}
 	for _, fk := range fks {
