@@ -276,3 +276,40 @@ func TestAppRulesIgnoredUpdateNotLogged(t *testing.T) {
 		t.Errorf("restore of the kept note found something to restore")
 	}
 }
+
+// TestAppRulesOwnTablesReferenced: an app's tables that reference
+// memworker's own (a note on an edge, a link to a fact) hold what they
+// reference, whatever their ON DELETE: on a file whose app enforces its
+// foreign keys, no sweep deletes a row an app row references (RESTRICT
+// would refuse it, CASCADE would take the app's row with it, unarchived).
+func TestAppRulesOwnTablesReferenced(t *testing.T) {
+	db, _ := newMemory(t, refusalFixture()+`
+		CREATE TABLE edge_notes (a TEXT, b TEXT, body TEXT, FOREIGN KEY (a, b) REFERENCES mem_edges (from_id, to_id) ON DELETE CASCADE);
+		CREATE TABLE block_edge_notes (a TEXT, b TEXT, FOREIGN KEY (a, b) REFERENCES mem_edges ON DELETE RESTRICT);
+		CREATE TABLE fact_links (fact_id TEXT REFERENCES mem_facts (id) ON DELETE SET NULL);
+		INSERT INTO edge_notes VALUES ('a', 'e05', 'x'), ('a', 'e40', 'y');
+		INSERT INTO block_edge_notes VALUES ('a', 'obs2');
+		INSERT INTO fact_links VALUES ('f03');`)
+	for i := range 6 {
+		mustExec(t, db, `INSERT INTO mem_facts (id, segment, tier, importance, decay_rate, access_count, last_accessed_at, content)
+			VALUES (?, 'context', 'short', 0.3, 0.5, 0, ?, 'fact')`, fmt.Sprintf("f%02d", i), daysAgo(fixedWall, 400))
+	}
+	r := sweepChunked(t, db, 1000, fixedWall, worker.SweepOptions{ChunkSize: 8})
+	expectNamed(t, r,
+		`block obs2: archive refused: its edge ["a","obs2"] is referenced by block_edge_notes.a, b (ON DELETE RESTRICT)`,
+		`edge ["a","e05"]: decay refused: referenced by edge_notes.a, b (ON DELETE CASCADE)`,
+		`edge ["a","e40"]: decay refused: referenced by edge_notes.a, b (ON DELETE CASCADE)`,
+		`fact f03: prune refused: referenced by fact_links.fact_id (ON DELETE SET NULL)`)
+	if r.EdgesDecayed != 58 || r.Archived != 1 || r.Facts.Pruned != 5 || r.Skipped != 0 {
+		t.Errorf("%s; facts %+v; skipped %d", r.Summary, r.Facts, r.Skipped)
+	}
+	expectEdges(t, db, []string{"a-e05", "a-e40", "a-obs2"}, []string{"a-e04", "a-obs"})
+	expectStatus(t, db, "active", "obs2")
+	if n := scalar[int](t, db, `SELECT count(*) FROM edge_notes`); n != 2 {
+		t.Errorf("%d edge notes, want 2", n)
+	}
+	if n := scalar[int](t, db, `SELECT count(*) FROM fact_links WHERE fact_id = 'f03'`); n != 1 {
+		t.Errorf("fact f03's link is gone")
+	}
+	appIntact(t, db)
+}
