@@ -38,6 +38,9 @@ var memViews = viewSource{
 	clock: "mem_clock", tiers: "mem_block_tiers", effective: "mem_edges_effective",
 	activeHours: "(SELECT value FROM mem_config WHERE key = 'active_hours')",
 	endA:        "from_id", endB: "to_id",
+	// The same columns as a mapping's views have: a connection keeps the
+	// columns a view had when it first read it, whatever is declared after.
+	extraKeys: "from_id AS end_a, to_id AS end_b, from_id AS key_raw, to_id AS key_raw2, ",
 }
 
 // clockView is one row of the clocks and thresholds the views decide by.
@@ -134,7 +137,7 @@ func (s viewSource) factsScoredView() string {
        CASE WHEN s.status = 'archived' THEN 'archived'
             ELSE lifecycle_action(s.score, s.tier, s.status = 'confirmed') END AS action
 FROM (SELECT d.*, tideline_score(d.importance, d.decay_rate, d.days_since_access, d.access_count, d.tier) AS score
-      FROM (SELECT f.*, max(0, (c.wall - FACT_SINCE) / 86400.0) AS days_since_access
+      FROM (SELECT ` + columnsOf("f", factColumns) + `, max(0, (c.wall - FACT_SINCE) / 86400.0) AS days_since_access
             FROM ` + s.facts + ` f, ` + s.clock + ` c
             WHERE (FACT_PROBLEM) IS NULL) AS d) AS s`))
 }

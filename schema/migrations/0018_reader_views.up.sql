@@ -108,7 +108,7 @@ weighed AS (
                 ELSE curve_horizon(m.curve, m.weight, CASE WHEN m.to_zero THEN 0 ELSE m.threshold END) - max(0, m.elapsed)
            END AS time_left
     FROM modelled m)
-SELECT from_id, to_id, relation_type, origin, weight, reinforcement_count, pinned, excluded,
+SELECT from_id, to_id, from_id AS end_a, to_id AS end_b, from_id AS key_raw, to_id AS key_raw2, relation_type, origin, weight, reinforcement_count, pinned, excluded,
        tier_from, tier_to, model, clock,
        CASE WHEN curve IS NULL THEN lambda END AS lambda,
        max(0, elapsed) AS elapsed,
@@ -198,7 +198,7 @@ weighed AS (
                 ELSE curve_horizon(m.curve, m.weight, CASE WHEN m.to_zero THEN 0 ELSE m.threshold END) - max(0, m.elapsed)
            END AS time_left
     FROM modelled m)
-SELECT from_id, to_id, relation_type, origin, weight, reinforcement_count, pinned, excluded,
+SELECT from_id, to_id, from_id AS end_a, to_id AS end_b, from_id AS key_raw, to_id AS key_raw2, relation_type, origin, weight, reinforcement_count, pinned, excluded,
        tier_from, tier_to, model, clock,
        CASE WHEN curve IS NULL THEN lambda END AS lambda,
        max(0, elapsed) AS elapsed,
@@ -288,7 +288,7 @@ weighed AS (
                 ELSE curve_horizon(m.curve, m.weight, CASE WHEN m.to_zero THEN 0 ELSE m.threshold END) - max(0, m.elapsed)
            END AS time_left
     FROM modelled m)
-SELECT from_id, to_id, relation_type, origin, weight, reinforcement_count, pinned, excluded,
+SELECT from_id, to_id, from_id AS end_a, to_id AS end_b, from_id AS key_raw, to_id AS key_raw2, relation_type, origin, weight, reinforcement_count, pinned, excluded,
        tier_from, tier_to, model, clock,
        CASE WHEN curve IS NULL THEN lambda END AS lambda,
        max(0, elapsed) AS elapsed,
@@ -318,7 +318,7 @@ SELECT s.*,
        CASE WHEN s.status = ''archived'' THEN ''archived''
             ELSE lifecycle_action(s.score, s.tier, s.status = ''confirmed'') END AS action
 FROM (SELECT d.*, tideline_score(d.importance, d.decay_rate, d.days_since_access, d.access_count, d.tier) AS score
-      FROM (SELECT f.*, max(0, (c.wall - (CASE WHEN typeof(coalesce(f.last_accessed_at, f.created_at)) IN (''integer'', ''real'') THEN coalesce(f.last_accessed_at, f.created_at) ELSE try_unix_seconds(coalesce(f.last_accessed_at, f.created_at)) END)) / 86400.0) AS days_since_access
+      FROM (SELECT f.id, f.segment, f.tier, f.importance, f.decay_rate, f.access_count, f.last_accessed_at, f.status, f.content, f.created_at, max(0, (c.wall - (CASE WHEN typeof(coalesce(f.last_accessed_at, f.created_at)) IN (''integer'', ''real'') THEN coalesce(f.last_accessed_at, f.created_at) ELSE try_unix_seconds(coalesce(f.last_accessed_at, f.created_at)) END)) / 86400.0) AS days_since_access
             FROM main.mem_facts f, mem_clock c
             WHERE (CASE
 	WHEN typeof(f.id) = ''blob'' THEN ''id is blob '' || quote(f.id)
