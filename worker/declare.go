@@ -140,8 +140,7 @@ func nameFree(create string, objects []mappedObject) error {
 	name := strings.ReplaceAll(m[1], `""`, `"`)
 	for _, o := range objects {
 		if !o.ours && strings.EqualFold(o.name, name) {
-			return fmt.Errorf("%w: the app's %s %.60q on %.60q has the name of one memworker puts on the app's tables when it declares this mapping "+
-				"(mem_map_…: change capture, indexes); rename the app's %s, then declare the mapping again", mapping.ErrBadMapping, o.kind, o.name, o.table, o.kind)
+			return mapping.NameTaken(o.kind, o.name, o.table)
 		}
 	}
 	return nil

@@ -323,6 +323,12 @@ CREATE TRIGGER mem_map_mine AFTER DELETE ON links BEGIN INSERT INTO link_log VAL
 	if err := worker.DeclareMapping(context.Background(), db, m, "app.toml", reviewWall); err != nil {
 		t.Fatalf("declared again: %v", err)
 	}
+	// The app swaps a change-capture trigger for its own of the same name:
+	// a sweep would miss the app's updates, so it refuses, naming it.
+	mustExec(t, db, `DROP TRIGGER mem_map_links_queue_update;
+		CREATE TRIGGER mem_map_links_queue_update AFTER UPDATE ON links BEGIN INSERT INTO link_log VALUES (NEW.id, 'changed'); END;`)
+	_, err = worker.Sweep(context.Background(), db, worker.SweepOptions{WallNow: &reviewWall})
+	expectMappingError(t, err, []string{"mem_map_links_queue_update", "rename"})
 	mem, _ := mapping.Preset("mem")
 	if err := worker.DeclareMapping(context.Background(), db, mem, "mem", reviewWall); err != nil {
 		t.Fatalf("map use mem: %v", err)
@@ -330,7 +336,10 @@ CREATE TRIGGER mem_map_mine AFTER DELETE ON links BEGIN INSERT INTO link_log VAL
 	if got := scalar[string](t, db, mine); got != want {
 		t.Errorf("the app's trigger after map use mem: %q", got)
 	}
-	if n := scalar[int](t, db, `SELECT count(*) FROM sqlite_master WHERE name LIKE 'mem_map_links_queue_%'`); n != 0 {
+	if n := scalar[int](t, db, `SELECT count(*) FROM sqlite_master WHERE name = 'mem_map_links_queue_update'`); n != 1 {
+		t.Errorf("the app's mem_map_links_queue_update is gone after map use mem")
+	}
+	if n := scalar[int](t, db, `SELECT count(*) FROM sqlite_master WHERE name LIKE 'mem_map_%' AND sql LIKE '%mem_dirty_%'`); n != 0 {
 		t.Errorf("%d change-capture triggers left after map use mem", n)
 	}
 }

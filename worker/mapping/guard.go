@@ -145,7 +145,61 @@ func (k *checker) appSafe(ctx context.Context, q Querier, m *Mapping) error {
 	if err := k.distinctKeys(ctx, q, m); err != nil {
 		return err
 	}
+	if err := captureNamesFree(ctx, q, m); err != nil {
+		return err
+	}
 	return excludeRecorded(ctx, q, m)
+}
+
+// NameTaken is the refusal of a mapping whose change capture or index
+// (mem_map_…) would take the name of the app's own trigger or index.
+func NameTaken(kind, name, table string) error {
+	return bad("the app's %s %q on %q has the name of one memworker puts on the app's tables when it declares this mapping "+
+		"(mem_map_…: change capture, indexes); rename the app's %s, then declare the mapping again", kind, name, table, said(kind))
+}
+
+// captureNamesFree refuses a mapping while an app's own trigger has the
+// name of its change capture on a mapped table (mem_map_<table>_queue_…,
+// which queues into mem_dirty_…): declaring would replace the app's
+// trigger, and a sweep would take it for the change capture and miss the
+// app's writes.
+func captureNamesFree(ctx context.Context, q Querier, m *Mapping) error {
+	var tables []string
+	if n := m.Nodes; n != nil {
+		tables = append(tables, n.Table)
+		if n.Tags != nil && n.Tags.Table != "" {
+			tables = append(tables, n.Tags.Table)
+		}
+	}
+	if e := m.Edges; e != nil {
+		tables = append(tables, e.Table)
+	}
+	if f := m.Facts; f != nil {
+		tables = append(tables, f.Table)
+	}
+	rows, err := q.QueryContext(ctx, `SELECT name, tbl_name, coalesce(sql, '') FROM sqlite_master
+		WHERE type = 'trigger' AND name LIKE 'mem\_map\_%\_queue\_%' ESCAPE '\' ORDER BY name`)
+	if err != nil {
+		return fmt.Errorf("mapping: reading the triggers on the app's tables: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name, table, body string
+		if err := rows.Scan(&name, &table, &body); err != nil {
+			return err
+		}
+		if strings.Contains(body, "mem_dirty_") {
+			continue // memworker's own
+		}
+		for _, t := range tables {
+			for _, op := range []string{"insert", "update", "delete"} {
+				if strings.EqualFold(name, "mem_map_"+t+"_queue_"+op) {
+					return NameTaken("trigger", name, table)
+				}
+			}
+		}
+	}
+	return rows.Err()
 }
 
 func edgesTable(m *Mapping) string {
