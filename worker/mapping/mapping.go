@@ -6,10 +6,13 @@
 // in the database (mem_mapping), so every worker, a fleet and an rqlite
 // cluster read the same one.
 //
-// A mapping is checked twice against the real schema: when it is declared
-// and before every use. A missing table or column, a column whose type
-// cannot hold its part, or a key that is not unique is refused with one
-// line naming the table and column, before anything changes.
+// A mapping is checked twice against the real schema, by one validator:
+// when it is declared and before every use. A missing table or column, a
+// column whose type cannot hold its part, or a key that is not unique is
+// refused with one line naming the table and column, before anything
+// changes; so is a mapping a sweep cannot go through, or through which a
+// sweep would break the app's own rules (guard.go): every mapping
+// declared sweeps.
 package mapping
 
 import (
