@@ -33,11 +33,13 @@ func (a *adapted) edgeSubject(k1, k2 string) (string, []any) {
 }
 
 // edgeBack is the INSERT that puts the edge of the event :event back into
-// the app's table, when no row has its key and neither end is archived
-// (but the node :block, restored with it); a restore appends AND ….
-func (a *adapted) edgeBack() string {
+// the app's table, when no row has its key and both ends are there, not
+// archived (but the node :block, restored with it): no link dangles. A
+// column NOT NULL with a default takes it where the snapshot holds NULL
+// (defaults); a restore appends AND ….
+func (a *adapted) edgeBack(defaults map[string]string) string {
 	e := a.m.Edges
-	read := func(col string) string { return snapshotRead("d", snapPath("edge", col)) }
+	read := func(col string) string { return snapColumn("d", "edge", col) }
 	cols, vals := []string{}, []string{}
 	for _, c := range a.edgeColumns {
 		cols = append(cols, ident(c))
@@ -45,7 +47,7 @@ func (a *adapted) edgeBack() string {
 		if strings.EqualFold(c, e.LastActive) {
 			v = timeFrom(":now", read(c), e.LastActiveClock)
 		}
-		vals = append(vals, v)
+		vals = append(vals, orDefault(v, c, defaults))
 	}
 	insert := `INSERT INTO main.` + ident(e.Table) + ` (` + strings.Join(cols, ", ") + `)
 SELECT ` + strings.Join(vals, ",\n       ") + `
@@ -55,7 +57,11 @@ WHERE NOT EXISTS (SELECT 1 FROM main.` + ident(e.Table) + ` x WHERE ` + a.keyOfS
 		return insert
 	}
 	ends := "CAST(" + read(e.From) + " AS TEXT), CAST(" + read(e.To) + " AS TEXT)"
+	present := func(end string) string {
+		return `EXISTS (SELECT 1 FROM ` + a.nodeTable() + ` k WHERE ` + a.nodeCols.asText("k", a.nodeKey0()) + ` = CAST(` + read(end) + ` AS TEXT))`
+	}
 	return insert + `
+  AND ` + present(e.From) + ` AND ` + present(e.To) + `
   AND NOT EXISTS (SELECT 1 FROM ` + a.nodeTable() + ` k WHERE ` + a.nodeCols.asText("k", a.nodeKey0()) + ` IN (` + ends + `) AND ` + a.nodeArchived("k") + `
                   AND ` + a.nodeCols.asText("k", a.nodeKey0()) + ` IS NOT :block)`
 }
@@ -75,15 +81,19 @@ func (a *adapted) restoreEdge(ctx context.Context, db *DB, k1, k2 string, wall t
 	applied, err := a.restoreTx(ctx, db, wall, what, func(q querier, args func(...any) []any) ([]step, error) {
 		var named string
 		err := q.QueryRowContext(ctx, `SELECT id, subject_id FROM mem_events WHERE subject_kind = 'edge' AND subject_id = `+subject+`
-			AND action IN ('decay', 'prune', 'delete') ORDER BY id DESC LIMIT 1`, subjectArgs...).Scan(&r.FromEvent, &named)
+			AND action IN ('decay', 'prune', 'delete') AND `+ownEvents(a.m, "edge", "id")+` ORDER BY id DESC LIMIT 1`, subjectArgs...).Scan(&r.FromEvent, &named)
 		if errors.Is(err, sql.ErrNoRows) {
-			return nil, fmt.Errorf("%s: %w (no removal in mem_events)", what, ErrNothingToRestore)
+			return nil, fmt.Errorf("%s: %w (no removal from %s in mem_events)", what, ErrNothingToRestore, a.m.Edges.Table)
 		}
 		if err != nil {
 			return nil, err
 		}
+		defaults, err := notNullDefaults(ctx, q, a.m.Edges.Table)
+		if err != nil {
+			return nil, err
+		}
 		back := args(sql.Named("event", r.FromEvent), sql.Named("block", nil), sql.Named("kind", "edge"), sql.Named("subject", named))
-		return []step{{a.edgeBack(), back}, {restoreEvent + ` WHERE changes() = 1`, back}}, nil
+		return []step{{a.edgeBack(defaults), back}, {restoreEvent + ` WHERE changes() = 1`, back}}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -97,13 +107,35 @@ func (a *adapted) restoreEdge(ctx context.Context, db *DB, k1, k2 string, wall t
 		if there {
 			return nil, fmt.Errorf("%s exists already: %w", what, ErrNothingToRestore)
 		}
-		return nil, fmt.Errorf("%s: an end is archived or missing; restore the node first (memworker restore --block ID)", what)
+		if missing, err := a.missingEnd(ctx, db, r.FromEvent); err != nil {
+			return nil, err
+		} else if missing != "" {
+			return nil, fmt.Errorf("%s: its end %s is no longer in %s; nothing was restored (a link without its node would dangle)", what, missing, a.m.Nodes.Table)
+		}
+		return nil, fmt.Errorf("%s: an end is archived; restore the node first (memworker restore --block ID)", what)
 	}
 	r.Edges = 1
 	if r.Warning, err = a.weakWarning(ctx, db, r.FromEvent); err != nil {
 		return nil, err
 	}
 	return r, nil
+}
+
+// missingEnd is the end of the edge removed by event that the node table
+// no longer holds, or "".
+func (a *adapted) missingEnd(ctx context.Context, db *DB, event int64) (string, error) {
+	if a.m.Nodes == nil {
+		return "", nil
+	}
+	e := a.m.Edges
+	var missing sql.NullString
+	err := db.SQL.QueryRowContext(ctx, `SELECT v FROM (SELECT CAST(`+snapColumn("detail", "edge", e.From)+` AS TEXT) AS v FROM mem_events WHERE id = ?1
+		UNION ALL SELECT CAST(`+snapColumn("detail", "edge", e.To)+` AS TEXT) FROM mem_events WHERE id = ?1) w
+		WHERE NOT EXISTS (SELECT 1 FROM `+a.nodeTable()+` k WHERE `+a.nodeCols.asText("k", a.nodeKey0())+` = w.v) LIMIT 1`, event).Scan(&missing)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return missing.String, err
 }
 
 // restoreBlock brings back the archived node id, and the edges removed
@@ -117,15 +149,16 @@ func (a *adapted) restoreBlock(ctx context.Context, db *DB, id string, wall time
 	var edges []int64
 	var names []string
 	applied, err := a.restoreTx(ctx, db, wall, what, func(q querier, args func(...any) []any) ([]step, error) {
-		sweepID, err := archivedBlockIn(ctx, q, id, &r.FromEvent, a.nodeTable()+" b", a.nodeStatus("b"), a.nodeCols.asText("b", a.nodeKey0()))
+		sweepID, err := archivedBlockIn(ctx, q, id, &r.FromEvent, a.nodeTable()+" b", a.nodeStatus("b"), a.nodeCols.asText("b", a.nodeKey0()),
+			ownEvents(a.m, "block", "e.id"))
 		if err != nil {
 			return nil, err
 		}
 		if a.m.Edges != nil {
 			e := a.m.Edges
 			rows, err := q.QueryContext(ctx, `SELECT id, subject_id FROM mem_events WHERE sweep_id IS ? AND subject_kind = 'edge'
-				AND reason = 'block_archived' AND ? IN (CAST(`+snapshotRead("detail", snapPath("edge", e.From))+` AS TEXT),
-				                                         CAST(`+snapshotRead("detail", snapPath("edge", e.To))+` AS TEXT)) ORDER BY id`, sweepID, id)
+				AND reason = 'block_archived' AND `+ownEvents(a.m, "edge", "id")+` AND ? IN (CAST(`+snapColumn("detail", "edge", e.From)+` AS TEXT),
+				                                         CAST(`+snapColumn("detail", "edge", e.To)+` AS TEXT)) ORDER BY id`, sweepID, id)
 			if err != nil {
 				return nil, err
 			}
@@ -143,13 +176,19 @@ func (a *adapted) restoreBlock(ctx context.Context, db *DB, id string, wall time
 				return nil, err
 			}
 		}
+		var defaults map[string]string
+		if a.m.Edges != nil {
+			if defaults, err = notNullDefaults(ctx, q, a.m.Edges.Table); err != nil {
+				return nil, err
+			}
+		}
 		block := args(sql.Named("block", id), sql.Named("id", id), sql.Named("event", r.FromEvent),
 			sql.Named("kind", "block"), sql.Named("subject", id))
 		archived := `EXISTS (SELECT 1 FROM ` + a.nodeTable() + ` k WHERE ` + a.nodeCols.asText("k", a.nodeKey0()) + ` = :block AND ` + a.nodeArchived("k") + `)`
 		steps := []step{{restoreEvent + ` WHERE ` + archived, block}}
 		for i, ev := range edges {
 			edge := args(sql.Named("block", id), sql.Named("event", ev), sql.Named("kind", "edge"), sql.Named("subject", names[i]))
-			steps = append(steps, step{a.edgeBack() + ` AND ` + archived, edge},
+			steps = append(steps, step{a.edgeBack(defaults) + ` AND ` + archived, edge},
 				step{restoreEvent + ` WHERE changes() = 1 AND ` + archived, edge})
 		}
 		return append(steps, step{a.nodeBack(), block}), nil
@@ -183,7 +222,7 @@ func (a *adapted) weakWarning(ctx context.Context, db *DB, event int64) (string,
 		if col == "" {
 			return def
 		}
-		return snapshotRead("detail", snapPath("edge", col))
+		return snapColumn("detail", "edge", col)
 	}
 	weight := edgeWeight(e, func(col string) string { return part(col, "") })
 	var weak bool
@@ -201,7 +240,7 @@ func (a *adapted) weakWarning(ctx context.Context, db *DB, event int64) (string,
 func (a *adapted) keyOfSnapshot() string {
 	var same []string
 	for _, k := range a.m.Edges.Key {
-		same = append(same, "x."+ident(k)+" IS "+snapshotRead("d", snapPath("edge", k)))
+		same = append(same, "x."+ident(k)+" IS "+snapColumn("d", "edge", k))
 	}
 	return strings.Join(same, " AND ")
 }
@@ -238,7 +277,7 @@ func (a *adapted) restoreFact(ctx context.Context, db *DB, id string, wall time.
 	applied, err := a.restoreTx(ctx, db, wall, what, func(q querier, args func(...any) []any) ([]step, error) {
 		var action string
 		err := q.QueryRowContext(ctx, `SELECT id, action FROM mem_events WHERE subject_kind = 'fact' AND subject_id = ?
-			AND action IN ('archive', 'prune') ORDER BY id DESC LIMIT 1`, id).Scan(&r.FromEvent, &action)
+			AND action IN ('archive', 'prune') AND `+ownEvents(a.m, "fact", "id")+` ORDER BY id DESC LIMIT 1`, id).Scan(&r.FromEvent, &action)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, fmt.Errorf("%s: %w (no archive or prune event)", what, ErrNothingToRestore)
 		}
@@ -250,7 +289,11 @@ func (a *adapted) restoreFact(ctx context.Context, db *DB, id string, wall time.
 		fact := args(sql.Named("id", id), sql.Named("event", r.FromEvent), sql.Named("kind", "fact"), sql.Named("subject", id))
 		switch {
 		case errors.Is(err, sql.ErrNoRows): // pruned: back from its snapshot
-			read := func(col string) string { return snapshotRead("d", snapPath("fact", col)) }
+			read := func(col string) string { return snapColumn("d", "fact", col) }
+			defaults, err := notNullDefaults(ctx, q, f.Table)
+			if err != nil {
+				return nil, err
+			}
 			cols, vals := []string{}, []string{}
 			for _, c := range a.factColumns {
 				v := read(c)
@@ -260,7 +303,7 @@ func (a *adapted) restoreFact(ctx context.Context, db *DB, id string, wall time.
 				case strings.EqualFold(c, f.LastAccess):
 					v = accessed(read(c))
 				}
-				cols, vals = append(cols, ident(c)), append(vals, v)
+				cols, vals = append(cols, ident(c)), append(vals, orDefault(v, c, defaults))
 			}
 			back := `INSERT INTO ` + table + ` (` + strings.Join(cols, ", ") + `)
 SELECT ` + strings.Join(vals, ",\n       ") + `
@@ -295,11 +338,51 @@ func snapPath(role, col string) string {
 	return literal(`$.` + role + `."` + col + `"`)
 }
 
+// snapColumn is the value of column col in the snapshot of an event's role
+// in the event detail doc, as the row held it. A JSON path cannot name a
+// key that holds a double quote, so such a column is found by its key.
+func snapColumn(doc, role, col string) string {
+	if !strings.Contains(col, `"`) {
+		return snapshotRead(doc, snapPath(role, col))
+	}
+	one := `(SELECT json_object('v', json(CASE WHEN type IN ('object', 'array') THEN value ELSE json_quote(value) END))
+	  FROM json_each(` + doc + `, '$.` + role + `') WHERE key = ` + literal(col) + `)`
+	return snapshotRead(one, `'$.v'`)
+}
+
+// notNullDefaults are the columns of table that are NOT NULL and have a
+// default, with its SQL: a restored row takes the default where its
+// snapshot holds NULL (a column the app added after the row was removed).
+func notNullDefaults(ctx context.Context, q querier, table string) (map[string]string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT name, dflt_value FROM pragma_table_xinfo(?) WHERE "notnull" AND dflt_value IS NOT NULL AND hidden = 0`, table)
+	if err != nil {
+		return nil, fmt.Errorf("restore: reading the columns of %s: %w", table, err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var name, def string
+		if err := rows.Scan(&name, &def); err != nil {
+			return nil, err
+		}
+		out[strings.ToLower(name)] = def
+	}
+	return out, rows.Err()
+}
+
+// orDefault is v, or the column's default (defaults) when v is NULL.
+func orDefault(v, col string, defaults map[string]string) string {
+	if def, ok := defaults[strings.ToLower(col)]; ok {
+		return "coalesce(" + v + ", (" + def + "))"
+	}
+	return v
+}
+
 // activeAsBefore is the active status a restore writes: the one the row
 // had when it was removed (its event :event's snapshot), when that is one
 // of the values meaning active, else the first of them.
 func activeAsBefore(role, status string, active []string) string {
 	active = statusValues(active, "active")
-	return `coalesce((SELECT v FROM (SELECT ` + snapshotRead("detail", snapPath(role, status)) + ` AS v FROM mem_events WHERE id = :event)
+	return `coalesce((SELECT v FROM (SELECT ` + snapColumn("detail", role, status) + ` AS v FROM mem_events WHERE id = :event)
 	WHERE v IN (` + sqlList(active) + `)), ` + literal(active[0]) + `)`
 }
