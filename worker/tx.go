@@ -15,6 +15,8 @@ type txHooks struct {
 	// pause is the least time since last, the last commit, before BEGIN.
 	pause time.Duration
 	last  time.Time
+	// begin takes the write lock (BEGIN IMMEDIATE when nil).
+	begin func() error
 	begun func() // after BEGIN, before f
 	ended func() // before COMMIT or ROLLBACK
 	// committed runs after a COMMIT that held, with when BEGIN ran.
@@ -38,7 +40,14 @@ func runTx(ctx context.Context, h txHooks, f func() error) error {
 		return err
 	}
 	began := time.Now()
-	if _, err := h.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+	begin := h.begin
+	if begin == nil {
+		begin = func() error {
+			_, err := h.conn.ExecContext(ctx, "BEGIN IMMEDIATE")
+			return err
+		}
+	}
+	if err := begin(); err != nil {
 		return err
 	}
 	if h.begun != nil {
