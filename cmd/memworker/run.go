@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"os"
@@ -78,9 +79,37 @@ func runCommand() *cli.Command {
 			}
 			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			defer logHangups(ctx, ro.Logger)()
 			return worker.Run(ctx, pattern, ro)
 		},
 	})
+}
+
+// logHangups keeps SIGHUP (a closed terminal, systemd's reload) from
+// killing the daemon mid-sweep with its lease held: there is nothing to
+// reload, since every sweep reads its settings, policies and mapping from
+// the database, so it is logged and the schedule goes on. The returned
+// function stops listening.
+func logHangups(ctx context.Context, log *slog.Logger) (stop func()) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-hup:
+				log.Info("SIGHUP: nothing to reload (each sweep reads its settings, policies and mapping from the database); the schedule goes on")
+			case <-ctx.Done():
+				return
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(hup)
+		close(done)
+	}
 }
 
 // minEvery is the shortest interval run --every takes.

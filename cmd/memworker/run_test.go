@@ -253,3 +253,26 @@ func TestRunDaemonKeepsGoing(t *testing.T) {
 		t.Errorf("log does not end with the stop line:\n%s", strings.Join(d.log, "\n"))
 	}
 }
+
+// TestRunDaemonOutlivesSIGHUP: a hangup (a closed terminal, systemd's
+// reload) neither kills the daemon nor leaves its lease held: it says
+// so in the log and sweeps on; SIGTERM then stops it cleanly.
+func TestRunDaemonOutlivesSIGHUP(t *testing.T) {
+	path := demoDB(t)
+	d := startDaemon(t, "run", "--every", "200ms", "--db", path, "--log-format", "json")
+	d.waitFor(t, "swept")
+	if err := d.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	hup := d.waitFor(t, "SIGHUP: nothing to reload (each sweep reads its settings, policies and mapping from the database); the schedule goes on")
+	if hup["level"] != "INFO" {
+		t.Errorf("SIGHUP line %v", hup)
+	}
+	d.waitFor(t, "swept") // it sweeps on
+	if _, err := d.stop(t, syscall.SIGTERM); err != nil {
+		t.Fatalf("memworker run after SIGHUP then SIGTERM: %v; log:\n%s", err, strings.Join(d.log, "\n"))
+	}
+	if n := queryOne(t, path, `SELECT count(*) FROM mem_sweeps WHERE status = 'running'`); n != "0" {
+		t.Errorf("%s sweeps left running", n)
+	}
+}
