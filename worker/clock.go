@@ -1,6 +1,8 @@
 package worker
 
 import (
+	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"math"
@@ -78,6 +80,29 @@ func (c Clock) forSweep(cfg Config, given, force bool) (Clock, error) {
 	}
 	c.Hours = *last
 	return c, nil
+}
+
+// lastCurate is the clock of the last sweep: ours (last), or the app's
+// own where the mapping keeps one (elfmem's last_curate_at) and it is
+// later, as when the app curated by itself since: a sweep behind it would
+// reinforce again and set the app's clocks back.
+func (a *adapted) lastCurate(ctx context.Context, q querier, last *float64) (*float64, error) {
+	if a == nil || a.m.Clock == nil || a.m.Clock.LastCurateKey == "" {
+		return last, nil
+	}
+	c := a.m.Clock
+	var app sql.NullFloat64
+	err := q.QueryRowContext(ctx, `SELECT CAST(`+ident(c.ValueColumn)+` AS REAL) FROM main.`+ident(c.Table)+` WHERE `+ident(c.KeyColumn)+` = ?
+		AND trim(`+ident(c.ValueColumn)+`) != '' AND typeof(`+ident(c.ValueColumn)+`) != 'blob'`, c.LastCurateKey).Scan(&app)
+	switch {
+	case errors.Is(err, sql.ErrNoRows) || (err == nil && (!app.Valid || math.IsNaN(app.Float64) || math.IsInf(app.Float64, 0))):
+		return last, nil
+	case err != nil:
+		return nil, fmt.Errorf("mapping: clock: reading %s's %s: %w", c.Table, c.LastCurateKey, err)
+	case last == nil || app.Float64 > *last:
+		return &app.Float64, nil
+	}
+	return last, nil
 }
 
 // hours formats an active-hours reading as it was given.

@@ -574,6 +574,9 @@ func (s *sweep) loadClock(ctx context.Context) (err error) {
 	if s.clock, err = pickClock(s.cfg, s.opt.Now, s.opt.WallNow); err != nil {
 		return err
 	}
+	if s.cfg.LastCurateAt, err = s.mapped.lastCurate(ctx, s.db.querier(), s.cfg.LastCurateAt); err != nil {
+		return err
+	}
 	if s.opt.Now == nil {
 		h, ok, err := s.mapped.hours(ctx, s.db.querier(), s.clock.Wall)
 		if err != nil {
