@@ -313,3 +313,51 @@ func TestAppRulesOwnTablesReferenced(t *testing.T) {
 	}
 	appIntact(t, db)
 }
+
+// TestAppRulesIgnoredOnOwnTables: triggers that silently keep rows
+// (RAISE(IGNORE)) on memworker's own tables: an edge's delete, a block's
+// archival, an edge's exclusion and a fact's prune each stay undone,
+// named as kept by the app, with no event, not counted as done nor as
+// skipped; the rest is done as planned.
+func TestAppRulesIgnoredOnOwnTables(t *testing.T) {
+	db, _ := newMemory(t, refusalFixture()+`
+		CREATE TRIGGER keep BEFORE DELETE ON mem_edges WHEN OLD.note = 'keep' AND OLD.to_id != 'obs' BEGIN SELECT RAISE(IGNORE); END;
+		CREATE TRIGGER keep_block BEFORE UPDATE OF status ON mem_blocks WHEN NEW.status = 'archived' AND OLD.id = 'obs2'
+			BEGIN SELECT RAISE(IGNORE); END;
+		CREATE TRIGGER keep_flag BEFORE UPDATE OF excluded ON mem_edges WHEN OLD.note = 'keep' BEGIN SELECT RAISE(IGNORE); END;
+		CREATE TRIGGER keep_fact BEFORE DELETE ON mem_facts WHEN OLD.content = 'keep' BEGIN SELECT RAISE(IGNORE); END;`)
+	for i := range 4 {
+		content := "fact"
+		if i == 2 {
+			content = "keep"
+		}
+		mustExec(t, db, `INSERT INTO mem_facts (id, segment, tier, importance, decay_rate, access_count, last_accessed_at, content)
+			VALUES (?, 'context', 'short', 0.3, 0.5, 0, ?, ?)`, fmt.Sprintf("f%02d", i), daysAgo(fixedWall, 400), content)
+	}
+	r := sweepChunked(t, db, 1000, fixedWall, worker.SweepOptions{ChunkSize: 8})
+	expectNamed(t, r,
+		"block obs2: archive kept by app",
+		`edge ["a","e03"]: removal kept by app`, `edge ["a","e31"]: removal kept by app`, `edge ["a","e59"]: removal kept by app`,
+		`edge ["c1","c2"]: exclude kept by app`,
+		"fact f02: prune kept by app")
+	if r.EdgesDecayed != 57 || r.Archived != 1 || r.EdgesRemovedWithBlocks != 1 || r.Facts.Pruned != 3 || r.Skipped != 0 ||
+		policyCount(t, r, "cites").Excluded != 0 {
+		t.Errorf("%s; facts %+v; skipped %d", r.Summary, r.Facts, r.Skipped)
+	}
+	expectEdges(t, db, []string{"a-e03", "a-e31", "a-e59", "a-obs2", "c1-c2"}, []string{"a-obs", "a-e04"})
+	expectStatus(t, db, "active", "obs2")
+	expectStatus(t, db, "archived", "obs")
+	if n := scalar[int](t, db, `SELECT count(*) FROM mem_events WHERE subject_id IN ('obs2', 'f02', json_array('a', 'e03'),
+		json_array('a', 'e31'), json_array('a', 'e59'), json_array('c1', 'c2'), json_array('a', 'obs2'))`); n != 0 {
+		t.Errorf("%d events for rows the app kept", n)
+	}
+	if n := scalar[int](t, db, `SELECT count(*) FROM mem_events WHERE action = 'decay'`); n != 57 {
+		t.Errorf("%d decay events, want 57", n)
+	}
+	// The app lets go: the next sweep makes the changes.
+	mustExec(t, db, `DROP TRIGGER keep; DROP TRIGGER keep_block; DROP TRIGGER keep_flag; DROP TRIGGER keep_fact`)
+	r = sweepChunked(t, db, 1001, fixedWall, worker.SweepOptions{ChunkSize: 8})
+	if r.InvalidRows.Count != 0 || r.EdgesDecayed != 3 || r.Archived != 1 || r.Facts.Pruned != 1 || policyCount(t, r, "cites").Excluded != 1 {
+		t.Errorf("after the triggers went: %s; facts %+v; invalid %q", r.Summary, r.Facts, invalidNamed(r))
+	}
+}

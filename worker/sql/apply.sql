@@ -37,7 +37,9 @@ SELECT a.seq FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq CROSS J
 WHERE b.status IS NOT 'archived';
 INSERT INTO sweep_invalid (kind, id, problem, planned)
 SELECT 'block', p.id, 'archive kept by app: its status stayed', 1 FROM apply_held h CROSS JOIN plan_blocks p ON p.seq = h.seq;
-DELETE FROM @ARCHIVE_NODES WHERE mem_sweep_id = :sweep
+-- (found by subject: the unary + keeps SQLite off the index of the sweep's
+-- every event; so below)
+DELETE FROM @ARCHIVE_NODES WHERE +mem_sweep_id = :sweep
   AND mem_subject IN (SELECT p.id FROM apply_held h CROSS JOIN plan_blocks p ON p.seq = h.seq);
 DELETE FROM apply_rows WHERE seq IN (SELECT seq FROM apply_held);
 DELETE FROM apply_block_ids;
@@ -119,7 +121,7 @@ INSERT INTO apply_kept_keys (from_id, to_id)
 SELECT k.from_id, k.to_id FROM apply_edge_keys k WHERE EXISTS (SELECT 1 FROM @EDGES e WHERE e.@KEY_A = k.from_id AND e.@KEY_B = k.to_id);
 INSERT INTO sweep_invalid (kind, id, problem, planned)
 SELECT 'edge', @SUBJECT, 'removal kept by app: its delete was ignored', :step = 'plan_edges' FROM apply_kept_keys;
-DELETE FROM @ARCHIVE_EDGES WHERE mem_sweep_id = :sweep AND mem_subject IN (SELECT @SUBJECT FROM apply_kept_keys);
+DELETE FROM @ARCHIVE_EDGES WHERE +mem_sweep_id = :sweep AND mem_subject IN (SELECT @SUBJECT FROM apply_kept_keys);
 INSERT OR IGNORE INTO main.mem_edge_due (from_id, to_id, @ENDS_COLSstrength)
 SELECT k.from_id, k.to_id, @ENDS_Kk.strength FROM apply_edge_keys k WHERE (k.from_id, k.to_id) IN (SELECT from_id, to_id FROM apply_kept_keys);
 INSERT INTO main.mem_dirty_edges (from_id, to_id) SELECT from_id, to_id FROM apply_kept_keys;
@@ -158,7 +160,7 @@ UPDATE @NODES SET status = 'archived', archive_reason = 'orphaned' WHERE id IN (
 INSERT INTO sweep_invalid (kind, id, problem, planned)
 SELECT 'block', o.id, 'archive kept by app: its status stayed', 0 FROM apply_block_ids o CROSS JOIN @NODES b ON b.id = o.id
 WHERE b.status IS NOT 'archived';
-DELETE FROM @ARCHIVE_NODES WHERE mem_sweep_id = :sweep AND mem_reason = 'orphaned'
+DELETE FROM @ARCHIVE_NODES WHERE +mem_sweep_id = :sweep AND mem_reason = 'orphaned'
   AND mem_subject IN (SELECT o.id FROM apply_block_ids o CROSS JOIN @NODES b ON b.id = o.id WHERE b.status IS NOT 'archived');
 DELETE FROM @TAGS WHERE block_id IN (SELECT o.id FROM apply_block_ids o CROSS JOIN @NODES b ON b.id = o.id WHERE b.status = 'archived');
 
@@ -183,6 +185,17 @@ SELECT p.from_id, p.to_id FROM apply_rows a CROSS JOIN plan_flags p ON p.seq = a
 UPDATE @EDGES SET excluded = p.excluded_to
 FROM (SELECT p.from_id, p.to_id, p.excluded_to FROM apply_rows a CROSS JOIN plan_flags p ON p.seq = a.seq) AS p
 WHERE @EDGES_NAME.@KEY_A = p.from_id AND @EDGES_NAME.@KEY_B = p.to_id;
+-- An edge whose flag the app's trigger kept as it was (RAISE(IGNORE))
+-- is named, and its event goes.
+DELETE FROM apply_held;
+INSERT INTO apply_held (seq)
+SELECT a.seq FROM apply_rows a CROSS JOIN plan_flags p ON p.seq = a.seq CROSS JOIN @EDGES e ON e.@KEY_A = p.from_id AND e.@KEY_B = p.to_id
+WHERE (e.excluded != 0) != p.excluded_to;
+INSERT INTO sweep_invalid (kind, id, problem, planned)
+SELECT 'edge', @SUBJECT, CASE WHEN excluded_to THEN 'exclude' ELSE 'readmit' END || ' kept by app: its flag stayed', 1
+FROM apply_held h CROSS JOIN plan_flags p ON p.seq = h.seq;
+DELETE FROM main.mem_event_log WHERE +sweep_id = :sweep AND subject_kind = 'edge' AND action IN ('exclude', 'readmit')
+  AND subject_id IN (SELECT @SUBJECT FROM apply_held h CROSS JOIN plan_flags p ON p.seq = h.seq);
 
 -- name: pick_facts
 -- One chunk of fact archivals and prunes, each fact only if it is
@@ -212,7 +225,7 @@ WHERE p.action = 'prune' OR f.status IS NOT 'archived';
 INSERT INTO sweep_invalid (kind, id, problem, planned)
 SELECT 'fact', p.id, p.action || ' kept by app: ' || CASE p.action WHEN 'prune' THEN 'its delete was ignored' ELSE 'its status stayed' END, 1
 FROM apply_held h CROSS JOIN plan_facts p ON p.seq = h.seq;
-DELETE FROM @ARCHIVE_FACTS WHERE mem_sweep_id = :sweep
+DELETE FROM @ARCHIVE_FACTS WHERE +mem_sweep_id = :sweep
   AND mem_subject IN (SELECT p.id FROM apply_held h CROSS JOIN plan_facts p ON p.seq = h.seq);
 
 -- name: held_plan_facts
