@@ -378,8 +378,14 @@ WHERE j.type = 'text'`)
 		}
 		a.setup = append(a.setup, `CREATE `+a.temp()+`VIEW `+a.view("block_tags")+` AS
 SELECT `+tcols.asText("t", tg.NodeID)+` AS block_id, t.`+ident(tg.Tag)+` AS tag FROM `+a.table(tg.Table)+` t`)
+		// An archived node's tag rows go with it, as memworker's own do
+		// (its archive row keeps them; restore puts them back).
+		a.setup = append(a.setup, `CREATE `+a.temp()+`TRIGGER `+a.view("block_tags")+`_delete INSTEAD OF DELETE ON `+a.view("block_tags")+` BEGIN
+DELETE FROM `+a.table(tg.Table)+` WHERE `+tcols.asText("", tg.NodeID)+` = OLD.block_id AND `+ident(tg.Tag)+` IS OLD.tag;
+END`)
+		return nil
 	}
-	// An archived node keeps the app's tags (its row stays, with its
+	// Tags in the node's own row stay with it (the row stays, with its
 	// status archived): the sweep's removal of tags does nothing here.
 	a.setup = append(a.setup, `CREATE `+a.temp()+`TRIGGER `+a.view("block_tags")+`_delete INSTEAD OF DELETE ON `+a.view("block_tags")+` BEGIN SELECT 1; END`)
 	return nil

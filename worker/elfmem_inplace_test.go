@@ -1,6 +1,7 @@
 package worker_test
 
 import (
+	"context"
 	"strconv"
 	"testing"
 
@@ -34,5 +35,31 @@ func TestElfmemCurateAheadOfItsClock(t *testing.T) {
 	}
 	if after := dumpRows2(t, db, `SELECT id, reinforcement_count, last_reinforced_at, status FROM blocks ORDER BY id`); after != before {
 		t.Errorf("the blocks changed:\n%s\nwere\n%s", after, before)
+	}
+}
+
+// TestElfmemArchivedBlockTakesItsTags: a block the sweep archives loses
+// its tag rows, as memworker's own do (its archive row keeps them), and
+// restore puts them back with it.
+func TestElfmemArchivedBlockTakesItsTags(t *testing.T) {
+	s := elfmemShape
+	db, _ := shapedMemory(t, s, restoreGraph(), s.base)
+	later := s.base.after(200) // the observations (5, 6) fade
+	s.setClock(t, db, later)
+	r := sweepShape(t, s, db, later, worker.SweepOptions{})
+	if r.Archived == 0 || scalar[string](t, db, `SELECT status FROM blocks WHERE id = '0005'`) != "archived" {
+		t.Fatalf("block 0005 was not archived: %s", r.Summary)
+	}
+	if n := scalar[int](t, db, `SELECT count(*) FROM block_tags WHERE block_id = '0005'`); n != 0 {
+		t.Errorf("archived block 0005 kept %d tag rows", n)
+	}
+	if got := scalar[string](t, db, `SELECT mem_tags FROM mem_archive_blocks WHERE mem_subject = '0005'`); got != `["meeting","standup"]` {
+		t.Errorf("the archive keeps tags %s for 0005", got)
+	}
+	if _, err := worker.RestoreBlock(context.Background(), db, "0005", mappedWall); err != nil {
+		t.Fatalf("restoring 0005: %v", err)
+	}
+	if got := scalar[string](t, db, `SELECT group_concat(tag, ',') FROM (SELECT tag FROM block_tags WHERE block_id = '0005' ORDER BY tag)`); got != "meeting,standup" {
+		t.Errorf("restored block 0005 has tags %q", got)
 	}
 }

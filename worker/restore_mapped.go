@@ -121,6 +121,23 @@ func (a *adapted) restoreEdge(ctx context.Context, db *DB, k1, k2 string, wall t
 	return r, nil
 }
 
+// tagsBack is the INSERT that puts the tag rows of the node :block back
+// into the app's tag table from its archive event :event (the sweep
+// removed them with it), or "" when the mapping keeps no tag table.
+func (a *adapted) tagsBack() string {
+	tg := a.m.Nodes.Tags
+	if tg == nil || tg.Table == "" {
+		return ""
+	}
+	table := "main." + ident(tg.Table)
+	tag := snapshotRead("json_extract(detail, '$.tags')", "fullkey")
+	return `INSERT INTO ` + table + ` (` + ident(tg.NodeID) + `, ` + ident(tg.Tag) + `)
+SELECT (SELECT k.` + a.nodeKey() + ` FROM ` + a.nodeTable() + ` k WHERE ` + a.nodeCols.asText("k", a.nodeKey0()) + ` = :block), ` + tag + `
+FROM mem_events, json_each(json_extract(detail, '$.tags'))
+WHERE mem_events.id = :event
+  AND NOT EXISTS (SELECT 1 FROM ` + table + ` t WHERE CAST(t.` + ident(tg.NodeID) + ` AS TEXT) = :block AND t.` + ident(tg.Tag) + ` IS ` + tag + `)`
+}
+
 // missingEnd is the end of the edge removed by event that the node table
 // no longer holds, or "".
 func (a *adapted) missingEnd(ctx context.Context, db *DB, event int64) (string, error) {
@@ -186,6 +203,9 @@ func (a *adapted) restoreBlock(ctx context.Context, db *DB, id string, wall time
 			sql.Named("kind", "block"), sql.Named("subject", id))
 		archived := `EXISTS (SELECT 1 FROM ` + a.nodeTable() + ` k WHERE ` + a.nodeCols.asText("k", a.nodeKey0()) + ` = :block AND ` + a.nodeArchived("k") + `)`
 		steps := []step{{restoreEvent + ` WHERE ` + archived, block}}
+		if tags := a.tagsBack(); tags != "" {
+			steps = append(steps, step{tags + ` AND ` + archived, block})
+		}
 		for i, ev := range edges {
 			edge := args(sql.Named("block", id), sql.Named("event", ev), sql.Named("kind", "edge"), sql.Named("subject", names[i]))
 			steps = append(steps, step{a.edgeBack(defaults) + ` AND ` + archived, edge},
@@ -199,8 +219,12 @@ func (a *adapted) restoreBlock(ctx context.Context, db *DB, id string, wall time
 	if applied[len(applied)-1] == 0 {
 		return nil, fmt.Errorf("%s: the memory changed while restoring; nothing was restored (try again)", what)
 	}
+	first := 1 // the first edge's step: after the event's, and the tags'
+	if a.tagsBack() != "" {
+		first = 2
+	}
 	for i, name := range names {
-		if applied[1+2*i] == 0 {
+		if applied[first+2*i] == 0 {
 			r.EdgesSkipped = append(r.EdgesSkipped, name)
 			continue
 		}
