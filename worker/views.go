@@ -226,6 +226,11 @@ func StoreReaderViews(ctx context.Context, db *DB) error {
 		if err != nil {
 			return nil, err
 		}
+		if !d.IsDefault() && d.Validate(ctx, q) != nil {
+			// A mapping that no longer fits the schema (sweeps refuse it
+			// and say why) has no views until it is declared again.
+			return readerViewSteps(nil), nil
+		}
 		return mappingViewSteps(ctx, q, d.Mapping)
 	})
 	return err
