@@ -50,7 +50,8 @@ static char *md_view_query(sqlite3 *db, const char *name, char **err) {
 	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) == SQLITE_TEXT) {
 		query = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(s, 0));
 	} else {
-		*err = sqlite3_mprintf("memdecay: %s: mem_reader_views holds no query for it (run: memworker migrate up)", name);
+		*err = sqlite3_mprintf("memdecay: %s: mem_reader_views holds no query for it (memworker migrate up stores them; "
+		                       "a declared mapping that no longer fits the schema has none: memworker map show says why)", name);
 	}
 	sqlite3_finalize(s);
 	return query;
