@@ -295,6 +295,7 @@ func TestAppRulesOwnTablesReferenced(t *testing.T) {
 			VALUES (?, 'context', 'short', 0.3, 0.5, 0, ?, 'fact')`, fmt.Sprintf("f%02d", i), daysAgo(fixedWall, 400))
 	}
 	r := sweepChunked(t, db, 1000, fixedWall, worker.SweepOptions{ChunkSize: 8})
+	compareDegrees(t, db.SQL, "after the sweep")
 	expectNamed(t, r,
 		`block obs2: archive refused: its edge ["a","obs2"] is referenced by block_edge_notes.a, b (ON DELETE RESTRICT)`,
 		`edge ["a","e05"]: decay refused: referenced by edge_notes.a, b (ON DELETE CASCADE)`,
@@ -335,6 +336,7 @@ func TestAppRulesIgnoredOnOwnTables(t *testing.T) {
 			VALUES (?, 'context', 'short', 0.3, 0.5, 0, ?, ?)`, fmt.Sprintf("f%02d", i), daysAgo(fixedWall, 400), content)
 	}
 	r := sweepChunked(t, db, 1000, fixedWall, worker.SweepOptions{ChunkSize: 8})
+	compareDegrees(t, db.SQL, "after the sweep")
 	expectNamed(t, r,
 		"block obs2: archive kept by app",
 		`edge ["a","e03"]: removal kept by app`, `edge ["a","e31"]: removal kept by app`, `edge ["a","e59"]: removal kept by app`,
@@ -360,4 +362,18 @@ func TestAppRulesIgnoredOnOwnTables(t *testing.T) {
 	if r.InvalidRows.Count != 0 || r.EdgesDecayed != 3 || r.Archived != 1 || r.Facts.Pruned != 1 || policyCount(t, r, "cites").Excluded != 1 {
 		t.Errorf("after the triggers went: %s; facts %+v; invalid %q", r.Summary, r.Facts, invalidNamed(r))
 	}
+}
+
+// TestAppRulesRefusedKeepDegrees: the degrees stored after a sweep whose
+// changes an app's triggers refused (RAISE(ABORT)) are those a recount
+// gives, after a first (full) sweep and after the next one.
+func TestAppRulesRefusedKeepDegrees(t *testing.T) {
+	db, _ := newMemory(t, refusalFixture()+appTriggers)
+	sweepChunked(t, db, 1000, fixedWall, worker.SweepOptions{ChunkSize: 8})
+	compareDegrees(t, db.SQL, "after the first sweep")
+	sweepChunked(t, db, 1000.5, fixedWall, worker.SweepOptions{ChunkSize: 8})
+	compareDegrees(t, db.SQL, "after the second sweep")
+	mustExec(t, db, `DROP TRIGGER keep`)
+	sweepChunked(t, db, 1001, fixedWall, worker.SweepOptions{ChunkSize: 8})
+	compareDegrees(t, db.SQL, "after the trigger went")
 }
