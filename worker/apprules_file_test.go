@@ -377,3 +377,21 @@ func TestAppRulesRefusedKeepDegrees(t *testing.T) {
 	sweepChunked(t, db, 1001, fixedWall, worker.SweepOptions{ChunkSize: 8})
 	compareDegrees(t, db.SQL, "after the trigger went")
 }
+
+// TestAppRulesDryRunNamesHeld: a dry run names the rows the app's foreign
+// keys hold as the sweep does, and counts what the sweep then does.
+func TestAppRulesDryRunNamesHeld(t *testing.T) {
+	db, _ := rulesDB(t, `CREATE TABLE link_notes (id INTEGER PRIMARY KEY, link_id INTEGER REFERENCES links (id), body TEXT);
+		INSERT INTO link_notes (link_id, body) VALUES (2, 'x'), (4, 'y'), (6, 'z');`)
+	w := reviewWall
+	dry, err := worker.Sweep(context.Background(), db, worker.SweepOptions{WallNow: &w, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := mustReviewSweep(t, db, reviewWall)
+	if mappedCounts(dry) != mappedCounts(r) || !slices.Equal(invalidNamed(dry), invalidNamed(r)) {
+		t.Errorf("dry run %s %q\nsweep   %s %q", mappedCounts(dry), invalidNamed(dry), mappedCounts(r), invalidNamed(r))
+	}
+	expectNamed(t, r, "block 7: archive refused: its edge 6 is referenced by link_notes.link_id (ON DELETE NO ACTION)",
+		"edge 2: prune refused: ", "edge 4: prune refused: ")
+}

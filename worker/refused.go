@@ -201,6 +201,34 @@ func (s *sweep) reinforce(ctx context.Context) error {
 	return s.applyOrIsolate(ctx, "plan_reinforce", run, 1, last)
 }
 
+// planHolds takes the rows the app's foreign keys hold out of a dry run's
+// plan, named as the sweep names them, so that the dry run (and
+// `memworker decayed --invalid`) reports what the sweep will do.
+func (s *sweep) planHolds(ctx context.Context) error {
+	holds, err := s.appHolds(ctx)
+	if err != nil {
+		return fmt.Errorf("reading the app's foreign keys: %w", err)
+	}
+	if len(holds) == 0 {
+		return nil
+	}
+	for _, st := range applySteps {
+		if len(holds[st.table]) == 0 {
+			continue
+		}
+		if _, err := s.db.exec(ctx, "dry_pick_"+st.table); err != nil {
+			return err
+		}
+		if _, err := s.db.execList(ctx, "hold "+st.table, holds[st.table]); err != nil {
+			return err
+		}
+		if _, err := s.db.exec(ctx, "dry_held_"+st.table); err != nil {
+			return err
+		}
+	}
+	return s.planReport(ctx, s.report.EdgesDeferred)
+}
+
 // foreignKey is one foreign key of an app's table that references a
 // table the sweep deletes from.
 type foreignKey struct {

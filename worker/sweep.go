@@ -376,6 +376,9 @@ func (s *sweep) dryRun(ctx context.Context) error {
 		if err := s.planFull(ctx); err != nil {
 			return err
 		}
+		if err := s.planHolds(ctx); err != nil {
+			return err
+		}
 		if s.cfg.EventRetentionDays > 0 {
 			// As the sweep would, once its own row is the newest.
 			err = s.db.querier().QueryRowContext(ctx, s.opt.sql().stmts("count_expired")[0], sql.Named("cutoff", s.retentionCutoff()),

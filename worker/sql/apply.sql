@@ -234,6 +234,40 @@ INSERT INTO sweep_invalid (kind, id, problem, planned)
 SELECT 'fact', p.id, p.action || ' refused: ' || h.why, 1 FROM apply_held h CROSS JOIN plan_facts p ON p.seq = h.seq;
 DELETE FROM apply_rows WHERE seq IN (SELECT seq FROM apply_held);
 
+-- name: dry_pick_plan_blocks
+-- A dry run finds the rows the app's foreign keys hold in its whole plan
+-- at once (refused.go: planHolds), then takes them out of it as the
+-- sweep will, named alike.
+DELETE FROM apply_rows;
+INSERT INTO apply_rows (seq) SELECT seq FROM plan_blocks;
+
+-- name: dry_held_plan_blocks
+-- Held blocks keep their edges, but those another archived block takes.
+INSERT INTO sweep_invalid (kind, id, problem)
+SELECT 'block', p.id, 'archive refused: ' || h.why FROM apply_held h CROSS JOIN plan_blocks p ON p.seq = h.seq;
+DELETE FROM plan_blocks WHERE seq IN (SELECT seq FROM apply_held);
+DELETE FROM plan_edges WHERE phase = 'block_archived'
+  AND @END_A NOT IN (SELECT id FROM plan_blocks) AND @END_B NOT IN (SELECT id FROM plan_blocks);
+
+-- name: dry_pick_plan_edges
+DELETE FROM apply_rows;
+INSERT INTO apply_rows (seq) SELECT seq FROM plan_edges WHERE phase IN REMOVAL_PHASES;
+
+-- name: dry_held_plan_edges
+INSERT INTO sweep_invalid (kind, id, problem)
+SELECT 'edge', @SUBJECT, CASE phase WHEN 'static' THEN 'prune' ELSE 'decay' END || ' refused: ' || h.why
+FROM apply_held h CROSS JOIN plan_edges p ON p.seq = h.seq;
+DELETE FROM plan_edges WHERE seq IN (SELECT seq FROM apply_held);
+
+-- name: dry_pick_plan_facts
+DELETE FROM apply_rows;
+INSERT INTO apply_rows (seq) SELECT seq FROM plan_facts WHERE action IN ('archive', 'prune');
+
+-- name: dry_held_plan_facts
+INSERT INTO sweep_invalid (kind, id, problem)
+SELECT 'fact', p.id, p.action || ' refused: ' || h.why FROM apply_held h CROSS JOIN plan_facts p ON p.seq = h.seq;
+DELETE FROM plan_facts WHERE seq IN (SELECT seq FROM apply_held);
+
 -- name: refused_plan_blocks
 -- A plan row an app's trigger or constraint refused (refused.go), named as
 -- an invalid row: what was refused and the database's message, :reason.
