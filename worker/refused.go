@@ -27,9 +27,10 @@ import (
 // A refused row keeps its due time: the next sweep tries it again (the
 // app may have changed its mind), and names it again if it is refused
 // again, without failing. Refusals are found by trying, so a dry run and
-// `memworker decayed --invalid` cannot list them. On rqlite a transaction
-// is one request whose error comes at COMMIT, as text: a refusal there
-// still fails the sweep.
+// `memworker decayed --invalid` cannot list them (the rows an app's
+// foreign key holds, below, they do list). On rqlite a transaction is one
+// request whose error comes at COMMIT, as text: a refusal by a trigger or
+// a constraint there still fails the sweep.
 
 // An app's foreign keys are the app's rules too. A sweep on a file runs
 // with them on (openFileStore), and rqlite with -fk enforces them; but
