@@ -286,7 +286,7 @@ CROSS JOIN @EDGES e ON e.@KEY_A = p.from_id AND e.@KEY_B = p.to_id
 WHERE `+referenced(fk, "e"))
 		for _, end := range []string{"@END_A", "@END_B"} {
 			add("plan_blocks", `INSERT OR IGNORE INTO apply_held (seq, why)
-SELECT a.seq, 'its edge ' || @SUBJECT_E || ' is '  || `+literal(why(fk))+` FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq
+SELECT a.seq, 'its edge ' || @SUBJECT_E || ' is ' || `+literal(why(fk))+` FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq
 CROSS JOIN @EDGES e ON e.`+end+` = p.id
 WHERE `+referenced(fk, "e"))
 		}
