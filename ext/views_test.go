@@ -57,3 +57,43 @@ func migratedFile(t *testing.T) (string, *sql.DB) {
 	}
 	return path, db
 }
+
+// TestViewsHostileStoredQueries: the readers' views run only what
+// mem_reader_views holds as a read-only SELECT; a query that writes, one
+// that is not SQL, a missing row or a file without the table is an error
+// naming the view, never a crash, and nothing is written.
+func TestViewsHostileStoredQueries(t *testing.T) {
+	path, db := migratedFile(t)
+	_, err := db.Exec(`
+		UPDATE mem_reader_views SET sql = 'DELETE FROM mem_config' WHERE name = 'mem_clock';
+		UPDATE mem_reader_views SET sql = 'not sql at all (' WHERE name = 'mem_block_tiers';
+		UPDATE mem_reader_views SET sql = 'SELECT 1 AS a; DELETE FROM mem_config' WHERE name = 'mem_facts_scored';
+		DELETE FROM mem_reader_views WHERE name = 'mem_edges_live';
+		UPDATE mem_reader_views SET sql = 'SELECT 1 AS a' || char(0) || 'x' WHERE name = 'mem_edges_decayed';`)
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for view, want := range map[string]string{
+		"mem_clock":         "memdecay: mem_clock: the query mem_reader_views holds for it is not a read-only SELECT",
+		"mem_block_tiers":   "memdecay: mem_block_tiers: ",
+		"mem_edges_live":    "memdecay: mem_edges_live: mem_reader_views holds no query for it",
+		"mem_facts_scored":  "memdecay: mem_facts_scored: ",
+		"mem_edges_decayed": "",
+	} {
+		r := runShell(t, path, "SELECT * FROM "+view+";\nSELECT 'config', count(*) FROM mem_config;\n")
+		checkSurvived(t, r)
+		if want != "" && !strings.Contains(r.stderr, want) {
+			t.Errorf("%s: stderr %q, want %q", view, r.stderr, want)
+		}
+		if !strings.Contains(r.stdout, "config|") || strings.Contains(r.stdout, "config|0") {
+			t.Errorf("%s: mem_config after reading the view: %q", view, r.stdout)
+		}
+	}
+	empty := filepath.Join(t.TempDir(), "empty.db")
+	r := runShell(t, empty, "SELECT * FROM mem_edges_live;\n")
+	checkSurvived(t, r)
+	if !strings.Contains(r.stderr, "memdecay: mem_edges_live: this database has no memdecay schema") {
+		t.Errorf("a file without memdecay's schema: %q", r.stderr)
+	}
+}

@@ -7,7 +7,10 @@
  * text: each view's query, self-contained, in mem_reader_views (written by
  * memworker's migrations and when a mapping is declared), read afresh each
  * time a view is scanned. A scan's equality and range constraints are
- * passed into the query, so SQLite can use the tables' indexes. */
+ * passed into the query, so SQLite can use the tables' indexes. The query
+ * runs as the connection's own statement (as a view's would under
+ * trusted_schema=ON): it must be read-only, and a file's mem_reader_views
+ * is trusted as its views would be. */
 #include <stdlib.h>
 #include <string.h>
 #include <sqlite3ext.h>
@@ -83,6 +86,11 @@ static int md_view_connect(sqlite3 *db, void *aux, int argc, const char *const *
 	sqlite3_free(query);
 	if (rc != SQLITE_OK) {
 		*err = sqlite3_mprintf("memdecay: %s: %s", name, sqlite3_errmsg(db));
+		sqlite3_finalize(s);
+		return SQLITE_ERROR;
+	}
+	if (!s || !sqlite3_stmt_readonly(s)) {
+		*err = sqlite3_mprintf("memdecay: %s: the query mem_reader_views holds for it is not a read-only SELECT", name);
 		sqlite3_finalize(s);
 		return SQLITE_ERROR;
 	}
@@ -232,6 +240,11 @@ static int md_view_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx
 		v->base.zErrMsg = sqlite3_mprintf("memdecay: %s: %s (if the mapping changed since this connection first read the view, open a new connection)",
 		                                  v->name, sqlite3_errmsg(v->db));
 		return rc;
+	}
+	if (!c->stmt || !sqlite3_stmt_readonly(c->stmt)) {
+		sqlite3_free(v->base.zErrMsg);
+		v->base.zErrMsg = sqlite3_mprintf("memdecay: %s: the query mem_reader_views holds for it is not a read-only SELECT", v->name);
+		return SQLITE_ERROR;
 	}
 	for (i = 0; i < argc; i++) sqlite3_bind_value(c->stmt, i + 1, argv[i]);
 	c->eof = 0;
