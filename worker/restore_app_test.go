@@ -130,3 +130,23 @@ func TestRestoreBlockWithQuotedEndColumn(t *testing.T) {
 		t.Errorf("note 3 came back with %d links (skipped %v), want its 2", r.Edges, r.EdgesSkipped)
 	}
 }
+
+// A link the app never stamped (no time of last activity) comes back the
+// same: a restore anchors a link's time only where it had one.
+func TestRestoreKeepsANullTime(t *testing.T) {
+	db := restoreApp(t, "src")
+	mustExec(t, db, `INSERT INTO links VALUES (15, 1, 4, 'about', 0.05, NULL)`)
+	wall := mappedWall
+	if _, err := worker.Sweep(context.Background(), db, worker.SweepOptions{WallNow: &wall}); err != nil {
+		t.Fatal(err)
+	}
+	if n := scalar[int](t, db, `SELECT count(*) FROM links WHERE id = 15`); n != 0 {
+		t.Fatalf("the weak link 15 was not pruned")
+	}
+	if _, err := worker.RestoreEdge(context.Background(), db, "15", "", mappedWall); err != nil {
+		t.Fatalf("restoring link 15: %v", err)
+	}
+	if got := scalar[string](t, db, `SELECT quote(touched_at) || ' ' || strength FROM links WHERE id = 15`); got != "NULL 0.05" {
+		t.Errorf("restored link 15: %s, want its NULL time and its weight", got)
+	}
+}

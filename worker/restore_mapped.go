@@ -45,7 +45,9 @@ func (a *adapted) edgeBack(defaults map[string]string) string {
 		cols = append(cols, ident(c))
 		v := read(c)
 		if strings.EqualFold(c, e.LastActive) {
-			v = timeFrom(":now", read(c), e.LastActiveClock)
+			// Anchored now, in the column's own form; a link the app never
+			// stamped comes back unstamped, as memworker's own do.
+			v = `CASE WHEN ` + read(c) + ` IS NULL THEN NULL ELSE ` + timeFrom(":now", read(c), e.LastActiveClock) + ` END`
 		}
 		vals = append(vals, orDefault(v, c, defaults))
 	}
