@@ -1,0 +1,158 @@
+package worker
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// DefaultChunkSize bounds the rows one apply transaction touches while an
+// app writes to the same file, so that app never waits long for the lock.
+const DefaultChunkSize = 500
+
+// DefaultSoloChunkSize caps the rows per apply transaction while no other
+// connection writes to the file: fewer, bigger commits copy each index page
+// into the WAL (and back) fewer times. The cap is loose on purpose: the
+// time a transaction may hold the lock, SoloHold, is the bound that keeps
+// an app that starts writing from waiting long. Once an app has written,
+// the sweep takes ChunkSize rows at a time.
+const DefaultSoloChunkSize = 50000
+
+// DefaultSoloHold bounds how long one of those bigger transactions holds
+// the write lock, on any machine: an app that starts writing waits at
+// least for the one under way (bench/README.md has the measurements).
+const DefaultSoloHold = 300 * time.Millisecond
+
+// DefaultPause is the least time the lock stays free between two of the
+// sweep's transactions: enough for a writer already retrying to take it.
+const DefaultPause = time.Millisecond
+
+// SweepCacheKiB is the page cache of a sweep's connection, in KiB, for the
+// file and again for its temp tables; SQLite's sorter takes as much again.
+// A sweep reads the edge tables in storage order and touches their indexes
+// all over, so a bigger cache buys little (bench/README.md).
+const SweepCacheKiB = 8 << 10
+
+// LeaseDuration is how long a sweep's claim on a database lasts without a
+// heartbeat; a crashed worker's lease expires and the next sweep takes over.
+const LeaseDuration = 60 * time.Second
+
+// SweepOptions controls one sweep. The zero value is the sweep the CLI runs
+// by default: Sweep applies the defaults below for every caller.
+type SweepOptions struct {
+	DryRun  bool       // plan and report only; the file is not written
+	Full    bool       // evaluate every row, not only the changed and due ones
+	Now     *float64   // active-hours clock; nil reads mem_config active_hours
+	WallNow *time.Time // wall clock; nil is time.Now()
+	// Force sweeps at a Now behind the last sweep's clock, which is
+	// otherwise refused (ErrClockBehind): as at a new clock, reinforcement
+	// included, and last_curate_at is set back to it (Clock.forSweep).
+	Force bool
+	// ChunkSize: rows per transaction while another connection writes;
+	// 0 is DefaultChunkSize.
+	ChunkSize int
+	// SoloChunkSize: rows per apply transaction while no other connection
+	// has written to the file lately (the sync of derived state takes
+	// syncChunkFactor times as many); 0 is DefaultSoloChunkSize, and a value
+	// not above ChunkSize keeps ChunkSize throughout.
+	SoloChunkSize int
+	// SoloHold: while no other connection writes, a step's transactions
+	// grow from ChunkSize rows towards SoloChunkSize rows only as far as the
+	// last one's pace fits in SoloHold; 0 is DefaultSoloHold.
+	SoloHold time.Duration
+	// Pause: the least time the write lock stays free between two of the
+	// sweep's transactions, so an app writing to the same file gets it;
+	// 0 is DefaultPause. SQLite's default busy handler retries at most
+	// 100 ms apart, so 100 ms bounds an app's wait to about one transaction.
+	Pause time.Duration
+	// Owner: who holds the lease, for the "already running" message; ""
+	// names this process and machine. Each sweep adds a random id of its
+	// own, so that no two claims share an owner.
+	Owner string
+	// Progress, when set, is told before each transaction of a step how far
+	// the step is, and once when it is done (a terminal's progress bar).
+	Progress func(step string, done, total int64)
+	// signals are for tests: points in a sweep a test can act at (set
+	// through export_test.go's WithChunk).
+	signals sweepSignals
+	// tables: the dialect of the tables swept (nil: memworker's own).
+	tables *dialect
+	// allInvalid: the report names every invalid row, not a sample
+	// (ListInvalid's dry run).
+	allInvalid bool
+	// replicated runs the sweep on a file as it runs on rqlite
+	// (replicaStore), for tests that compare the two.
+	replicated bool
+	// lease: how long the sweep's claim lasts without a heartbeat; 0 is
+	// LeaseDuration (tests outlive a shorter one).
+	lease time.Duration
+}
+
+// sweepSignals lets a test act at known points of a sweep (write as an
+// app would, cancel, look at the file) without reusing the progress hook.
+type sweepSignals struct {
+	// Chunk is called before each transaction of a step with the rows done
+	// so far, and once when the step has done them all.
+	Chunk func(step string, done, total int64)
+	// Ranked is called once the ranking is planned: whether it scored
+	// every block, and how many blocks it scored.
+	Ranked func(full bool, scored int64)
+}
+
+// sql is the dialect of the tables the sweep decides on.
+func (o SweepOptions) sql() *dialect {
+	if o.tables == nil {
+		return memTables
+	}
+	return o.tables
+}
+
+// ErrBadOption wraps every error of SweepOptions.Validate.
+var ErrBadOption = errors.New("invalid sweep option")
+
+// withDefaults fills the zero fields with the documented defaults.
+func (o SweepOptions) withDefaults() SweepOptions {
+	if o.ChunkSize == 0 {
+		o.ChunkSize = DefaultChunkSize
+	}
+	if o.SoloChunkSize == 0 {
+		o.SoloChunkSize = DefaultSoloChunkSize
+	}
+	if o.SoloHold == 0 {
+		o.SoloHold = DefaultSoloHold
+	}
+	if o.Pause == 0 {
+		o.Pause = DefaultPause
+	}
+	if o.Owner == "" {
+		o.Owner = thisProcess()
+	}
+	return o
+}
+
+// Validate reports an option no sweep can run with, naming the option.
+func (o SweepOptions) Validate() error {
+	switch {
+	case o.ChunkSize < 0:
+		return fmt.Errorf("%w: ChunkSize %d is negative", ErrBadOption, o.ChunkSize)
+	case o.SoloChunkSize < 0:
+		return fmt.Errorf("%w: SoloChunkSize %d is negative", ErrBadOption, o.SoloChunkSize)
+	case o.SoloHold < 0:
+		return fmt.Errorf("%w: SoloHold %v is negative", ErrBadOption, o.SoloHold)
+	case o.Pause < 0:
+		return fmt.Errorf("%w: Pause %v is negative", ErrBadOption, o.Pause)
+	}
+	if o.Now != nil {
+		if err := finiteHours(*o.Now); err != nil {
+			return fmt.Errorf("%w: Now: %v", ErrBadOption, err)
+		}
+		if *o.Now < 0 {
+			return fmt.Errorf("%w: Now %v is negative; the active-hours clock starts at 0", ErrBadOption, *o.Now)
+		}
+	}
+	return nil
+}
+
+// ErrReadOnly means a sweep that writes was asked of a database opened
+// read-only.
+var ErrReadOnly = errors.New("the database is open read-only; only a dry run can sweep it")
