@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -61,6 +62,10 @@ type adapted struct {
 	// factColumns: the fact table's columns, as a snapshot keeps them.
 	factColumns []string
 	factCols    columnInfo
+	// keyTokens: @BLOCK_KEYS_INVALID, @EDGE_KEYS_INVALID and
+	// @FACT_KEYS_INVALID, each with the rows its role's view leaves out
+	// for their key (keyProblems).
+	keyTokens []string
 }
 
 // ErrMappingUnsupported: a mapping this memworker can check but not yet
@@ -85,23 +90,31 @@ type columnInfo struct {
 	// untyped: columns of no affinity, which compare a text id with the
 	// integer they hold as different values.
 	untyped map[string]bool
+	// nullable: columns that may hold NULL (no NOT NULL, not a rowid's
+	// alias).
+	nullable map[string]bool
 }
 
 func readColumns(ctx context.Context, q querier, table string) (columnInfo, error) {
-	rows, err := q.QueryContext(ctx, `SELECT name, type FROM pragma_table_xinfo(?) WHERE hidden = 0 ORDER BY cid`, table)
+	rows, err := q.QueryContext(ctx, `SELECT name, type, "notnull", pk, (SELECT count(*) FROM pragma_table_xinfo(?1) WHERE pk > 0)
+		FROM pragma_table_xinfo(?1) WHERE hidden = 0 ORDER BY cid`, table)
 	if err != nil {
 		return columnInfo{}, fmt.Errorf("mapping: reading the columns of %s: %w", table, err)
 	}
 	defer rows.Close()
-	info := columnInfo{text: map[string]bool{}, untyped: map[string]bool{}}
+	info := columnInfo{text: map[string]bool{}, untyped: map[string]bool{}, nullable: map[string]bool{}}
 	for rows.Next() {
 		var name, declared string
-		if err := rows.Scan(&name, &declared); err != nil {
+		var notNull bool
+		var pk, pks int
+		if err := rows.Scan(&name, &declared, &notNull, &pk, &pks); err != nil {
 			return columnInfo{}, err
 		}
 		info.names = append(info.names, name)
 		info.text[strings.ToLower(name)] = mapping.Affinity(declared) == "TEXT"
 		info.untyped[strings.ToLower(name)] = mapping.Affinity(declared) == "BLOB"
+		rowidAlias := pk == 1 && pks == 1 && strings.EqualFold(declared, "INTEGER")
+		info.nullable[strings.ToLower(name)] = !notNull && !rowidAlias
 	}
 	return info, rows.Err()
 }
@@ -157,6 +170,85 @@ func keyTyped(cols columnInfo, key []string) bool {
 		}
 	}
 	return true
+}
+
+// A key names one row only when it is not NULL and no other row's key
+// reads as the same text id: memworker reads ids as text, and a key
+// column of no type holds 1 and '1' side by side (keyTyped ones convert
+// every value to their own kind). The adapter's views leave such rows
+// out, so no sweep changes or removes them, and keyProblems names them
+// as invalid rows.
+
+// unshared is the condition a row of the app's table (quoted as
+// a.table gives it) named outer meets when no other row's key reads as
+// its text id, "AND …" to append to a WHERE; "" for a key whose columns
+// all have a type. The probe goes through the index on CAST(id AS TEXT)
+// that mappedIndexes declares for such columns.
+func (a *adapted) unshared(cols columnInfo, table, outer string, key []string) string {
+	if keyTyped(cols, key) {
+		return ""
+	}
+	same, raw := make([]string, len(key)), make([]string, len(key))
+	for i, k := range key {
+		same[i] = cols.asText("x", k) + " = " + cols.asText(outer, k)
+		raw[i] = "x." + ident(k) + " IS " + outer + "." + ident(k)
+	}
+	return " AND NOT EXISTS (SELECT 1 FROM " + a.table(table) + " x WHERE " + strings.Join(same, " AND ") +
+		" AND NOT (" + strings.Join(raw, " AND ") + "))"
+}
+
+// keyProblems are the rows of the app's table that the adapter's views
+// leave out for their key (see unshared), as rows of sweep_invalid (kind,
+// id, problem) to append to its INSERT with UNION ALL: a key that is NULL
+// (in a column that may hold NULL, found through the key's index), and,
+// for a key column of no type, each row whose key reads as another's
+// (found through the index on CAST(id AS TEXT)), named as the app holds
+// it (1, '1'). "" when no row can have either.
+func (a *adapted) keyProblems(kind string, cols columnInfo, table string, key []string) string {
+	t := a.table(table)
+	named := func(alias string) string {
+		if len(key) == 1 {
+			return "quote(" + alias + "." + ident(key[0]) + ")"
+		}
+		parts := make([]string, len(key))
+		for i, k := range key {
+			parts[i] = "quote(" + alias + "." + ident(k) + ")"
+		}
+		return "'(' || " + strings.Join(parts, " || ', ' || ") + " || ')'"
+	}
+	var out strings.Builder
+	var present, xPresent []string
+	for _, k := range key {
+		col := "k." + ident(k)
+		if cols.nullable[strings.ToLower(k)] {
+			where := append(append([]string{}, present...), col+" IS NULL")
+			fmt.Fprintf(&out, "\nUNION ALL SELECT %s, %s, %s FROM %s k WHERE %s", literal(kind), named("k"),
+				literal(table+"."+k+" is NULL"), t, strings.Join(where, " AND "))
+		}
+		present, xPresent = append(present, col+" IS NOT NULL"), append(xPresent, "x."+ident(k)+" IS NOT NULL")
+	}
+	if keyTyped(cols, key) {
+		return out.String()
+	}
+	text, xText, same, order := make([]string, len(key)), make([]string, len(key)), make([]string, len(key)), make([]string, len(key))
+	for i, k := range key {
+		text[i], xText[i] = cols.asText("k", k), cols.asText("x", k)
+		same[i] = xText[i] + " = " + text[i]
+		order[i] = "x." + ident(k)
+	}
+	label, one := table+"."+key[0], "id"
+	if len(key) > 1 {
+		label, one = table+".("+strings.Join(key, ", ")+")", "key"
+	}
+	fmt.Fprintf(&out, `
+UNION ALL SELECT %s, %s, (SELECT %s || group_concat(v, ' and ') || ' read as one %s; '
+                                || CASE count(*) WHEN 2 THEN 'both' ELSE 'all ' || count(*) END || ' skipped'
+                         FROM (SELECT %s AS v FROM %s x WHERE %s ORDER BY %s))
+FROM %s k WHERE (%s) IN (SELECT %s FROM %s x WHERE %s GROUP BY %s HAVING count(*) > 1)`,
+		literal(kind), named("k"), literal(label+" "), one, named("x"), t, strings.Join(same, " AND "), strings.Join(order, ", "),
+		t, strings.Join(text, ", "), strings.Join(xText, ", "), t, strings.Join(xPresent, " AND "),
+		strings.Join(xText, ", "))
+	return out.String()
 }
 
 // snapshot is the JSON of every column of the app's row alias.
@@ -311,6 +403,12 @@ func adapt(ctx context.Context, q querier, m *mapping.Mapping, replica bool) (*a
 		}
 		tokens = append(tokens, r.token+"_COLS", nv[0], r.token, nv[1])
 	}
+	for _, token := range []string{"@BLOCK_KEYS_INVALID", "@EDGE_KEYS_INVALID", "@FACT_KEYS_INVALID"} {
+		if !slices.Contains(a.keyTokens, token) {
+			tokens = append(tokens, token, "") // no such role
+		}
+	}
+	tokens = append(tokens, a.keyTokens...)
 	a.tables = newDialect(append(tokens, edgeTokens...)...)
 	a.tables.teardown = a.teardown
 	return a, nil
@@ -345,7 +443,8 @@ SELECT `+cols.asText("n", key)+` AS id, `+or("n", n.Category, "NULL")+` AS categ
        `+orZero("n", n.Reinforcement)+` AS reinforcement_count,
        `+hoursOf(or("n", n.LastUsed, "NULL"), n.LastUsedClock)+` AS last_reinforced_hours,
        n.`+ident(key)+` AS key_raw, `+cols.snapshot("n")+` AS snapshot, `+cols.rows("n")+`
-FROM `+table+` n WHERE n.`+ident(key)+` IS NOT NULL`)
+FROM `+table+` n WHERE n.`+ident(key)+` IS NOT NULL`+a.unshared(cols, n.Table, "n", n.Key))
+	a.keyTokens = append(a.keyTokens, "@BLOCK_KEYS_INVALID", a.keyProblems("block", cols, n.Table, n.Key))
 	set := []string{statusWrite(n.Status, n.StatusArchived, active[0])}
 	if n.ArchiveReason != "" {
 		set = append(set, changed(n.ArchiveReason, "archive_reason", "NEW.archive_reason"))
@@ -427,11 +526,14 @@ func (a *adapted) edges(ctx context.Context, q querier) ([]string, error) {
 	if keyTyped(cols, e.Key) {
 		keyA, keyB = "key_raw", "key_raw2"
 	}
-	// A row with a NULL key can be named by no event: the sweep never sees it.
+	// A row with a NULL key, or one whose key reads as another's, can be
+	// named by no event: the sweep skips it, and names it (keyProblems).
 	notNull := "l." + ident(e.Key[0]) + " IS NOT NULL"
 	if !a.singleKey {
 		notNull += " AND l." + ident(e.Key[1]) + " IS NOT NULL"
 	}
+	notNull += a.unshared(cols, e.Table, "l", e.Key)
+	a.keyTokens = append(a.keyTokens, "@EDGE_KEYS_INVALID", a.keyProblems("edge", cols, e.Table, e.Key))
 	// The sweep's removals go to the app's table itself, by its key: a
 	// view's trigger would run a program per row, and the view's key read
 	// as text would find each row through an index on CAST(id AS TEXT)
@@ -440,6 +542,8 @@ func (a *adapted) edges(ctx context.Context, q querier) ([]string, error) {
 	if !a.singleKey {
 		deleteEdges = `DELETE FROM ` + table + ` WHERE (` + cols.byText("", e.Key[0]) + `, ` + cols.byText("", e.Key[1]) + `) IN (SELECT from_id, to_id FROM apply_edge_keys)`
 	}
+	// (By text, a key of no type would find every row that reads as it.)
+	deleteEdges += a.unshared(cols, e.Table, table, e.Key)
 	a.setup = append(a.setup, `CREATE `+a.temp()+`VIEW `+a.view("edges")+` AS
 SELECT `+k1+` AS from_id, `+k2+` AS to_id, `+cols.asText("l", e.From)+` AS end_a, `+cols.asText("l", e.To)+` AS end_b,
        `+weight+` AS weight, `+orZero("l", e.Reinforcement)+` AS reinforcement_count, `+or("l", e.Kind, "NULL")+` AS relation_type,
@@ -486,6 +590,7 @@ func (a *adapted) facts(ctx context.Context, q querier) error {
 		return err
 	}
 	a.factColumns, a.factCols = cols.names, cols
+	a.keyTokens = append(a.keyTokens, "@FACT_KEYS_INVALID", a.keyProblems("fact", cols, f.Table, f.Key))
 	status := a.factStatus("f")
 	segment := or("f", f.Segment, "NULL")
 	fromSegment := func(part, col string) string {
@@ -497,7 +602,7 @@ SELECT `+cols.asText("f", key)+` AS id, `+segment+` AS segment, `+fromSegment("t
        `+fromSegment("importance", f.Importance)+` AS importance, `+fromSegment("decay_rate", f.DecayRate)+` AS decay_rate,
        `+orZero("f", f.AccessCount)+` AS access_count, `+or("f", f.LastAccess, "NULL")+` AS last_accessed_at, `+status+` AS status,
        NULL AS content, `+or("f", f.CreatedAt, "NULL")+` AS created_at, f.`+ident(key)+` AS key_raw, `+cols.snapshot("f")+` AS snapshot, `+cols.rows("f")+`
-FROM `+table+` f WHERE f.`+ident(key)+` IS NOT NULL`,
+FROM `+table+` f WHERE f.`+ident(key)+` IS NOT NULL`+a.unshared(cols, f.Table, "f", f.Key),
 		`CREATE `+a.temp()+`TRIGGER `+a.view("facts")+`_delete INSTEAD OF DELETE ON `+a.view("facts")+` BEGIN
 DELETE FROM `+table+` WHERE `+ident(key)+` = OLD.key_raw;
 END`,
@@ -933,6 +1038,29 @@ func (a *adapted) appNames(kind, problem string) string {
 		}
 	}
 	return problem
+}
+
+// tableOf is the app's table a row of kind (block, edge or fact) is in;
+// "" for memworker's own tables.
+func (a *adapted) tableOf(kind string) string {
+	switch m := a.mapping(); {
+	case m == nil:
+	case kind == "block" && m.Nodes != nil:
+		return m.Nodes.Table
+	case kind == "edge" && m.Edges != nil:
+		return m.Edges.Table
+	case kind == "fact" && m.Facts != nil:
+		return m.Facts.Table
+	}
+	return ""
+}
+
+// mapping is the adapter's mapping, nil for memworker's own tables.
+func (a *adapted) mapping() *mapping.Mapping {
+	if a == nil {
+		return nil
+	}
+	return a.m
 }
 
 // sweepable refuses a role of nodes or facts a sweep cannot yet go

@@ -64,6 +64,7 @@ func (s *sweep) planReport(ctx context.Context, deferred int64) error {
 	}
 	for i, v := range r.InvalidRows.Sample {
 		r.InvalidRows.Sample[i].Problem = s.mapped.appNames(v.Kind, v.Problem)
+		r.InvalidRows.Sample[i].Table = s.mapped.tableOf(v.Kind)
 	}
 	r.DecayedSample, err = queryAll(ctx, s.db.querier(), s.opt.sql().expand(`SELECT @END_A, @END_B, weight, effective FROM temp.plan_edges
 		WHERE phase IN ('temporal', 'policy') ORDER BY phase DESC, effective, from_id, to_id LIMIT 5`),
@@ -174,7 +175,7 @@ func (s *sweep) appliedReport(ctx context.Context) error {
 			return err
 		}
 		for _, v := range more {
-			v.Problem = s.mapped.appNames(v.Kind, v.Problem)
+			v.Problem, v.Table = s.mapped.appNames(v.Kind, v.Problem), s.mapped.tableOf(v.Kind)
 			r.InvalidRows.Sample = append(r.InvalidRows.Sample, v)
 		}
 		planned -= heldPlanned

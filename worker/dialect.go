@@ -27,6 +27,9 @@ import (
 //	EDGE_SNAPSHOT, EDGE_NAME        the JSON of an edge row (an exclusion's event)
 //	@NEW_BLOCK_DEGREE               a block's degree when it has no state yet
 //	@DELETE_EDGES                   the removal of apply_edge_keys' edges
+//	@BLOCK_KEYS_INVALID, …          rows left out for their key (NULL, or read as
+//	(@EDGE_…, @FACT_…)              another's id), appended to sweep_invalid's
+//	                                rows with UNION ALL: only through a mapping
 //
 // For memworker's tables an edge's key is its ends, so the ends' tokens
 // expand to nothing or to from_id and to_id, and the statements are the
@@ -84,6 +87,7 @@ var memTables = newDialect(
 	"@ENDS_COLS", "", "@ENDS_E", "", "@ENDS_K", "", "@ENDS_N", "", "@ENDS_MOVED", "", "@ENDS_UNMOVED", "", "@END_PROBLEMS", "", "@ENDS_PRESENT", "",
 	"@END_A", "from_id", "@END_B", "to_id", "@KEY_A", "from_id", "@KEY_B", "to_id",
 	"@NEW_BLOCK_DEGREE", memNewBlockDegree,
+	"@BLOCK_KEYS_INVALID", "", "@EDGE_KEYS_INVALID", "", "@FACT_KEYS_INVALID", "",
 	"@DELETE_EDGES", "DELETE FROM main.mem_edges WHERE (from_id, to_id) IN (SELECT from_id, to_id FROM apply_edge_keys)",
 	"@SUBJECT_E", "json_array(e.from_id, e.to_id)", "@SUBJECT", "json_array(from_id, to_id)",
 	"EDGE_SNAPSHOT", edgeSnapshot, "EDGE_NAME", edgeName,

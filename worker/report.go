@@ -76,9 +76,12 @@ type InvalidRows struct {
 	Sample []InvalidRow `json:"sample"`
 }
 
-// InvalidRow names one skipped row.
+// InvalidRow names one skipped row: its kind (block, edge, fact), its id
+// and what is wrong with it; through a mapping, also the app's table it
+// is in (Kind names memworker's own).
 type InvalidRow struct {
 	Kind    string `json:"kind"`
+	Table   string `json:"table,omitempty"`
 	ID      string `json:"id"`
 	Problem string `json:"problem"`
 }

@@ -65,7 +65,11 @@ func listInvalid(c *cli.Context, db *worker.DB) error {
 	w := c.App.Writer
 	fmt.Fprintf(w, "invalid rows: %d (sweeps skip them and never change them)\n", len(rows))
 	for _, r := range rows {
-		fmt.Fprintf(w, "  %-10s %s: %s\n", tables[r.Kind], safe(r.ID), safe(r.Problem))
+		table := r.Table // the app's, through a mapping
+		if table == "" {
+			table = tables[r.Kind]
+		}
+		fmt.Fprintf(w, "  %-10s %s: %s\n", safe(table), safe(r.ID), safe(r.Problem))
 	}
 	return nil
 }

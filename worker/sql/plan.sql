@@ -40,12 +40,15 @@ WITH eval_source AS (SELECT e.* FROM valid_edges_scan e)
 EDGE_EVALUATION;
 
 -- name: plan_invalid
+-- The rows whose derived state names a problem; through a mapping, also
+-- those its views leave out for their key (a NULL, or a key that reads as
+-- another row's id), which have none.
 INSERT INTO sweep_invalid (kind, id, problem)
-SELECT 'edge', EDGE_NAME, problem FROM mem_edge_due WHERE problem IS NOT NULL;
+SELECT 'edge', EDGE_NAME, problem FROM mem_edge_due WHERE problem IS NOT NULL@EDGE_KEYS_INVALID;
 INSERT INTO sweep_invalid (kind, id, problem)
-SELECT 'block', id, problem FROM mem_block_state WHERE problem IS NOT NULL;
+SELECT 'block', id, problem FROM mem_block_state WHERE problem IS NOT NULL@BLOCK_KEYS_INVALID;
 INSERT INTO sweep_invalid (kind, id, problem)
-SELECT 'fact', id, problem FROM mem_fact_due WHERE problem IS NOT NULL;
+SELECT 'fact', id, problem FROM mem_fact_due WHERE problem IS NOT NULL@FACT_KEYS_INVALID;
 
 -- name: plan_changed_blocks
 -- The blocks changed since the refresh: their state may be older than the
