@@ -13,7 +13,7 @@ SOURCES  := $(shell find . -name '*.go' -o -name '*.c' -o -name '*.h' -o -name '
 export CGO_ENABLED := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help build install generate demo demo-cluster test lint unit dist test-dist fuzz bench clean
+.PHONY: help build install generate demo demo-cluster test lint unit wheel npm dist test-dist fuzz bench clean
 
 help: ## List the targets
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -57,6 +57,12 @@ prereqs: ## Check the tools make test needs; as root, install the missing ones (
 	GO=$(GO) bash scripts/prereqs.sh
 
 test: prereqs lint unit test-arm64 test-dist ## Everything CI runs: the tools checked, lint, every test (amd64 and arm64), then the packages installed and used
+
+wheel: ## Write dist/: this machine's platform alone (linux-amd64 or linux-arm64), its memdecay.so, memworker and wheel; no cross compiler
+	GO=$(GO) bash packaging/dist.sh wheel
+
+npm: ## Write dist/: this machine's platform alone, its memdecay.so, memworker and the npm package holding its library; no cross compiler
+	GO=$(GO) bash packaging/dist.sh npm
 
 dist: ## Write dist/: memdecay.so and memworker for linux/amd64 and linux/arm64, memdecay.dll for windows/amd64, a wheel per Linux platform, the npm package, SHA256SUMS
 	GO=$(GO) bash packaging/dist.sh

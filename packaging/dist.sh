@@ -9,37 +9,70 @@
 #   memdecay-VERSION.tgz   the npm package, every platform's library in lib/
 #   SHA256SUMS             sha256sum -c SHA256SUMS, from dist/
 #
+# dist.sh wheel / dist.sh npm (make wheel, make npm) build this machine's
+# platform alone (linux-amd64 or linux-arm64): its folder, and its wheel or
+# an npm package holding its library; no cross compiler is needed.
+#
 # X is the glibc floor: the highest GLIBC_2.X symbol version the platform's
 # binaries need (PEP 600). The extension is not a Python extension module,
 # so a wheel is py3-none: any Python 3 on that platform.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+mode=${1:-all}
+case $mode in
+all | wheel | npm) ;;
+*) echo "dist.sh: mode $mode: want all, wheel or npm" >&2; exit 2 ;;
+esac
+case $(uname -m) in
+x86_64) here=linux-amd64 here_arch=x86_64 ;;
+aarch64 | arm64) here=linux-arm64 here_arch=aarch64 ;;
+*) here= ;;
+esac
+if [ "$mode" != all ] && [ -z "$here" ]; then
+  echo "make $mode: builds for linux-amd64 or linux-arm64 only; this machine is $(uname -sm)" >&2
+  exit 1
+fi
 version=$(sed -n 's/^const Version = "\(.*\)"$/\1/p' sqlfuncs/doc.go) # the one place it is written
 go=${GO:-go}
 out=$PWD/dist
 stage=$PWD/build/dist
 tags=sqlite_math_functions
-rm -rf "$out" "$stage"
-mkdir -p "$out" "$stage"
 # Python runs from an empty directory: from the project's root, its build/
 # folder would stand in for the module build (python3 -m build).
 empty=$(mktemp -d)
 trap 'rm -rf "$empty"' EXIT
 
-need() { # need COMMAND PACKAGE...: stop with the packages that bring COMMAND
+# Every missing tool is named at once, with the Debian packages that bring
+# them, before anything is built.
+missing=() packages=()
+need() { # need COMMAND PACKAGE...: note COMMAND missing, and its packages
   command -v "$1" >/dev/null && return
+  missing+=("$1")
   shift
-  echo "make dist: $1 not found; Debian's $*: sudo apt-get install -y --no-install-recommends $* (make prereqs checks all make test needs)" >&2
-  exit 1
+  packages+=("$@")
 }
-need aarch64-linux-gnu-gcc gcc-aarch64-linux-gnu libc6-dev-arm64-cross
-need x86_64-w64-mingw32-gcc gcc-mingw-w64-x86-64
-need readelf binutils
-if ! (cd "$empty" && /usr/bin/python3 -m build --version && /usr/bin/python3 -m wheel version &&
+if [ "$mode" = all ]; then
+  need aarch64-linux-gnu-gcc gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+  need x86_64-w64-mingw32-gcc gcc-mingw-w64-x86-64
+fi
+[ "$mode" = npm ] || need readelf binutils
+if [ "$mode" = npm ]; then
+  need npm npm
+elif ! (cd "$empty" && /usr/bin/python3 -m build --version && /usr/bin/python3 -m wheel version &&
   /usr/bin/python3 -c 'import setuptools') >/dev/null 2>&1; then
-  echo "make dist: Debian's python3-build, python3-setuptools and python3-wheel are needed: sudo apt-get install -y --no-install-recommends python3-build python3-setuptools python3-wheel (make prereqs checks all make test needs)" >&2
+  missing+=("python3's build, setuptools and wheel")
+  packages+=(python3-build python3-setuptools python3-wheel)
+fi
+if [ "$mode" = all ]; then
+  command -v npm >/dev/null || { missing+=(npm); packages+=(npm); }
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+  list=$(printf '%s, ' "${missing[@]}")
+  echo "make ${mode/all/dist}: missing ${list%, }; Debian's packages: sudo apt-get install -y --no-install-recommends ${packages[*]} (make prereqs checks all make test needs)" >&2
   exit 1
 fi
+rm -rf "$out" "$stage"
+mkdir -p "$out" "$stage"
 
 # sqlite3ext.h and sqlite3.h are the same on every platform; a cross
 # compiler is given them alone, not the host's /usr/include.
@@ -61,9 +94,13 @@ build() {
       "$go" build -trimpath -ldflags "-s -w" -tags "$tags" -o "$dir/memworker" ./cmd/memworker
   fi
 }
-build linux-amd64 linux amd64 "${CC:-gcc}" memdecay.so memworker
-build linux-arm64 linux arm64 aarch64-linux-gnu-gcc memdecay.so memworker
-build windows-amd64 windows amd64 x86_64-w64-mingw32-gcc memdecay.dll
+if [ "$mode" != all ]; then
+  build "$here" linux "${here#linux-}" "${CC:-gcc}" memdecay.so memworker
+else
+  build linux-amd64 linux amd64 "${CC:-gcc}" memdecay.so memworker
+  build linux-arm64 linux arm64 aarch64-linux-gnu-gcc memdecay.so memworker
+  build windows-amd64 windows amd64 x86_64-w64-mingw32-gcc memdecay.dll
+fi
 
 # glibc_floor FILE...: the highest GLIBC_2.X the files need, as X.
 glibc_floor() {
@@ -93,19 +130,25 @@ wheel() {
   install -D -m 0755 "$out/$platform/memworker" "$unpacked/memdecay-$version/memdecay-$version.data/scripts/memworker"
   /usr/bin/python3 -m wheel pack --dest-dir "$out" "$unpacked/memdecay-$version" >/dev/null
 }
-wheel linux-amd64 x86_64
-wheel linux-arm64 aarch64
+case $mode in
+all) wheel linux-amd64 x86_64 && wheel linux-arm64 aarch64 ;;
+wheel) wheel "$here" "$here_arch" ;;
+esac
 
-# The npm package: one package for every platform, its library in
+# The npm package: one package for every platform built, its library in
 # lib/PLATFORM/ (getLoadablePath picks the running one).
+platforms=(linux-amd64 linux-arm64 windows-amd64)
+[ "$mode" = all ] || platforms=("$here")
+if [ "$mode" != wheel ]; then
 mkdir -p "$stage/npm"
 cp packaging/npm/index.js packaging/npm/index.d.ts packaging/npm/README.md LICENSE "$stage/npm/"
-for platform in linux-amd64 linux-arm64 windows-amd64; do
+for platform in "${platforms[@]}"; do
   mkdir -p "$stage/npm/lib/$platform"
   cp "$out/$platform"/memdecay.* "$stage/npm/lib/$platform/"
 done
 sed "s/@VERSION@/$version/" packaging/npm/package.json.in > "$stage/npm/package.json"
 (cd "$stage/npm" && npm pack --silent --pack-destination "$out" >/dev/null)
+fi
 
 (cd "$out" && find . -type f ! -name SHA256SUMS | sed 's|^\./||' | LC_ALL=C sort | xargs sha256sum > SHA256SUMS)
 (cd "$out" && ls -l -R .)
