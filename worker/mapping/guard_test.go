@@ -103,3 +103,32 @@ func TestUnsweepableRefused(t *testing.T) {
 		t.Errorf("refused: %v", err)
 	}
 }
+
+// Keys of no type whose rows read as one id (1 and '1') are refused when
+// a mapping is declared (Mapping.Validate); a declared mapping in use
+// (Declared.Validate: before a sweep, a reader, map show) passes, its
+// sweeps skipping and naming such rows, and is still refused for any
+// other mistake.
+func TestCollidingKeysRefusedOnlyWhenDeclaring(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t, `CREATE TABLE notes (id PRIMARY KEY, state TEXT);
+		INSERT INTO notes VALUES (1, 'active'), ('1', 'active'), (2, 'active');`)
+	m, err := mapping.Parse("m.json", []byte(`{"nodes": {"table": "notes", "key": "id", "status": "state", "status_active": ["active"], "status_archived": "gone"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `nodes.key: notes.id has no type (declared ""), and rows hold 1 and '1', which memworker reads as one id`
+	if err := m.Validate(ctx, db); err == nil || !errors.Is(err, mapping.ErrBadMapping) || !strings.Contains(err.Error(), want) {
+		t.Errorf("declaring: %v, want %q", err, want)
+	}
+	declared := &mapping.Declared{Mapping: m, Source: "m.json"}
+	if err := declared.Validate(ctx, db); err != nil {
+		t.Errorf("in use: %v", err)
+	}
+	if _, err := db.Exec(`CREATE TRIGGER mem_map_notes_queue_insert AFTER INSERT ON notes BEGIN SELECT 1; END`); err != nil {
+		t.Fatal(err)
+	}
+	if err := declared.Validate(ctx, db); err == nil || !strings.Contains(err.Error(), `the app's trigger "mem_map_notes_queue_insert"`) {
+		t.Errorf("in use, with a trigger of the app's named as memworker's change capture: %v", err)
+	}
+}
