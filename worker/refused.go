@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mattn/go-sqlite3"
+	"github.com/memdecay/memdecay/worker/internal/rqlite"
 )
 
 // An app's trigger or constraint may refuse one of the sweep's changes (a
@@ -28,9 +30,20 @@ import (
 // app may have changed its mind), and names it again if it is refused
 // again, without failing. Refusals are found by trying, so a dry run and
 // `memworker decayed --invalid` cannot list them (the rows an app's
-// foreign key holds, below, they do list). On rqlite a transaction is one
-// request whose error comes at COMMIT, as text: a refusal by a trigger or
-// a constraint there still fails the sweep.
+// foreign key holds, below, they do list).
+//
+// On rqlite a transaction is one request, and SQLite's refusal of one of
+// its statements comes at COMMIT, typed (rqlite.StatementError), the
+// whole request undone. The transaction then runs again with its writes
+// tried as they are collected (replicaStore.inTx): each RELEASE below
+// fails as SQLite would have failed a write since its SAVEPOINT, and a
+// ROLLBACK TO drops them; the same halves are found, and the rest commits
+// as one request. Each try is a request (rolled back on every node), so a
+// chunk with k refused rows of n costs about 2k·log2(n) more requests,
+// and none while nothing is refused. A node that tells no result code
+// leaves open whether SQLite refused a row or could not run the
+// statements at all: a row is named refused only when the statements
+// without any row go through.
 
 // An app's foreign keys are the app's rules too. A sweep on a file runs
 // with them on (openFileStore), and rqlite with -fk enforces them; but
@@ -85,6 +98,36 @@ func (s *sweep) applyChunk(ctx context.Context, table string, names []string, lo
 // app's constraint refuses them, it rolls them back and tries each half,
 // down to single rows, which it records as refused.
 func (s *sweep) applyOrIsolate(ctx context.Context, table string, run func(lo, hi int64) error, lo, hi int64) error {
+	err := s.tryRows(ctx, run, lo, hi)
+	if err == nil {
+		return nil
+	}
+	message, certain, ok := refusal(err)
+	if !ok {
+		return err
+	}
+	if lo >= hi {
+		if !certain {
+			// Statements that fail without any row are not refused by
+			// a rule of the app's rows.
+			if rowless := s.tryNoRows(ctx, run, lo); rowless != nil {
+				return err
+			}
+		}
+		return s.refused(ctx, table, lo, message)
+	}
+	mid := lo + (hi-lo)/2
+	if err := s.applyOrIsolate(ctx, table, run, lo, mid); err != nil {
+		return err
+	}
+	return s.applyOrIsolate(ctx, table, run, mid+1, hi)
+}
+
+// tryRows runs the plan rows lo..hi under a savepoint: their changes are
+// kept, or rolled back when an app's rule refuses them. On rqlite the
+// RELEASE is where SQLite's refusal comes, once the transaction tries its
+// writes (replicaStore.inTx).
+func (s *sweep) tryRows(ctx context.Context, run func(lo, hi int64) error, lo, hi int64) error {
 	q := s.db.querier()
 	if _, err := q.ExecContext(ctx, "SAVEPOINT sweep_chunk"); err != nil {
 		return err
@@ -92,10 +135,11 @@ func (s *sweep) applyOrIsolate(ctx context.Context, table string, run func(lo, h
 	err := run(lo, hi)
 	if err == nil {
 		_, err = q.ExecContext(ctx, "RELEASE sweep_chunk")
-		return err
 	}
-	var refusal sqlite3.Error
-	if !errors.As(err, &refusal) || refusal.Code != sqlite3.ErrConstraint {
+	if err == nil {
+		return nil
+	}
+	if _, _, ok := refusal(err); !ok {
 		return err
 	}
 	// A RAISE(ROLLBACK) ended the transaction, savepoint and all: there is
@@ -103,17 +147,40 @@ func (s *sweep) applyOrIsolate(ctx context.Context, table string, run func(lo, h
 	if _, rbErr := q.ExecContext(ctx, "ROLLBACK TO sweep_chunk"); rbErr != nil {
 		return err
 	}
-	if _, err := q.ExecContext(ctx, "RELEASE sweep_chunk"); err != nil {
+	if _, relErr := q.ExecContext(ctx, "RELEASE sweep_chunk"); relErr != nil {
+		return relErr
+	}
+	return err
+}
+
+// tryNoRows runs the statements of plan row seq's chunk with no plan row
+// at all, and undoes them: their error, if they fail even so.
+func (s *sweep) tryNoRows(ctx context.Context, run func(lo, hi int64) error, seq int64) error {
+	q := s.db.querier()
+	if _, err := q.ExecContext(ctx, "SAVEPOINT sweep_no_rows"); err != nil {
 		return err
 	}
-	if lo >= hi {
-		return s.refused(ctx, table, lo, refusal.Error())
+	err := s.tryRows(ctx, run, seq, seq-1)
+	if _, rbErr := q.ExecContext(ctx, "ROLLBACK TO sweep_no_rows"); rbErr != nil {
+		return cmp.Or(err, rbErr)
 	}
-	mid := lo + (hi-lo)/2
-	if err := s.applyOrIsolate(ctx, table, run, lo, mid); err != nil {
-		return err
+	_, relErr := q.ExecContext(ctx, "RELEASE sweep_no_rows")
+	return cmp.Or(err, relErr)
+}
+
+// refusal reads err as an app's rule refusing a change: SQLite's message,
+// and whether SQLite said it was a constraint (certain; a node that tells
+// no result code leaves it open).
+func refusal(err error) (message string, certain, ok bool) {
+	var onFile sqlite3.Error
+	if errors.As(err, &onFile) {
+		return onFile.Error(), true, onFile.Code == sqlite3.ErrConstraint
 	}
-	return s.applyOrIsolate(ctx, table, run, mid+1, hi)
+	var onRqlite *rqlite.StatementError
+	if errors.As(err, &onRqlite) && onRqlite.Constraint() {
+		return onRqlite.Message, onRqlite.Code != 0, true
+	}
+	return "", false, false
 }
 
 // refused records the plan row seq of table as refused with the

@@ -25,7 +25,11 @@ import (
 //     writes or drops them, and each of its writes outside a transaction
 //     goes as one with the lease's guard;
 //   - a write transaction is one request: its statements are collected and
-//     applied at COMMIT, atomically, on every node (rqlite.go);
+//     applied at COMMIT, atomically, on every node (rqlite.go). When SQLite
+//     refuses one of them there (an app's trigger or constraint), the
+//     transaction runs again with its writes tried as they are collected,
+//     so that its savepoints isolate the refused rows as on a file
+//     (inTx, refused.go);
 //   - there is no read snapshot: derived state is refreshed in place, in
 //     bounded transactions, rather than computed aside and compared;
 //   - the clocks are bound as literals, and nothing reads random() or the
@@ -43,9 +47,13 @@ type replicaStore struct {
 	inTransaction bool
 	writes        []bool
 	execRows      int64
-	lastChanged   int64
-	held          time.Duration
-	committed     time.Time
+	// Its savepoints (where a ROLLBACK TO takes writes and execRows back
+	// to), and whether it opened one.
+	marks       []txMark
+	savepointed bool
+	lastChanged int64
+	held        time.Duration
+	committed   time.Time
 }
 
 func openReplicaStore(ctx context.Context, db *DB, opt SweepOptions) (*replicaStore, error) {
@@ -155,6 +163,10 @@ func (st *replicaStore) write(ctx context.Context, fromExec bool, query string, 
 	}
 	res, err := st.conn.ExecContext(ctx, query, args...)
 	if err == nil && st.inTransaction {
+		if m := savepointControl.FindStringSubmatch(query); m != nil {
+			st.savepointMoved(strings.ToUpper(m[1]), m[2])
+			return res, nil
+		}
 		st.writes = append(st.writes, fromExec)
 		if n, err := res.RowsAffected(); err == nil && fromExec {
 			st.execRows += n
@@ -165,6 +177,40 @@ func (st *replicaStore) write(ctx context.Context, fromExec bool, query string, 
 
 // txControl matches the statements that open or end a transaction.
 var txControl = regexp.MustCompile(`(?i)^\s*(BEGIN|COMMIT|END|ROLLBACK)\b`)
+
+// savepointControl matches SAVEPOINT x, RELEASE [SAVEPOINT] x and ROLLBACK
+// [TRANSACTION] TO [SAVEPOINT] x.
+var savepointControl = regexp.MustCompile(`(?i)^\s*(SAVEPOINT|RELEASE|ROLLBACK)\s+(?:(?:TRANSACTION\s+)?TO\s+)?(?:SAVEPOINT\s+)?(\w+)\s*;?\s*$`)
+
+// txMark is a savepoint of the transaction under way: its name, and the
+// writes before it.
+type txMark struct {
+	name     string
+	writes   int
+	execRows int64
+}
+
+// savepointMoved follows a SAVEPOINT, RELEASE or ROLLBACK TO (verb) name
+// that succeeded: a ROLLBACK TO forgets the writes since the savepoint.
+func (st *replicaStore) savepointMoved(verb, name string) {
+	if verb == "SAVEPOINT" {
+		st.marks = append(st.marks, txMark{name: name, writes: len(st.writes), execRows: st.execRows})
+		st.savepointed = true
+		return
+	}
+	for i := len(st.marks) - 1; i >= 0; i-- {
+		if !strings.EqualFold(st.marks[i].name, name) {
+			continue
+		}
+		if verb == "ROLLBACK" {
+			st.writes, st.execRows = st.writes[:st.marks[i].writes], st.marks[i].execRows
+			st.marks = st.marks[:i+1]
+		} else {
+			st.marks = st.marks[:i]
+		}
+		return
+	}
+}
 
 // fenced runs one write with the lease's guard before it, as one request.
 func (st *replicaStore) fenced(ctx context.Context, query string, args []any) (sql.Result, error) {
@@ -216,10 +262,31 @@ func (st *replicaStore) count(ctx context.Context, query string, args ...any) (i
 }
 
 // inTx runs f as one transaction: on rqlite, one request applied
-// atomically by every node.
+// atomically by every node. When SQLite rejects one of its statements at
+// COMMIT (an app's trigger or constraint refused a write) and f opened
+// savepoints, f runs again in a transaction that tries its writes as they
+// are collected (rqlite.SetTrials): then, as on a file, a savepoint's
+// refused writes fail at its RELEASE and are rolled back to it
+// (refused.go), and the rest commits as one request. A refusal outside
+// every savepoint fails the transaction again, as it does on a file.
 func (st *replicaStore) inTx(ctx context.Context, f func() error) error {
+	err := st.runTx(ctx, f)
+	if !st.rqlite || !st.savepointed || !errors.Is(err, rqlite.ErrRejected) {
+		return err
+	}
+	if err := rqlite.SetTrials(ctx, st.conn, true); err != nil {
+		return err
+	}
+	defer rqlite.SetTrials(context.WithoutCancel(ctx), st.conn, false)
+	return st.runTx(ctx, f)
+}
+
+// runTx is one try of inTx.
+func (st *replicaStore) runTx(ctx context.Context, f func() error) error {
 	return runTx(ctx, txHooks{conn: st.conn, q: st.querier(), fence: st.fence, pause: st.opt.Pause, last: st.committed,
-		begun: func() { st.inTransaction, st.writes, st.execRows = true, nil, 0 },
+		begun: func() {
+			st.inTransaction, st.writes, st.execRows, st.marks, st.savepointed = true, nil, 0, nil, false
+		},
 		ended: func() { st.inTransaction = false },
 		committed: func(began time.Time) error {
 			st.committed = time.Now()
@@ -321,12 +388,65 @@ var workingNames = func() *regexp.Regexp {
 }()
 
 // replicatedSQL is a phase statement as a replica runs it: its working
-// tables are main tables named mem_work_x.
+// tables are main tables named mem_work_x. Only the SQL is renamed, never
+// a string literal in it (mem_config's key 'rank_scale', a bound step
+// compared with 'plan_edges') nor a comment.
 func replicatedSQL(q string) string {
-	q = createTemp.ReplaceAllString(q, "CREATE $1")
-	q = tempQualified.ReplaceAllString(q, workingPrefix+"$1")
-	return workingNames.ReplaceAllString(q, "${1}"+workingPrefix+"$2")
+	var b strings.Builder
+	for q != "" {
+		code, rest := sqlCode(q)
+		code = createTemp.ReplaceAllString(code, "CREATE $1")
+		code = tempQualified.ReplaceAllString(code, workingPrefix+"$1")
+		b.WriteString(workingNames.ReplaceAllString(code, "${1}"+workingPrefix+"$2"))
+		text, after := sqlText(rest)
+		b.WriteString(text)
+		q = after
+	}
+	return b.String()
 }
 
-// savepoints: none, a transaction is one request (see transactions).
-func (st *replicaStore) savepoints() bool { return false }
+// sqlCode splits q before its first string literal or comment.
+func sqlCode(q string) (code, rest string) {
+	for i := 0; i < len(q); i++ {
+		if q[i] == '\'' || strings.HasPrefix(q[i:], "--") || strings.HasPrefix(q[i:], "/*") {
+			return q[:i], q[i:]
+		}
+	}
+	return q, ""
+}
+
+// sqlText splits q, which starts with a string literal or a comment (or
+// is empty), after it; an unterminated one runs to the end.
+func sqlText(q string) (text, rest string) {
+	end := len(q)
+	switch {
+	case q == "":
+		return "", ""
+	case strings.HasPrefix(q, "--"):
+		if i := strings.IndexByte(q, '\n'); i >= 0 {
+			end = i + 1
+		}
+	case strings.HasPrefix(q, "/*"):
+		if i := strings.Index(q[2:], "*/"); i >= 0 {
+			end = i + 4
+		}
+	default: // 'text', a quote written twice inside it
+		for i := 1; i < len(q); i++ {
+			if q[i] != '\'' {
+				continue
+			}
+			if i+1 < len(q) && q[i+1] == '\'' {
+				i++
+				continue
+			}
+			end = i + 1
+			break
+		}
+	}
+	return q[:end], q[end:]
+}
+
+// savepoints: on a file, SQLite's; on rqlite, the driver's, in a
+// transaction that collects its writes (a ROLLBACK TO drops those since),
+// which SQLite checks only at COMMIT or, once inTx tries them, at RELEASE.
+func (st *replicaStore) savepoints() bool { return true }

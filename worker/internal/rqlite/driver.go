@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -210,11 +211,16 @@ func (rqliteDriver) Open(name string) (driver.Conn, error) {
 }
 
 // rqConn is one connection: gorqlite follows the leader; pending holds the
-// writes of the transaction under way.
+// writes of the transaction under way, savepoints the places in it that a
+// ROLLBACK TO goes back to.
 type rqConn struct {
-	conn    *gorqlite.Connection
-	inTx    bool
-	pending []gorqlite.ParameterizedStatement
+	conn       *gorqlite.Connection
+	inTx       bool
+	pending    []gorqlite.ParameterizedStatement
+	savepoints []savepoint
+	// trials: the transaction's writes are tried as they are collected
+	// (SetTrials).
+	trials bool
 	// committed: rows changed by each statement of the last committed
 	// transaction.
 	committed []int64
@@ -239,19 +245,22 @@ func (c *rqConn) BeginTx(ctx context.Context, _ driver.TxOptions) (driver.Tx, er
 	if c.inTx {
 		return nil, errors.New("rqlite: a transaction is already open")
 	}
-	c.inTx, c.pending = true, nil
+	c.inTx, c.pending, c.savepoints = true, nil, nil
 	return rqTx{c}, nil
 }
 
 type rqTx struct{ c *rqConn }
 
 func (t rqTx) Commit() error   { return t.c.commit(context.Background()) }
-func (t rqTx) Rollback() error { t.c.inTx, t.c.pending = false, nil; return nil }
+func (t rqTx) Rollback() error { t.c.rollback(); return nil }
+
+func (c *rqConn) rollback() { c.inTx, c.pending, c.savepoints = false, nil, nil }
 
 // commit sends the transaction's writes as one atomic request.
 func (c *rqConn) commit(ctx context.Context) error {
 	stmts := c.pending
-	c.inTx, c.pending, c.committed = false, nil, nil
+	c.rollback()
+	c.committed = nil
 	if len(stmts) == 0 {
 		return nil
 	}
@@ -261,7 +270,7 @@ func (c *rqConn) commit(ctx context.Context) error {
 	for _, r := range results {
 		c.committed = append(c.committed, r.RowsAffected)
 	}
-	return rqliteError(err, stmts)
+	return rqliteError(err, stmts, failedAt(results, func(r gorqlite.WriteResult) error { return r.Err }))
 }
 
 // CheckNamedValue converts as database/sql does, refusing what JSON cannot
@@ -288,8 +297,11 @@ func (c *rqConn) ExecContext(ctx context.Context, query string, args []driver.Na
 	case "COMMIT", "END":
 		return driver.ResultNoRows, c.commit(ctx)
 	case "ROLLBACK":
-		c.inTx, c.pending = false, nil
+		c.rollback()
 		return driver.ResultNoRows, nil
+	}
+	if m := savepointSQL.FindStringSubmatch(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(query), ";"))); m != nil {
+		return driver.ResultNoRows, c.savepoint(ctx, strings.ToUpper(m[1]), m[2])
 	}
 	stmt, err := statement(query, args)
 	if err != nil {
@@ -311,7 +323,7 @@ func (c *rqConn) ExecContext(ctx context.Context, query string, args []driver.Na
 		return c.conn.WriteParameterizedContext(ctx, []gorqlite.ParameterizedStatement{stmt})
 	})
 	if err != nil {
-		return nil, rqliteError(err, []gorqlite.ParameterizedStatement{stmt})
+		return nil, rqliteError(err, []gorqlite.ParameterizedStatement{stmt}, 0)
 	}
 	if len(results) == 0 {
 		return driver.ResultNoRows, nil
@@ -329,14 +341,25 @@ type rqResult struct{ id, rows int64 }
 func (r rqResult) LastInsertId() (int64, error) { return r.id, nil }
 func (r rqResult) RowsAffected() (int64, error) { return r.rows, nil }
 
-// QueryContext reads at the leader.
+// QueryContext reads at the leader; inside a transaction that has written
+// and tries its writes (SetTrials), after them.
 func (c *rqConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	if c.inTx && len(c.pending) > 0 {
+	if c.inTx && len(c.pending) > 0 && !c.trials {
 		return nil, errReadAfterWrite
 	}
 	stmt, err := statement(query, args)
 	if err != nil {
 		return nil, err
+	}
+	if c.inTx && len(c.pending) > 0 {
+		if writes(query) {
+			return nil, errPendingResult
+		}
+		qr, err := c.trial(ctx, &stmt)
+		if err != nil {
+			return nil, err
+		}
+		return &rqRows{qr: *qr}, nil
 	}
 	if writes(query) {
 		// A write that returns rows (RETURNING): the unified endpoint
@@ -348,7 +371,7 @@ func (c *rqConn) QueryContext(ctx context.Context, query string, args []driver.N
 			return c.conn.RequestParameterizedContext(ctx, []gorqlite.ParameterizedStatement{stmt})
 		})
 		if err != nil {
-			return nil, rqliteError(err, []gorqlite.ParameterizedStatement{stmt})
+			return nil, rqliteError(err, []gorqlite.ParameterizedStatement{stmt}, 0)
 		}
 		if len(results) == 0 || results[0].Query == nil {
 			return &rqRows{}, nil
@@ -359,7 +382,7 @@ func (c *rqConn) QueryContext(ctx context.Context, query string, args []driver.N
 		return c.conn.QueryParameterizedContext(ctx, []gorqlite.ParameterizedStatement{stmt})
 	})
 	if err != nil {
-		return nil, rqliteError(err, []gorqlite.ParameterizedStatement{stmt})
+		return nil, rqliteError(err, []gorqlite.ParameterizedStatement{stmt}, 0)
 	}
 	if len(results) == 0 {
 		return nil, errors.New("rqlite: no result")
@@ -408,8 +431,45 @@ func statement(query string, args []driver.NamedValue) (gorqlite.ParameterizedSt
 	return stmt, nil
 }
 
-// rqliteError names the first statement that failed, on one line.
-func rqliteError(err error, stmts []gorqlite.ParameterizedStatement) error {
+// ErrRejected matches every StatementError: SQLite rejected a statement
+// of a request that rqlite answered.
+var ErrRejected = errors.New("rqlite: a statement was rejected")
+
+// StatementError is a request that reached SQLite, which rejected one of
+// its statements: a constraint failed (CHECK, FOREIGN KEY, UNIQUE, NOT
+// NULL), a trigger aborted it (RAISE(ABORT)), or SQLite could not run it.
+// In a transaction, nothing of the request was applied. It is never a
+// failure of the cluster (a node unreachable, no leader, no answer in
+// time), which has an error of its own.
+type StatementError struct {
+	// Index is the rejected statement's place in the request, from 0, in
+	// a request of Statements.
+	Index, Statements int
+	// Message is SQLite's message, as a connection to a file has it: a
+	// constraint's ("CHECK constraint failed: …"), a trigger's RAISE text.
+	Message string
+	// Code is SQLite's primary result code, when the node tells it
+	// (rqlite 10.6 and later); 0 when it does not.
+	Code int
+	// text is the error's one line, every statement error of the request.
+	text string
+}
+
+func (e *StatementError) Error() string        { return e.text }
+func (e *StatementError) Is(target error) bool { return target == ErrRejected }
+
+// Constraint reports whether SQLite rejected the statement for a rule of
+// the data (SQLITE_CONSTRAINT: a constraint, a trigger's RAISE), or may
+// have: a node that tells no code leaves it open.
+func (e *StatementError) Constraint() bool { return e.Code == 0 || e.Code == sqliteConstraint }
+
+// sqliteConstraint is SQLITE_CONSTRAINT.
+const sqliteConstraint = 19
+
+// rqliteError names the first statement that failed, on one line: a
+// *StatementError when SQLite rejected one (the one at failed, when
+// known: -1 when not).
+func rqliteError(err error, stmts []gorqlite.ParameterizedStatement, failed int) error {
 	if err == nil {
 		return nil
 	}
@@ -417,21 +477,155 @@ func rqliteError(err error, stmts []gorqlite.ParameterizedStatement) error {
 	// gorqlite counts the statement errors on a line of its own; the
 	// messages themselves are what a reader needs, on one line.
 	var se gorqlite.StatementErrors
-	rejected := errors.As(err, &se) && len(se) > 0
-	if rejected {
+	if errors.As(err, &se) && len(se) > 0 {
 		msgs := make([]string, len(se))
 		for i, e := range se {
 			msgs[i] = oneLine(e.Error())
 		}
+		rejected := &StatementError{Index: failed, Statements: len(stmts), Message: msgs[0]}
+		var first *gorqlite.StatementError
+		if errors.As(se[0], &first) && first.SQLite != nil {
+			rejected.Code = first.SQLite.Code
+		}
 		msg = strings.Join(msgs, "; ")
+		rejected.text = "rqlite: " + msg
+		if len(stmts) > 1 {
+			rejected.text = fmt.Sprintf("rqlite: in a request of %d statements: %s (the request was rolled back)", len(stmts), msg)
+		}
+		return rejected
 	}
-	switch {
-	case len(stmts) == 1:
+	if len(stmts) == 1 {
 		return fmt.Errorf("rqlite: %s", msg)
-	case rejected:
-		return fmt.Errorf("rqlite: in a request of %d statements: %s (the request was rolled back)", len(stmts), msg)
 	}
 	return fmt.Errorf("rqlite: a request of %d statements: %s", len(stmts), msg)
+}
+
+// failedAt is the place of the first result that failed, -1 when none did.
+func failedAt[T any](results []T, errOf func(T) error) int {
+	for i, r := range results {
+		if errOf(r) != nil {
+			return i
+		}
+	}
+	return -1
+}
+
+// A savepoint in a transaction that collects its writes: the number of
+// writes collected before it.
+type savepoint struct {
+	name string
+	mark int
+}
+
+// savepointSQL matches SAVEPOINT x, RELEASE [SAVEPOINT] x and ROLLBACK
+// [TRANSACTION] TO [SAVEPOINT] x.
+var savepointSQL = regexp.MustCompile(`(?i)^(SAVEPOINT|RELEASE|ROLLBACK)\s+(?:(?:TRANSACTION\s+)?TO\s+)?(?:SAVEPOINT\s+)?(\w+)$`)
+
+// savepoint runs SAVEPOINT, RELEASE or ROLLBACK TO (verb) name inside a
+// transaction that collects its writes: ROLLBACK TO drops the writes
+// collected since; RELEASE, when the transaction tries its writes
+// (SetTrials), first tries them, and fails as SQLite would have failed
+// one of them since the savepoint (a *StatementError), the savepoint
+// kept.
+func (c *rqConn) savepoint(ctx context.Context, verb, name string) error {
+	if !c.inTx {
+		return fmt.Errorf("rqlite: %s %s outside a transaction (rqlite has no transaction across requests)", verb, name)
+	}
+	if verb == "SAVEPOINT" {
+		c.savepoints = append(c.savepoints, savepoint{name: name, mark: len(c.pending)})
+		return nil
+	}
+	at := -1
+	for i := len(c.savepoints) - 1; i >= 0 && at < 0; i-- {
+		if strings.EqualFold(c.savepoints[i].name, name) {
+			at = i
+		}
+	}
+	if at < 0 {
+		return fmt.Errorf("rqlite: no such savepoint: %s", name)
+	}
+	sp := c.savepoints[at]
+	if verb == "ROLLBACK" {
+		c.pending, c.savepoints = c.pending[:sp.mark], c.savepoints[:at+1]
+		return nil
+	}
+	if c.trials && len(c.pending) > sp.mark {
+		if _, err := c.trial(ctx, nil); err != nil {
+			var rejected *StatementError
+			if errors.As(err, &rejected) && rejected.Index < sp.mark {
+				// Not one of the savepoint's writes: the transaction
+				// fails as its COMMIT would.
+				return fmt.Errorf("rqlite: before savepoint %s: %s", name, rejected.Message)
+			}
+			return err
+		}
+	}
+	c.savepoints = c.savepoints[:at]
+	return nil
+}
+
+// SetTrials makes conn's write transactions try their writes as they are
+// collected, so that a statement SQLite rejects fails where it does on a
+// file rather than only at COMMIT: a RELEASE fails as SQLite would have
+// failed one of the writes since its SAVEPOINT, and a read after writes
+// sees them. Each try is one request of the writes so far, which rqlite
+// applies (every node, through the log) and rolls back: a trial request
+// ends with trialEnd, which always fails. Used to isolate a transaction's
+// refused writes once its COMMIT was refused.
+func SetTrials(ctx context.Context, conn *sql.Conn, on bool) error {
+	return conn.Raw(func(dc any) error {
+		c, ok := dc.(*rqConn)
+		if !ok {
+			return errors.New("not an rqlite connection")
+		}
+		c.trials = on
+		return nil
+	})
+}
+
+// trialEnd fails at run time, whatever the schema, on every SQLite
+// (abs() of the smallest integer overflows): it rolls back a trial
+// request, read or not, and only it can fail last.
+const trialEnd = "SELECT abs(-9223372036854775807 - 1)"
+
+// errTrialApplied: a trial request was not rolled back. It never is
+// (trialEnd always fails); should it be, the writes it made are not the
+// transaction's yet, so the sweep stops rather than go on beside them.
+var errTrialApplied = errors.New("rqlite: a trial request was not rolled back")
+
+// trial sends the transaction's writes so far, then read (when not nil),
+// then trialEnd, as one request in a transaction, which trialEnd rolls
+// back: the *StatementError of the write SQLite rejects, if any, or
+// read's rows as the writes leave them.
+func (c *rqConn) trial(ctx context.Context, read *gorqlite.ParameterizedStatement) (*gorqlite.QueryResult, error) {
+	stmts := slices.Clone(c.pending)
+	if read != nil {
+		stmts = append(stmts, *read)
+	}
+	stmts = append(stmts, gorqlite.ParameterizedStatement{Query: trialEnd})
+	results, err := request(ctx, c, true, func(ctx context.Context) ([]gorqlite.RequestResult, error) {
+		return c.conn.RequestParameterizedContext(ctx, stmts)
+	})
+	failed := failedAt(results, func(r gorqlite.RequestResult) error { return r.Err })
+	var se gorqlite.StatementErrors
+	switch {
+	case err == nil:
+		return nil, errTrialApplied
+	case !errors.As(err, &se):
+		return nil, rqliteError(err, stmts, -1)
+	case failed < len(stmts)-1:
+		// The rejected write, or the read: their error alone.
+		e := rqliteError(gorqlite.StatementErrors{results[failed].Err}, stmts[failed:failed+1], failed)
+		if rejected, ok := e.(*StatementError); ok {
+			rejected.Statements = len(c.pending)
+		}
+		return nil, e
+	case read == nil:
+		return nil, nil
+	case results[failed-1].Query == nil:
+		return nil, fmt.Errorf("rqlite: a read in a trial request answered no rows")
+	}
+	return results[failed-1].Query, nil
 }
 
 var (

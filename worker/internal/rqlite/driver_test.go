@@ -10,6 +10,7 @@ import (
 	"os"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rqlite/gorqlite"
 )
@@ -89,25 +90,49 @@ func TestSQLiteValueByColumnType(t *testing.T) {
 }
 
 // TestRqliteErrorNamesTheStatementError: a failed statement's own message
-// reaches the user, on one line, not only gorqlite's count of them.
+// reaches the user, on one line, not only gorqlite's count of them; a
+// statement SQLite rejected is a *StatementError (ErrRejected), with the
+// rejected statement's place and message, and a failure of the cluster
+// is not.
 func TestRqliteErrorNamesTheStatementError(t *testing.T) {
 	one := []gorqlite.ParameterizedStatement{{Query: "SELECT 1"}}
 	two := append(one, gorqlite.ParameterizedStatement{Query: "SELECT 2"})
+	coded := &gorqlite.StatementError{Message: "UNIQUE constraint failed: t.id", SQLite: &gorqlite.SQLiteErrorCodes{Code: 19, ExtendedCode: 1555}}
+	other := &gorqlite.StatementError{Message: "no such table: x", SQLite: &gorqlite.SQLiteErrorCodes{Code: 1}}
 	for _, c := range []struct {
-		err   error
-		stmts []gorqlite.ParameterizedStatement
-		want  string
+		err        error
+		stmts      []gorqlite.ParameterizedStatement
+		failed     int
+		want       string
+		rejected   bool
+		message    string
+		constraint bool
 	}{
-		{gorqlite.StatementErrors{errors.New("no such table: mem_edges")}, one, "rqlite: no such table: mem_edges"},
-		{gorqlite.StatementErrors{errors.New("a"), errors.New("b")}, two,
-			"rqlite: in a request of 2 statements: a; b (the request was rolled back)"},
-		{errors.New("connection refused"), one, "rqlite: connection refused"},
+		{gorqlite.StatementErrors{errors.New("no such table: mem_edges")}, one, 0, "rqlite: no such table: mem_edges", true, "no such table: mem_edges", true},
+		{gorqlite.StatementErrors{errors.New("a"), errors.New("b")}, two, 1,
+			"rqlite: in a request of 2 statements: a; b (the request was rolled back)", true, "a", true},
+		{gorqlite.StatementErrors{coded}, two, 1,
+			"rqlite: in a request of 2 statements: UNIQUE constraint failed: t.id (the request was rolled back)", true, "UNIQUE constraint failed: t.id", true},
+		{gorqlite.StatementErrors{other}, one, 0, "rqlite: no such table: x", true, "no such table: x", false},
+		{errors.New("connection refused"), one, -1, "rqlite: connection refused", false, "", false},
+		{&noAnswerError{after: time.Second, write: true}, two, -1,
+			"rqlite: a request of 2 statements: no answer within 1s (the write may yet be applied; it was not sent again)", false, "", false},
 	} {
-		if got := rqliteError(c.err, c.stmts).Error(); got != c.want {
+		err := rqliteError(c.err, c.stmts, c.failed)
+		if got := err.Error(); got != c.want {
 			t.Errorf("rqliteError(%v) = %q, want %q", c.err, got, c.want)
 		}
+		var rejected *StatementError
+		if errors.As(err, &rejected) != c.rejected || errors.Is(err, ErrRejected) != c.rejected {
+			t.Errorf("rqliteError(%v): a rejected statement %v, want %v", c.err, !c.rejected, c.rejected)
+			continue
+		}
+		if c.rejected && (rejected.Index != c.failed || rejected.Statements != len(c.stmts) || rejected.Message != c.message ||
+			rejected.Constraint() != c.constraint) {
+			t.Errorf("rqliteError(%v) = %+v, want statement %d of %d, %q, constraint %v", c.err, rejected, c.failed, len(c.stmts), c.message, c.constraint)
+		}
 	}
-	if rqliteError(nil, one) != nil {
+	if rqliteError(nil, one, -1) != nil {
 		t.Error("rqliteError(nil) is not nil")
 	}
 }
