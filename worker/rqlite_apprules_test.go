@@ -206,3 +206,35 @@ func configAndBlockState(t *testing.T, db *worker.DB) string {
 	}
 	return b.String()
 }
+
+// TestRqliteAppRulesIgnored: on rqlite as on a file, a change an app's
+// trigger silently skips (RAISE(IGNORE)) is named as kept by the app, is
+// not counted as a change nor as skipped for a concurrent one, and has no
+// event.
+func TestRqliteAppRulesIgnored(t *testing.T) {
+	for _, c := range []struct{ name, trigger, named string }{
+		{"delete", `CREATE TRIGGER keep3 BEFORE DELETE ON links WHEN OLD.id = 3 BEGIN SELECT RAISE(IGNORE); END;`,
+			"edge 3: removal kept by app"},
+		{"archive", `CREATE TRIGGER keep7 BEFORE UPDATE OF state ON notes WHEN OLD.id = 7 AND NEW.state != OLD.state BEGIN SELECT RAISE(IGNORE); END;`,
+			"block 7: archive kept by app"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			file, path := rulesDB(t, c.trigger)
+			cl := startClusterWith(t, 1, path, "-fk")
+			node := openNode(t, cl.Nodes()[0])
+			onFile := mustReviewSweep(t, file, reviewWall)
+			w := reviewWall
+			r, err := worker.Sweep(context.Background(), node, worker.SweepOptions{WallNow: &w})
+			if err != nil {
+				t.Fatalf("sweep on rqlite: %v", err)
+			}
+			expectNamed(t, r, c.named)
+			if got, want := mappedCounts(r), mappedCounts(onFile); got != want || r.Skipped != onFile.Skipped || r.Skipped != 0 {
+				t.Errorf("rqlite %s, skipped %d\nfile   %s, skipped %d", got, r.Skipped, want, onFile.Skipped)
+			}
+			if got, want := appRows(t, node), appRows(t, file); got != want {
+				t.Errorf("rqlite left\n%s\nfile left\n%s", got, want)
+			}
+		})
+	}
+}
