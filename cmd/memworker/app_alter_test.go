@@ -132,3 +132,24 @@ print(conn.execute("SELECT count(*) FROM mem_edges_effective WHERE end_a = '1'")
 	}
 	ok(t, "sweep", "--db", path)
 }
+
+// TestInvalidRowsNamedByTheAppsTable: through a mapping, a bad row is
+// named with the app's own table, by the sweep and by decayed --invalid.
+func TestInvalidRowsNamedByTheAppsTable(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "app.db")
+	if out, err := plainShell(t, path, notesSchema+`INSERT INTO links (id, src, dst, kind, strength, touched_at) VALUES (9, 1, 2, 'about', 'strong', NULL);`); err != nil {
+		t.Fatalf("the app's schema: %v\n%s", err, out)
+	}
+	ok(t, "migrate", "up", "--db", path)
+	file := filepath.Join(t.TempDir(), "memory.toml")
+	if err := os.WriteFile(file, []byte(notesMapping), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ok(t, "map", "load", file, "--db", path)
+	if r := ok(t, "sweep", "--db", path); !strings.Contains(r.stdout, "skipped invalid edge of links 9: links.strength is text") {
+		t.Errorf("sweep's output does not name the app's table:\n%s", r.stdout)
+	}
+	if r := ok(t, "decayed", "--invalid", "--db", path); !strings.Contains(r.stdout, "links") || strings.Contains(r.stdout, "mem_edges") {
+		t.Errorf("decayed --invalid does not name the app's table:\n%s", r.stdout)
+	}
+}

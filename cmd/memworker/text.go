@@ -47,7 +47,11 @@ var tables = map[string]string{"edge": "mem_edges", "block": "mem_blocks", "fact
 // it skipped more, how to list them all.
 func printInvalidSample(w io.Writer, r *worker.Report) {
 	for _, s := range r.InvalidRows.Sample {
-		fmt.Fprintf(w, "  skipped invalid %s %s: %s\n", s.Kind, safe(s.ID), safe(s.Problem))
+		kind := s.Kind
+		if s.Table != "" { // through a mapping: the app's own table
+			kind += " of " + s.Table
+		}
+		fmt.Fprintf(w, "  skipped invalid %s %s: %s\n", safe(kind), safe(s.ID), safe(s.Problem))
 	}
 	if n := int64(len(r.InvalidRows.Sample)); r.InvalidRows.Count > n {
 		fmt.Fprintf(w, "  (showing %d of %d; list them all with: %s)\n", n, r.InvalidRows.Count, worker.ListInvalidCommand)
