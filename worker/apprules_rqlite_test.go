@@ -1,11 +1,7 @@
 package worker_test
 
 import (
-	"bytes"
 	"context"
-	"net/http"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -17,32 +13,7 @@ import (
 // app's foreign keys enforced on every node).
 func startClusterWith(t *testing.T, nodes int, orig string, args ...string) *rqcluster.Cluster {
 	t.Helper()
-	so, err := rqcluster.Extension()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := rqcluster.StartT(t, rqcluster.Options{Nodes: nodes, Extension: so, Args: args})
-	plain := filepath.Join(t.TempDir(), "load.db")
-	src := openAsWorker(t, orig)
-	mustExec(t, src, `VACUUM INTO ?`, plain)
-	src.Close()
-	body, err := os.ReadFile(plain)
-	if err != nil {
-		t.Fatal(err)
-	}
-	leader, err := c.Leader(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.Post(leader.URL+"/db/load", "application/octet-stream", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("loading the memory into rqlite: %s", resp.Status)
-	}
-	return c
+	return startClusterFrom(t, rqcluster.Options{Nodes: nodes, Args: args}, orig, true)
 }
 
 // everyNodeAnswers fails unless every node's own copy answers query with want.

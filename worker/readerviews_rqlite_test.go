@@ -1,7 +1,6 @@
 package worker_test
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net/http"
@@ -83,32 +82,10 @@ func TestRqliteAppMigrationsWithoutTheExtension(t *testing.T) {
 
 	// The cluster loads the file as it is (startCluster would refuse
 	// its version).
-	plain := filepath.Join(t.TempDir(), "load.db")
-	src := openAsApp(t, path)
-	if _, err := src.Exec(`VACUUM INTO ?`, plain); err != nil {
-		t.Fatal(err)
-	}
-	src.Close()
-	so, err := rqcluster.Extension()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cl := rqcluster.StartT(t, rqcluster.Options{Nodes: 2, Extension: so})
-	body, err := os.ReadFile(plain)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cl := startClusterFrom(t, rqcluster.Options{Nodes: 2}, path, false)
 	leader, err := cl.Leader(ctx)
 	if err != nil {
 		t.Fatal(err)
-	}
-	resp, err := http.Post(leader.URL+"/db/load", "application/octet-stream", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("loading the file into rqlite: %s", resp.Status)
 	}
 	if out, err := plainShellOn(t, backupOf(t, leader.URL), alterAppMigration); err == nil || !strings.Contains(out, "no such function") {
 		t.Fatalf("the release before's file should refuse the app's migration without memdecay; got %v\n%s", err, out)

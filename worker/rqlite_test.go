@@ -24,16 +24,32 @@ import (
 // into them.
 func startCluster(t *testing.T, nodes int, orig string) *rqcluster.Cluster {
 	t.Helper()
+	return startClusterFrom(t, rqcluster.Options{Nodes: nodes}, orig, true)
+}
+
+// startClusterFrom starts opt's nodes with memdecay and loads the file orig
+// into them: a memory the worker opens (checked), or any file as it is.
+func startClusterFrom(t *testing.T, opt rqcluster.Options, orig string, checked bool) *rqcluster.Cluster {
+	t.Helper()
 	so, err := rqcluster.Extension()
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := rqcluster.StartT(t, rqcluster.Options{Nodes: nodes, Extension: so})
+	opt.Extension = so
+	c := rqcluster.StartT(t, opt)
 	// rqlite loads a SQLite file that is not in WAL mode.
 	plain := filepath.Join(t.TempDir(), "load.db")
-	src := openAsWorker(t, orig)
-	mustExec(t, src, `VACUUM INTO ?`, plain)
-	src.Close()
+	if checked {
+		src := openAsWorker(t, orig)
+		mustExec(t, src, `VACUUM INTO ?`, plain)
+		src.Close()
+	} else {
+		src := openAsApp(t, orig)
+		if _, err := src.Exec(`VACUUM INTO ?`, plain); err != nil {
+			t.Fatal(err)
+		}
+		src.Close()
+	}
 	body, err := os.ReadFile(plain)
 	if err != nil {
 		t.Fatal(err)
