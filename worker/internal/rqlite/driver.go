@@ -617,7 +617,7 @@ func (c *rqConn) trial(ctx context.Context, read *gorqlite.ParameterizedStatemen
 		// The rejected write, or the read: their error alone.
 		e := rqliteError(gorqlite.StatementErrors{results[failed].Err}, stmts[failed:failed+1], failed)
 		if rejected, ok := e.(*StatementError); ok {
-			rejected.Statements = len(c.pending)
+			rejected.Statements = len(stmts) - 1 // the writes, and the read
 		}
 		return nil, e
 	case read == nil:
