@@ -62,8 +62,9 @@ type transactions interface {
 	// the sweep holds none, and writes no working state).
 	hold(f fence)
 	// savepoints: a chunk a constraint refuses can be rolled back to a
-	// savepoint and retried by halves (refused.go); a replica's transaction
-	// is one request whose error comes only at COMMIT.
+	// savepoint and retried by halves (refused.go); on a replica the
+	// driver keeps the savepoints, and a refused transaction is tried again
+	// with each RELEASE checked by a request that rolls back.
 	savepoints() bool
 }
 
