@@ -367,7 +367,7 @@ func adapt(ctx context.Context, q querier, m *mapping.Mapping, replica bool) (*a
 		// keep for it, at either end.
 		"@NEW_BLOCK_DEGREE", `(SELECT total(d.strength) FROM mem_edge_due d WHERE d.end_a = b.id)
                     + (SELECT total(d.strength) FROM mem_edge_due d WHERE d.end_b = b.id)`,
-		"@END_A", "end_a", "@END_B", "end_b",
+		"@END_A", "end_a", "@END_B", "end_b", "@KEPT_EDGES_POSSIBLE", "1",
 		"EDGE_SNAPSHOT", "json(e.snapshot)",
 		"@ARCHIVE_EDGES", archiveOf(m, "edge"), "@ARCHIVE_NODES", archiveOf(m, "block"), "@ARCHIVE_FACTS", archiveOf(m, "fact"),
 	}

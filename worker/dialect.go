@@ -27,6 +27,7 @@ import (
 //	EDGE_SNAPSHOT, EDGE_NAME        the JSON of an edge row (an exclusion's event)
 //	@NEW_BLOCK_DEGREE               a block's degree when it has no state yet
 //	@DELETE_EDGES                   the removal of apply_edge_keys' edges
+//	@KEPT_EDGES_POSSIBLE            whether that removal may leave rows (an app's trigger)
 //	@BLOCK_KEYS_INVALID, …          rows left out for their key (NULL, or read as
 //	(@EDGE_…, @FACT_…)              another's id), appended to sweep_invalid's
 //	                                rows with UNION ALL: only through a mapping
@@ -79,6 +80,13 @@ const memNewBlockDegree = `(SELECT total(d.strength) FROM mem_edge_due d WHERE d
                        CROSS JOIN mem_edge_due d ON d.from_id = e.from_id AND d.to_id = e.to_id WHERE e.to_id = b.id)
                     + coalesce((SELECT strength FROM gone_due_to g WHERE g.id = b.id), 0)`
 
+// memEdgesMayStay holds while a delete from mem_edges may leave a row in
+// place: only a trigger of the app's (RAISE(IGNORE)) can, so without one
+// a removal needs no look for the rows it kept (one probe per removed
+// edge). Through a mapping the app's table is always looked at.
+const memEdgesMayStay = `EXISTS (SELECT 1 FROM main.sqlite_master WHERE type = 'trigger' AND tbl_name = 'mem_edges'
+    AND name NOT IN ('mem_edges_queue_insert', 'mem_edges_queue_update', 'mem_edges_queue_delete'))`
+
 // memTables is the dialect of memworker's own tables (the mapping mem).
 // Longer tokens come first: at each place the first that matches wins.
 var memTables = newDialect(
@@ -89,6 +97,7 @@ var memTables = newDialect(
 	"@NEW_BLOCK_DEGREE", memNewBlockDegree,
 	"@BLOCK_KEYS_INVALID", "", "@EDGE_KEYS_INVALID", "", "@FACT_KEYS_INVALID", "",
 	"@DELETE_EDGES", "DELETE FROM main.mem_edges WHERE (from_id, to_id) IN (SELECT from_id, to_id FROM apply_edge_keys)",
+	"@KEPT_EDGES_POSSIBLE", memEdgesMayStay,
 	"@SUBJECT_E", "json_array(e.from_id, e.to_id)", "@SUBJECT", "json_array(from_id, to_id)",
 	"EDGE_SNAPSHOT", edgeSnapshot, "EDGE_NAME", edgeName,
 	"@ARCHIVE_EDGES", archiveOf(nil, "edge"), "@ARCHIVE_NODES", archiveOf(nil, "block"), "@ARCHIVE_FACTS", archiveOf(nil, "fact"),

@@ -118,7 +118,8 @@ INSERT INTO main.mem_config (key, value) VALUES ('sweep_removing', 1);
 @DELETE_EDGES;
 DELETE FROM apply_kept_keys;
 INSERT INTO apply_kept_keys (from_id, to_id)
-SELECT k.from_id, k.to_id FROM apply_edge_keys k WHERE EXISTS (SELECT 1 FROM @EDGES e WHERE e.@KEY_A = k.from_id AND e.@KEY_B = k.to_id);
+SELECT k.from_id, k.to_id FROM apply_edge_keys k
+WHERE @KEPT_EDGES_POSSIBLE AND EXISTS (SELECT 1 FROM @EDGES e WHERE e.@KEY_A = k.from_id AND e.@KEY_B = k.to_id);
 INSERT INTO sweep_invalid (kind, id, problem, planned)
 SELECT 'edge', @SUBJECT, 'removal kept by app: its delete was ignored', :step = 'plan_edges' FROM apply_kept_keys;
 DELETE FROM @ARCHIVE_EDGES WHERE +mem_sweep_id = :sweep AND mem_subject IN (SELECT @SUBJECT FROM apply_kept_keys);
