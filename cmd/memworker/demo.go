@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -54,8 +55,19 @@ func demoCommand() *cli.Command {
 			}
 			fmt.Fprintf(w, "\n%s\n\n", r.Summary)
 			printSweepDetail(w, r)
-			fmt.Fprintf(w, "\nExplore: memworker status --db %s; memworker decayed --db %s\n", worker.DisplayName(path), worker.DisplayName(path))
+			me := invokedAs()
+			fmt.Fprintf(w, "\nExplore: %s status --db %s; %s decayed --db %s\n", me, worker.DisplayName(path), me, worker.DisplayName(path))
 			return nil
 		},
 	})
+}
+
+// invokedAs is memworker as this process was started: the path it was
+// given (build/memworker after make build, not on PATH), or memworker
+// when it was found on PATH, so that a hint runs as printed.
+func invokedAs() string {
+	if arg := os.Args[0]; strings.ContainsRune(arg, filepath.Separator) && filepath.Base(arg) == "memworker" {
+		return arg
+	}
+	return "memworker"
 }

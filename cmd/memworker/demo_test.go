@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -80,5 +81,27 @@ func TestDemoUsesTheGlobalDB(t *testing.T) {
 	}
 	if got := queryOne(t, path, "SELECT count(*) FROM mem_sweeps WHERE status = 'done'"); got != "1" {
 		t.Errorf("%s holds %s finished sweeps, want the demo's 1", path, got)
+	}
+}
+
+// TestDemoHintRunsAsPrinted: the demo's closing hint names memworker as
+// it was started (after make build it is build/memworker, not on PATH),
+// so each command of it runs as printed.
+func TestDemoHintRunsAsPrinted(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.db")
+	r := bin(t, "demo", "--db", path)
+	if r.code != 0 {
+		t.Fatalf("demo: %v", r)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	hint, ok := strings.CutPrefix(lines[len(lines)-1], "Explore: ")
+	if !ok {
+		t.Fatalf("the demo ends with %q, want its hint", lines[len(lines)-1])
+	}
+	for _, command := range strings.Split(hint, "; ") {
+		out, err := exec.Command("sh", "-c", command).CombinedOutput()
+		if err != nil {
+			t.Errorf("%s: %v\n%s", command, err, out)
+		}
 	}
 }
