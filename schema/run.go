@@ -181,26 +181,30 @@ func archiveDrops(ctx context.Context, conn *sql.Conn) ([]string, error) {
 	return drops, rows.Err()
 }
 
+// OwnMappedObject holds for a row of sqlite_master (an index or trigger
+// named mem_map_…) that memworker put on an app's table when it declared a
+// mapping: its change capture (mem_map_<table>_queue_insert|update|delete,
+// queuing into mem_dirty_…) or an index on an id read as text
+// (…_<table>_<column>_text, on a CAST). An app's own that only shares the
+// prefix is not.
+const OwnMappedObject = `((type = 'trigger' AND lower(name) IN ('mem_map_' || lower(tbl_name) || '_queue_insert',
+            'mem_map_' || lower(tbl_name) || '_queue_update', 'mem_map_' || lower(tbl_name) || '_queue_delete')
+        AND sql LIKE '%mem\_dirty\_%' ESCAPE '\')
+    OR (type = 'index' AND lower(name) LIKE '%\_text' ESCAPE '\' AND instr(lower(name), '_' || lower(tbl_name) || '_') > 0
+        AND sql LIKE '%CAST(%'))`
+
 // MappedObjectDrops are the statements that drop what a declared mapping
 // put on an app's tables (memworker's triggers and indexes named
 // mem_map_…): a new mapping replaces them, and going below the mapping's
 // step they go, as their triggers would queue into tables that go too and
 // fail the app's writes. An app's own trigger or index that only shares
-// the prefix stays: memworker's are its change capture
-// (mem_map_<table>_queue_insert|update|delete, queuing into mem_dirty_…)
-// and its indexes on an id read as text (…_<table>_<column>_text, on a
-// CAST). It only reads (rqlite cannot read after a write in a
+// the prefix stays (OwnMappedObject). It only reads (rqlite cannot read after a write in a
 // transaction).
 func MappedObjectDrops(ctx context.Context, q interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }) ([]string, error) {
 	rows, err := q.QueryContext(ctx, `SELECT upper(type), name FROM sqlite_master
-		WHERE type IN ('index', 'trigger') AND name LIKE 'mem\_map\_%' ESCAPE '\'
-		  AND ((type = 'trigger' AND lower(name) IN ('mem_map_' || lower(tbl_name) || '_queue_insert',
-		            'mem_map_' || lower(tbl_name) || '_queue_update', 'mem_map_' || lower(tbl_name) || '_queue_delete')
-		        AND sql LIKE '%mem\_dirty\_%' ESCAPE '\')
-		    OR (type = 'index' AND lower(name) LIKE '%\_text' ESCAPE '\' AND instr(lower(name), '_' || lower(tbl_name) || '_') > 0
-		        AND sql LIKE '%CAST(%'))
+		WHERE type IN ('index', 'trigger') AND name LIKE 'mem\_map\_%' ESCAPE '\' AND `+OwnMappedObject+`
 		ORDER BY name`)
 	if err != nil {
 		return nil, err

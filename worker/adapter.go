@@ -50,6 +50,9 @@ type adapted struct {
 	// connection.
 	replica  bool
 	teardown []string
+	// readersOnly: the views of the readers' views (adaptReaders), with
+	// none of the app rows' own columns.
+	readersOnly bool
 	// wallHours: the mapping's times of last use and activity are wall
 	// times, so the sweep's hour clock is unix time in hours.
 	wallHours bool
@@ -57,6 +60,7 @@ type adapted struct {
 	singleKey bool
 	// edgeColumns: the edge table's columns, as a snapshot keeps them.
 	edgeColumns []string
+	edgeCols    columnInfo
 	// nodeCols: the node table's columns.
 	nodeCols columnInfo
 	// factColumns: the fact table's columns, as a snapshot keeps them.
@@ -77,7 +81,7 @@ func unsupported(format string, a ...any) error {
 }
 
 // ident quotes an SQL identifier.
-func ident(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
+func ident(name string) string { return mapping.Ident(name) }
 
 // literal quotes an SQL text literal.
 func literal(s string) string { return `'` + strings.ReplaceAll(s, `'`, `''`) + `'` }
@@ -93,22 +97,29 @@ type columnInfo struct {
 	// nullable: columns that may hold NULL (no NOT NULL, not a rowid's
 	// alias).
 	nullable map[string]bool
+	// defaults: the SQL default of each NOT NULL column that has one (a
+	// restored row takes it where its archive holds NULL).
+	defaults map[string]string
 }
 
 func readColumns(ctx context.Context, q querier, table string) (columnInfo, error) {
-	rows, err := q.QueryContext(ctx, `SELECT name, type, "notnull", pk, (SELECT count(*) FROM pragma_table_xinfo(?1) WHERE pk > 0)
+	rows, err := q.QueryContext(ctx, `SELECT name, type, "notnull", pk, (SELECT count(*) FROM pragma_table_xinfo(?1) WHERE pk > 0), dflt_value
 		FROM pragma_table_xinfo(?1) WHERE hidden = 0 ORDER BY cid`, table)
 	if err != nil {
 		return columnInfo{}, fmt.Errorf("mapping: reading the columns of %s: %w", table, err)
 	}
 	defer rows.Close()
-	info := columnInfo{text: map[string]bool{}, untyped: map[string]bool{}, nullable: map[string]bool{}}
+	info := columnInfo{text: map[string]bool{}, untyped: map[string]bool{}, nullable: map[string]bool{}, defaults: map[string]string{}}
 	for rows.Next() {
 		var name, declared string
 		var notNull bool
 		var pk, pks int
-		if err := rows.Scan(&name, &declared, &notNull, &pk, &pks); err != nil {
+		var def sql.NullString
+		if err := rows.Scan(&name, &declared, &notNull, &pk, &pks, &def); err != nil {
 			return columnInfo{}, err
+		}
+		if notNull && def.Valid {
+			info.defaults[strings.ToLower(name)] = def.String
 		}
 		info.names = append(info.names, name)
 		info.text[strings.ToLower(name)] = mapping.Affinity(declared) == "TEXT"
@@ -260,6 +271,17 @@ func (c columnInfo) snapshot(alias string) string {
 	return "json_object(" + strings.Join(fields, ", ") + ")"
 }
 
+// rowOwn is the app row's own columns a view of alias shows, for a
+// removal's archive: its JSON snapshot, and each column as it is. The
+// readers' views need none, and without them outlive the app's changes to
+// its other columns.
+func (a *adapted) rowOwn(cols columnInfo, alias string) string {
+	if a.readersOnly {
+		return "NULL AS snapshot"
+	}
+	return cols.snapshot(alias) + " AS snapshot, " + cols.rows(alias)
+}
+
 // or is col of alias, or def when the app has no such column.
 func or(alias, col, def string) string {
 	if col == "" {
@@ -332,26 +354,24 @@ func changed(col, viewCol, value string) string {
 	return ident(col) + ` = CASE WHEN NEW.` + viewCol + ` IS OLD.` + viewCol + ` THEN ` + ident(col) + ` ELSE ` + value + ` END`
 }
 
-// adapt builds the adapter of a mapping other than mem, checking first
-// what this memworker cannot yet sweep through.
+// adapt builds the adapter of a mapping other than mem that the
+// mapping's check (Validate) passed: what a sweep cannot go through
+// (keys, statuses, clocks) is refused there, in one place.
 func adapt(ctx context.Context, q querier, m *mapping.Mapping, replica bool) (*adapted, error) {
-	a := &adapted{m: m, replica: replica}
-	var nodesClock, edgesClock string
-	if n := m.Nodes; n != nil {
-		nodesClock = n.LastUsedClock
-	}
-	if e := m.Edges; e != nil {
-		edgesClock = e.LastActiveClock
-	}
+	return adaptAs(ctx, q, &adapted{m: m, replica: replica})
+}
+
+// adaptReaders is adapt for the readers' views alone (views.go), whose
+// views of the app's rows leave out the rows' own columns (rowOwn).
+func adaptReaders(ctx context.Context, q querier, m *mapping.Mapping) (*adapted, error) {
+	return adaptAs(ctx, q, &adapted{m: m, readersOnly: true})
+}
+
+func adaptAs(ctx context.Context, q querier, a *adapted) (*adapted, error) {
+	m := a.m
 	wall := func(c string) bool { return c != "" && c != mapping.ClockActiveHours }
-	if m.Nodes != nil && m.Edges != nil && m.Nodes.LastUsed != "" && m.Edges.LastActive != "" && wall(nodesClock) != wall(edgesClock) {
-		return nil, unsupported("nodes.last_used is on the %s clock but edges.last_active on the %s clock: a sweep reads both on one clock (active hours, or wall time)",
-			nodesClock, edgesClock)
-	}
-	a.wallHours = (m.Nodes != nil && m.Nodes.LastUsed != "" && wall(nodesClock)) || (m.Edges != nil && m.Edges.LastActive != "" && wall(edgesClock))
-	if a.wallHours && m.Clock != nil {
-		return nil, unsupported("clock: the mapping's times are wall times, so it keeps no active-hours clock; drop its [clock] table")
-	}
+	a.wallHours = (m.Nodes != nil && m.Nodes.LastUsed != "" && wall(m.Nodes.LastUsedClock)) ||
+		(m.Edges != nil && m.Edges.LastActive != "" && wall(m.Edges.LastActiveClock))
 	tokens := []string{
 		"@EDGES_SCAN", a.view("edges") + " e", "@EDGES_NAME", a.view("edges"), "@EDGES", a.view("edges"),
 		"@NODES_NAME", a.view("blocks"), "@NODES", a.view("blocks"), "@FACTS", a.view("facts"), "@TAGS", a.view("block_tags"),
@@ -426,9 +446,6 @@ func (a *adapted) nodes(ctx context.Context, q querier) error {
 		a.setup = append(a.setup, a.nothingToWrite("blocks", "UPDATE"), a.nothingToWrite("block_tags", "DELETE"))
 		return nil
 	}
-	if err := sweepable("nodes", "node", n.Key, n.Status, n.StatusArchived); err != nil {
-		return err
-	}
 	cols, err := readColumns(ctx, q, n.Table)
 	if err != nil {
 		return err
@@ -442,7 +459,7 @@ SELECT `+cols.asText("n", key)+` AS id, `+or("n", n.Category, "NULL")+` AS categ
        `+or("n", n.ArchiveReason, "NULL")+` AS archive_reason, `+or("n", n.Confidence, "NULL")+` AS confidence,
        `+orZero("n", n.Reinforcement)+` AS reinforcement_count,
        `+hoursOf(or("n", n.LastUsed, "NULL"), n.LastUsedClock)+` AS last_reinforced_hours,
-       n.`+ident(key)+` AS key_raw, `+cols.snapshot("n")+` AS snapshot, `+cols.rows("n")+`
+       n.`+ident(key)+` AS key_raw, `+a.rowOwn(cols, "n")+`
 FROM `+table+` n WHERE n.`+ident(key)+` IS NOT NULL`+a.unshared(cols, n.Table, "n", n.Key))
 	a.keyTokens = append(a.keyTokens, "@BLOCK_KEYS_INVALID", a.keyProblems("block", cols, n.Table, n.Key))
 	set := []string{statusWrite(n.Status, n.StatusArchived, active[0])}
@@ -502,14 +519,11 @@ func (a *adapted) edges(ctx context.Context, q querier) ([]string, error) {
 		return []string{"@SUBJECT_E", "e.from_id", "@SUBJECT", "from_id", "EDGE_NAME", "from_id", "@DELETE_EDGES", "SELECT 0",
 			"@KEY_A", "from_id", "@KEY_B", "to_id"}, nil
 	}
-	if len(e.Key) > 2 || (len(e.Key) == 1 && e.Key[0] == mapping.RowID) {
-		return nil, unsupported("edges.key: give the edges' key as one column (an INTEGER PRIMARY KEY or a unique column) or two, not rowid or more")
-	}
 	cols, err := readColumns(ctx, q, e.Table)
 	if err != nil {
 		return nil, err
 	}
-	a.edgeColumns = cols.names
+	a.edgeColumns, a.edgeCols = cols.names, cols
 	table := a.table(e.Table)
 	weight := edgeWeight(e, func(col string) string { return "l." + ident(col) })
 	k1, k2, raw2, where := cols.asText("l", e.Key[0]), "''", "''", ident(e.Key[0])+" = OLD.key_raw"
@@ -549,7 +563,7 @@ SELECT `+k1+` AS from_id, `+k2+` AS to_id, `+cols.asText("l", e.From)+` AS end_a
        `+weight+` AS weight, `+orZero("l", e.Reinforcement)+` AS reinforcement_count, `+or("l", e.Kind, "NULL")+` AS relation_type,
        `+or("l", e.Origin, "NULL")+` AS origin, `+hoursOf(or("l", e.LastActive, "NULL"), e.LastActiveClock)+` AS last_active_hours,
        `+or("l", e.LastObserved, "NULL")+` AS last_observed_at, `+orZero("l", e.Pinned)+` AS pinned, `+orZero("l", e.Excluded)+` AS excluded,
-       NULL AS note, NULL AS created_at, l.`+ident(e.Key[0])+` AS key_raw, `+raw2+` AS key_raw2, `+cols.snapshot("l")+` AS snapshot, `+cols.rows("l")+`
+       NULL AS note, NULL AS created_at, l.`+ident(e.Key[0])+` AS key_raw, `+raw2+` AS key_raw2, `+a.rowOwn(cols, "l")+`
 FROM `+table+` l WHERE `+notNull+``,
 		`CREATE `+a.temp()+`TRIGGER `+a.view("edges")+`_delete INSTEAD OF DELETE ON `+a.view("edges")+` BEGIN
 DELETE FROM `+table+` WHERE `+where+`;
@@ -582,9 +596,6 @@ func (a *adapted) facts(ctx context.Context, q querier) error {
 			a.nothingToWrite("facts", "DELETE"), a.nothingToWrite("facts", "UPDATE"))
 		return nil
 	}
-	if err := sweepable("facts", "fact", f.Key, f.Status, f.StatusArchived); err != nil {
-		return err
-	}
 	cols, err := readColumns(ctx, q, f.Table)
 	if err != nil {
 		return err
@@ -601,7 +612,7 @@ func (a *adapted) facts(ctx context.Context, q querier) error {
 SELECT `+cols.asText("f", key)+` AS id, `+segment+` AS segment, `+fromSegment("tier", f.Tier)+` AS tier,
        `+fromSegment("importance", f.Importance)+` AS importance, `+fromSegment("decay_rate", f.DecayRate)+` AS decay_rate,
        `+orZero("f", f.AccessCount)+` AS access_count, `+or("f", f.LastAccess, "NULL")+` AS last_accessed_at, `+status+` AS status,
-       NULL AS content, `+or("f", f.CreatedAt, "NULL")+` AS created_at, f.`+ident(key)+` AS key_raw, `+cols.snapshot("f")+` AS snapshot, `+cols.rows("f")+`
+       NULL AS content, `+or("f", f.CreatedAt, "NULL")+` AS created_at, f.`+ident(key)+` AS key_raw, `+a.rowOwn(cols, "f")+`
 FROM `+table+` f WHERE f.`+ident(key)+` IS NOT NULL`+a.unshared(cols, f.Table, "f", f.Key),
 		`CREATE `+a.temp()+`TRIGGER `+a.view("facts")+`_delete INSTEAD OF DELETE ON `+a.view("facts")+` BEGIN
 DELETE FROM `+table+` WHERE `+ident(key)+` = OLD.key_raw;
@@ -682,18 +693,13 @@ func adaptMapping(ctx context.Context, db *DB, replica bool) (*adapted, error) {
 
 // install creates the adapter's views and triggers on the sweep's
 // connection (nothing for memworker's own tables). A policy that softly
-// excludes edges keeps its flag in a column the app's tables lack, so it
-// is refused here, before anything changes.
+// excludes edges, added since the mapping was checked, is refused here,
+// in the sweep's transaction, before anything changes.
 func (a *adapted) install(ctx context.Context, q querier) error {
 	if a == nil {
 		return nil
 	}
-	var kind string
-	err := q.QueryRowContext(ctx, `SELECT relation_type FROM main.mem_edge_policies WHERE action = 'exclude' ORDER BY 1 LIMIT 1`).Scan(&kind)
-	if err == nil && (a.m.Edges == nil || a.m.Edges.Excluded == "") {
-		return unsupported("the policy for %q softly excludes edges (action exclude), and the mapping names no column to record it in (edges.excluded, a 0/1 column); "+
-			"name one, or use action delete", kind)
-	} else if err != nil && !errors.Is(err, sql.ErrNoRows) {
+	if err := mapping.ExcludeRecorded(ctx, q, a.m); err != nil {
 		return err
 	}
 	return a.setUp(ctx, q)
@@ -795,14 +801,19 @@ func (a *adapted) hours(ctx context.Context, q querier, wall time.Time) (h float
 	case a.m.Clock != nil:
 		c := a.m.Clock
 		var v sql.NullFloat64
-		err := q.QueryRowContext(ctx, `SELECT CAST(`+ident(c.ValueColumn)+` AS REAL) FROM main.`+ident(c.Table)+` WHERE `+ident(c.KeyColumn)+` = ?`,
-			c.ActiveHoursKey).Scan(&v)
+		err := q.QueryRowContext(ctx, appClockValue(c, "?"), c.ActiveHoursKey).Scan(&v)
 		if errors.Is(err, sql.ErrNoRows) || (err == nil && !v.Valid) {
 			return 0, false, fmt.Errorf("mapping: clock: %s has no %s = %q row holding the active hours", c.Table, c.KeyColumn, c.ActiveHoursKey)
 		}
 		return v.Float64, err == nil, err
 	}
 	return 0, false, nil
+}
+
+// appClockValue is the query of the value of key (an SQL expression) in
+// the app's own clock table, as a number.
+func appClockValue(c *mapping.Clock, key string) string {
+	return `SELECT CAST(` + ident(c.ValueColumn) + ` AS REAL) FROM main.` + ident(c.Table) + ` WHERE ` + ident(c.KeyColumn) + ` = ` + key
 }
 
 // recordCurate writes the sweep's clock where the app keeps the time of
@@ -1061,18 +1072,6 @@ func (a *adapted) mapping() *mapping.Mapping {
 		return nil
 	}
 	return a.m
-}
-
-// sweepable refuses a role of nodes or facts a sweep cannot yet go
-// through: a key that is not one column, or no status to archive by.
-func sweepable(role, one string, key mapping.Key, status, archived string) error {
-	if len(key) != 1 || key[0] == mapping.RowID {
-		return unsupported("%s.key: give the %s' key column (an INTEGER PRIMARY KEY or a unique column), not rowid", role, role)
-	}
-	if status == "" || archived == "" {
-		return unsupported("%s.status: a sweep archives a %s by writing its status; name the status column and status_archived", role, one)
-	}
-	return nil
 }
 
 // sweepConfig is mem_config with the clock a sweep through the database's

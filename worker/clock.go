@@ -92,8 +92,8 @@ func (a *adapted) lastCurate(ctx context.Context, q querier, last *float64) (*fl
 	}
 	c := a.m.Clock
 	var app sql.NullFloat64
-	err := q.QueryRowContext(ctx, `SELECT CAST(`+ident(c.ValueColumn)+` AS REAL) FROM main.`+ident(c.Table)+` WHERE `+ident(c.KeyColumn)+` = ?
-		AND trim(`+ident(c.ValueColumn)+`) != '' AND typeof(`+ident(c.ValueColumn)+`) != 'blob'`, c.LastCurateKey).Scan(&app)
+	err := q.QueryRowContext(ctx, appClockValue(c, "?")+` AND trim(`+ident(c.ValueColumn)+`) != '' AND typeof(`+ident(c.ValueColumn)+`) != 'blob'`,
+		c.LastCurateKey).Scan(&app)
 	switch {
 	case errors.Is(err, sql.ErrNoRows) || (err == nil && (!app.Valid || math.IsNaN(app.Float64) || math.IsInf(app.Float64, 0))):
 		return last, nil

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memdecay/memdecay/schema"
 	"github.com/memdecay/memdecay/worker/mapping"
 )
 
@@ -101,7 +102,7 @@ type mappedObject struct {
 // read as text) from an app's own that only share the prefix: declaring a
 // mapping drops and remakes memworker's, and never touches the app's.
 func mappedObjects(ctx context.Context, q querier) ([]mappedObject, error) {
-	rows, err := q.QueryContext(ctx, `SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_master
+	rows, err := q.QueryContext(ctx, `SELECT type, name, tbl_name, `+schema.OwnMappedObject+` FROM sqlite_master
 		WHERE type IN ('index', 'trigger') AND name LIKE 'mem\_map\_%' ESCAPE '\' ORDER BY name`)
 	if err != nil {
 		return nil, fmt.Errorf("mapping: reading the triggers and indexes on the app's tables: %w", err)
@@ -110,20 +111,11 @@ func mappedObjects(ctx context.Context, q querier) ([]mappedObject, error) {
 	var out []mappedObject
 	for rows.Next() {
 		var o mappedObject
-		var body string
-		if err := rows.Scan(&o.kind, &o.name, &o.table, &body); err != nil {
+		var ours int64
+		if err := rows.Scan(&o.kind, &o.name, &o.table, &ours); err != nil {
 			return nil, err
 		}
-		name, table := strings.ToLower(o.name), strings.ToLower(o.table)
-		switch o.kind {
-		case "trigger":
-			for _, op := range []string{"insert", "update", "delete"} {
-				o.ours = o.ours || name == "mem_map_"+table+"_queue_"+op
-			}
-			o.ours = o.ours && strings.Contains(body, "mem_dirty_")
-		case "index":
-			o.ours = strings.HasSuffix(name, "_text") && strings.Contains(name, "_"+table+"_") && strings.Contains(body, "CAST(")
-		}
+		o.ours = ours != 0
 		out = append(out, o)
 	}
 	return out, rows.Err()

@@ -62,23 +62,12 @@ func (a *adapted) readerViews() ([]readerView, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A reader needs no app row's own columns (a removal's archive does):
-	// without them the views outlive the app's changes to its other
-	// columns, as a view of its mapped parts should.
-	own := strings.NewReplacer(
-		a.nodeCols.snapshot("n")+" AS snapshot, "+a.nodeCols.rows("n"), "NULL AS snapshot",
-		columnInfo{names: a.edgeColumns}.snapshot("l")+" AS snapshot, "+columnInfo{names: a.edgeColumns}.rows("l"), "NULL AS snapshot",
-		a.factCols.snapshot("f")+" AS snapshot, "+a.factCols.rows("f"), "NULL AS snapshot")
-	for i := range from {
-		from[i] = own.Replace(from[i])
-	}
 	hours := memViews.activeHours
 	switch c := a.m.Clock; {
 	case a.wallHours:
-		hours = `(coalesce((SELECT CAST(value AS INTEGER) FROM mem_config WHERE key = 'wall_clock' AND value != ''),
-                CAST(strftime('%s', 'now') AS INTEGER)) / 3600.0)`
+		hours = `(` + viewWall + ` / 3600.0)`
 	case c != nil:
-		hours = `(SELECT CAST(` + ident(c.ValueColumn) + ` AS REAL) FROM main.` + ident(c.Table) + ` WHERE ` + ident(c.KeyColumn) + ` = ` + literal(c.ActiveHoursKey) + `)`
+		hours = `(` + appClockValue(c, literal(c.ActiveHoursKey)) + `)`
 	}
 	return a.source(hours).readerViews(from), nil
 }

@@ -36,8 +36,8 @@ func (a *adapted) edgeSubject(k1, k2 string) (string, []any) {
 // the app's table, when no row has its key and both ends are there, not
 // archived (but the node :block, restored with it): no link dangles. A
 // column NOT NULL with a default takes it where the snapshot holds NULL
-// (defaults); a restore appends AND ….
-func (a *adapted) edgeBack(defaults map[string]string) string {
+// (orDefault); a restore appends AND ….
+func (a *adapted) edgeBack() string {
 	e := a.m.Edges
 	read := func(col string) string { return snapColumn("d", "edge", col) }
 	cols, vals := []string{}, []string{}
@@ -49,7 +49,7 @@ func (a *adapted) edgeBack(defaults map[string]string) string {
 			// stamped comes back unstamped, as memworker's own do.
 			v = `CASE WHEN ` + read(c) + ` IS NULL THEN NULL ELSE ` + timeFrom(":now", read(c), e.LastActiveClock) + ` END`
 		}
-		vals = append(vals, orDefault(v, c, defaults))
+		vals = append(vals, orDefault(v, c, a.edgeCols.defaults))
 	}
 	insert := `INSERT INTO main.` + ident(e.Table) + ` (` + strings.Join(cols, ", ") + `)
 SELECT ` + strings.Join(vals, ",\n       ") + `
@@ -90,12 +90,8 @@ func (a *adapted) restoreEdge(ctx context.Context, db *DB, k1, k2 string, wall t
 		if err != nil {
 			return nil, err
 		}
-		defaults, err := notNullDefaults(ctx, q, a.m.Edges.Table)
-		if err != nil {
-			return nil, err
-		}
 		back := args(sql.Named("event", r.FromEvent), sql.Named("block", nil), sql.Named("kind", "edge"), sql.Named("subject", named))
-		return []step{{a.edgeBack(defaults), back}, {restoreEvent + ` WHERE changes() = 1`, back}}, nil
+		return []step{{a.edgeBack(), back}, {restoreEvent + ` WHERE changes() = 1`, back}}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -195,12 +191,6 @@ func (a *adapted) restoreBlock(ctx context.Context, db *DB, id string, wall time
 				return nil, err
 			}
 		}
-		var defaults map[string]string
-		if a.m.Edges != nil {
-			if defaults, err = notNullDefaults(ctx, q, a.m.Edges.Table); err != nil {
-				return nil, err
-			}
-		}
 		block := args(sql.Named("block", id), sql.Named("id", id), sql.Named("event", r.FromEvent),
 			sql.Named("kind", "block"), sql.Named("subject", id))
 		archived := `EXISTS (SELECT 1 FROM ` + a.nodeTable() + ` k WHERE ` + a.nodeCols.asText("k", a.nodeKey0()) + ` = :block AND ` + a.nodeArchived("k") + `)`
@@ -210,7 +200,7 @@ func (a *adapted) restoreBlock(ctx context.Context, db *DB, id string, wall time
 		}
 		for i, ev := range edges {
 			edge := args(sql.Named("block", id), sql.Named("event", ev), sql.Named("kind", "edge"), sql.Named("subject", names[i]))
-			steps = append(steps, step{a.edgeBack(defaults) + ` AND ` + archived, edge},
+			steps = append(steps, step{a.edgeBack() + ` AND ` + archived, edge},
 				step{restoreEvent + ` WHERE changes() = 1 AND ` + archived, edge})
 		}
 		return append(steps, step{a.nodeBack(), block}), nil
@@ -316,10 +306,6 @@ func (a *adapted) restoreFact(ctx context.Context, db *DB, id string, wall time.
 		switch {
 		case errors.Is(err, sql.ErrNoRows): // pruned: back from its snapshot
 			read := func(col string) string { return snapColumn("d", "fact", col) }
-			defaults, err := notNullDefaults(ctx, q, f.Table)
-			if err != nil {
-				return nil, err
-			}
 			cols, vals := []string{}, []string{}
 			for _, c := range a.factColumns {
 				v := read(c)
@@ -329,7 +315,7 @@ func (a *adapted) restoreFact(ctx context.Context, db *DB, id string, wall time.
 				case strings.EqualFold(c, f.LastAccess):
 					v = accessed(read(c))
 				}
-				cols, vals = append(cols, ident(c)), append(vals, orDefault(v, c, defaults))
+				cols, vals = append(cols, ident(c)), append(vals, orDefault(v, c, a.factCols.defaults))
 			}
 			back := `INSERT INTO ` + table + ` (` + strings.Join(cols, ", ") + `)
 SELECT ` + strings.Join(vals, ",\n       ") + `
@@ -376,27 +362,9 @@ func snapColumn(doc, role, col string) string {
 	return snapshotRead(one, `'$.v'`)
 }
 
-// notNullDefaults are the columns of table that are NOT NULL and have a
-// default, with its SQL: a restored row takes the default where its
-// snapshot holds NULL (a column the app added after the row was removed).
-func notNullDefaults(ctx context.Context, q querier, table string) (map[string]string, error) {
-	rows, err := q.QueryContext(ctx, `SELECT name, dflt_value FROM pragma_table_xinfo(?) WHERE "notnull" AND dflt_value IS NOT NULL AND hidden = 0`, table)
-	if err != nil {
-		return nil, fmt.Errorf("restore: reading the columns of %s: %w", table, err)
-	}
-	defer rows.Close()
-	out := map[string]string{}
-	for rows.Next() {
-		var name, def string
-		if err := rows.Scan(&name, &def); err != nil {
-			return nil, err
-		}
-		out[strings.ToLower(name)] = def
-	}
-	return out, rows.Err()
-}
-
-// orDefault is v, or the column's default (defaults) when v is NULL.
+// orDefault is v, or the default of the column col where it is NOT NULL
+// with a default (defaults: readColumns') and v is NULL: a column the app
+// added after the row was removed.
 func orDefault(v, col string, defaults map[string]string) string {
 	if def, ok := defaults[strings.ToLower(col)]; ok {
 		return "coalesce(" + v + ", (" + def + "))"

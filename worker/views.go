@@ -2,7 +2,6 @@ package worker
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	"github.com/memdecay/memdecay/sqlfuncs"
@@ -49,13 +48,16 @@ var memViews = viewSource{
 // machine's; the decay threshold 'auto' is the prune threshold.
 func (s viewSource) clockView() string {
 	return `SELECT ` + s.activeHours + ` AS active_hours,
-       coalesce((SELECT CAST(value AS INTEGER) FROM mem_config WHERE key = 'wall_clock' AND value != ''),
-                CAST(strftime('%s', 'now') AS INTEGER)) AS wall,
+       ` + viewWall + ` AS wall,
        (SELECT value FROM mem_config WHERE key = 'established_edge_threshold') AS established,
        (SELECT CASE WHEN d.value = '` + autoThreshold + `' THEN p.value ELSE d.value END
         FROM mem_config d, mem_config p
         WHERE d.key = 'edge_decay_threshold' AND p.key = 'edge_prune_threshold') AS decay_threshold`
 }
+
+// viewWall is the wall clock the views read, in unix seconds.
+const viewWall = `coalesce((SELECT CAST(value AS INTEGER) FROM mem_config WHERE key = 'wall_clock' AND value != ''),
+                CAST(strftime('%s', 'now') AS INTEGER))`
 
 // tiersView is each block's tier. It runs under PRAGMA trusted_schema=OFF,
 // where a view may call only innocuous functions and SQLite's JSON
@@ -196,17 +198,14 @@ func readerViewSteps(views []readerView) []step {
 var viewsDropped = []string{"mem_edges_live", "mem_edges_decayed", "mem_facts_scored", "mem_edges_effective", "mem_block_tiers", "mem_clock"}
 
 // mappingViewSteps are the steps that store the readers' views of the
-// mapping m (memworker's own tables when m is nil or mem). A mapping this
-// memworker cannot sweep through has none: the extension then says the
-// database serves no such view, rather than show memworker's empty tables.
+// mapping m (memworker's own tables when m is nil or mem), which the
+// mapping's check passed.
 func mappingViewSteps(ctx context.Context, q querier, m *mapping.Mapping) ([]step, error) {
 	if m == nil || m.IsDefault() {
 		return readerViewSteps(memViews.readerViews(nil)), nil
 	}
-	a, err := adapt(ctx, q, m, false)
-	if errors.Is(err, ErrMappingUnsupported) {
-		return readerViewSteps(nil), nil
-	} else if err != nil {
+	a, err := adaptReaders(ctx, q, m)
+	if err != nil {
 		return nil, err
 	}
 	views, err := a.readerViews()

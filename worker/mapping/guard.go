@@ -146,7 +146,7 @@ func (k *checker) appSafe(ctx context.Context, q Querier, m *Mapping) error {
 	if err := captureNamesFree(ctx, q, m); err != nil {
 		return err
 	}
-	if err := excludeRecorded(ctx, q, m); err != nil {
+	if err := ExcludeRecorded(ctx, q, m); err != nil {
 		return err
 	}
 	// Last: a declared mapping in use passes every other check (Validate
@@ -328,16 +328,16 @@ func (k *checker) distinctKeys(ctx context.Context, q Querier, m *Mapping) error
 		untyped, _ := t.column(r.key[i])
 		asText, notNull, values := make([]string, len(r.key)), make([]string, len(r.key)), make([]string, len(r.key))
 		for i, name := range r.key {
-			asText[i] = "CAST(" + quoteIdent(name) + " AS TEXT)"
-			notNull[i] = quoteIdent(name) + " IS NOT NULL"
-			values[i] = "quote(" + quoteIdent(name) + ")"
+			asText[i] = "CAST(" + Ident(name) + " AS TEXT)"
+			notNull[i] = Ident(name) + " IS NOT NULL"
+			values[i] = "quote(" + Ident(name) + ")"
 		}
 		value := values[0]
 		if len(values) > 1 {
 			value = "'(' || " + strings.Join(values, " || ', ' || ") + " || ')'"
 		}
 		var rows string
-		found, err := scanOne(ctx, q, `SELECT group_concat(`+value+`, ' and ') FROM main.`+quoteIdent(t.name)+`
+		found, err := scanOne(ctx, q, `SELECT group_concat(`+value+`, ' and ') FROM main.`+Ident(t.name)+`
 			WHERE `+strings.Join(notNull, " AND ")+` GROUP BY `+strings.Join(asText, ", ")+` HAVING count(*) > 1 LIMIT 1`, nil, &rows)
 		if err != nil {
 			return fmt.Errorf("mapping: %s.key: reading the keys of %s: %w", r.role, shown(t.name), err)
@@ -350,9 +350,11 @@ func (k *checker) distinctKeys(ctx context.Context, q Querier, m *Mapping) error
 	return nil
 }
 
-// excludeRecorded refuses a mapping without edges.excluded while a
-// relation policy softly excludes edges: the flag has nowhere to go.
-func excludeRecorded(ctx context.Context, q Querier, m *Mapping) error {
+// ExcludeRecorded refuses a mapping without edges.excluded while a
+// relation policy softly excludes edges: the flag has nowhere to go. The
+// check runs with the others, and again in a sweep's transaction (a policy
+// may be added between the two).
+func ExcludeRecorded(ctx context.Context, q Querier, m *Mapping) error {
 	if m.Edges != nil && m.Edges.Excluded != "" {
 		return nil
 	}
@@ -369,5 +371,5 @@ func excludeRecorded(ctx context.Context, q Querier, m *Mapping) error {
 		"name one, or use action delete", kind)
 }
 
-// quoteIdent quotes an SQL identifier.
-func quoteIdent(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
+// Ident quotes an SQL identifier.
+func Ident(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
