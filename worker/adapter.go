@@ -367,6 +367,22 @@ func adaptReaders(ctx context.Context, q querier, m *mapping.Mapping) (*adapted,
 	return adaptAs(ctx, q, &adapted{m: m, readersOnly: true})
 }
 
+// reinforceKept is @REINFORCE_KEPT for the app's nodes: by the count
+// where it is mapped; else by the time of use, unless it was already this
+// sweep's (then an applied and an ignored reinforcement look alike, and
+// it is taken as applied); with neither, a reinforcement writes nothing.
+func reinforceKept(n *mapping.Nodes) string {
+	switch {
+	case n == nil:
+		return "0"
+	case n.Reinforcement != "":
+		return reinforceKeptByCount
+	case n.LastUsed != "":
+		return "n.last_reinforced_hours IS b.last AND b.last IS NOT :now"
+	}
+	return "0"
+}
+
 func adaptAs(ctx context.Context, q querier, a *adapted) (*adapted, error) {
 	m := a.m
 	wall := func(c string) bool { return c != "" && c != mapping.ClockActiveHours }
@@ -391,6 +407,7 @@ func adaptAs(ctx context.Context, q querier, a *adapted) (*adapted, error) {
 		"EDGE_SNAPSHOT", "json(e.snapshot)",
 		"@ARCHIVE_EDGES", archiveOf(m, "edge"), "@ARCHIVE_NODES", archiveOf(m, "block"), "@ARCHIVE_FACTS", archiveOf(m, "fact"),
 	}
+	tokens = append(tokens, "@REINFORCE_KEPT", reinforceKept(m.Nodes))
 	for _, v := range []string{"blocks", "block_tags", "edges", "facts"} {
 		drop := "DROP VIEW IF EXISTS " + a.qualified(v)
 		a.setup, a.teardown = append(a.setup, drop), append(a.teardown, drop)

@@ -277,6 +277,55 @@ func TestAppRulesIgnoredUpdateNotLogged(t *testing.T) {
 	}
 }
 
+// TestAppRulesIgnoredReinforce: a BEFORE UPDATE trigger that
+// RAISE(IGNORE)s a note's use count keeps it as it was: the sweep names
+// the note, does not count it reinforced (nor in the report it records),
+// and reinforces the others.
+func TestAppRulesIgnoredReinforce(t *testing.T) {
+	db, _ := rulesDB(t, `CREATE TRIGGER keep_hits BEFORE UPDATE OF hits ON notes WHEN OLD.id = 2 BEGIN SELECT RAISE(IGNORE); END;`)
+	r := mustReviewSweep(t, db, reviewWall)
+	if r.Reinforced != 4 || r.Archived != 1 || r.EdgesPruned != 5 || r.Skipped != 0 {
+		t.Errorf("%s; skipped %d", r.Summary, r.Skipped)
+	}
+	expectNamed(t, r, "block 2: reinforce kept by app: its update was ignored")
+	if got := scalar[string](t, db, `SELECT group_concat(id || '=' || hits, ' ') FROM (SELECT id, hits FROM notes ORDER BY id)`); got != "1=1 2=0 3=1 4=1 5=1 6=0 7=0" {
+		t.Errorf("hits %s", got)
+	}
+	recorded := scalar[string](t, db, `SELECT json_extract(result, '$.reinforced') || ' ' || json_extract(result, '$.invalid_rows.count') || ' ' ||
+		json_extract(result, '$.summary') FROM mem_sweeps WHERE status = 'done'`)
+	if want := "4 1 " + r.Summary; recorded != want {
+		t.Errorf("recorded %q, want %q", recorded, want)
+	}
+	// The app lets go: the next sweep reinforces it.
+	mustExec(t, db, `DROP TRIGGER keep_hits`)
+	r = mustReviewSweep(t, db, reviewWall.Add(time.Minute))
+	if r.InvalidRows.Count != 0 || scalar[int](t, db, `SELECT hits FROM notes WHERE id = 2`) == 0 {
+		t.Errorf("after the trigger went: %s; invalid %q", r.Summary, invalidNamed(r))
+	}
+}
+
+// TestAppRulesIgnoredReinforceOwnTables: the same on memworker's own
+// blocks, whose trigger keeps a block's reinforcement count.
+func TestAppRulesIgnoredReinforceOwnTables(t *testing.T) {
+	db, _ := newMemory(t, refusalFixture())
+	before := sweepChunked(t, db, 1000, fixedWall, worker.SweepOptions{ChunkSize: 8})
+	if before.Reinforced == 0 {
+		t.Fatalf("the fixture reinforces nothing: %s", before.Summary)
+	}
+	kept := scalar[string](t, db, `SELECT id FROM mem_blocks WHERE reinforcement_count > 0 ORDER BY id LIMIT 1`)
+	mustExec(t, db, `CREATE TRIGGER keep_count BEFORE UPDATE OF reinforcement_count ON mem_blocks WHEN OLD.id = '`+kept+`'
+		BEGIN SELECT RAISE(IGNORE); END;`)
+	count := scalar[int](t, db, `SELECT reinforcement_count FROM mem_blocks WHERE id = ?`, kept)
+	r := sweepChunked(t, db, 1001, fixedWall, worker.SweepOptions{ChunkSize: 8})
+	if r.Reinforced != before.Reinforced-1 {
+		t.Errorf("%d reinforced, want %d: %s", r.Reinforced, before.Reinforced-1, r.Summary)
+	}
+	expectNamed(t, r, "block "+kept+": reinforce kept by app")
+	if got := scalar[int](t, db, `SELECT reinforcement_count FROM mem_blocks WHERE id = ?`, kept); got != count {
+		t.Errorf("count %d, want %d", got, count)
+	}
+}
+
 // TestAppRulesOwnTablesReferenced: an app's tables that reference
 // memworker's own (a note on an edge, a link to a fact) hold what they
 // reference, whatever their ON DELETE: on a file whose app enforces its

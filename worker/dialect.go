@@ -28,6 +28,7 @@ import (
 //	@NEW_BLOCK_DEGREE               a block's degree when it has no state yet
 //	@DELETE_EDGES                   the removal of apply_edge_keys' edges
 //	@KEPT_EDGES_POSSIBLE            whether that removal may leave rows (an app's trigger)
+//	@REINFORCE_KEPT                 a block whose reinforcement an app's trigger ignored
 //	@BLOCK_KEYS_INVALID, …          rows left out for their key (NULL, or read as
 //	(@EDGE_…, @FACT_…)              another's id), appended to sweep_invalid's
 //	                                rows with UNION ALL: only through a mapping
@@ -87,6 +88,11 @@ const memNewBlockDegree = `(SELECT total(d.strength) FROM mem_edge_due d WHERE d
 const memEdgesMayStay = `EXISTS (SELECT 1 FROM main.sqlite_master WHERE type = 'trigger' AND tbl_name = 'mem_edges'
     AND name NOT IN ('mem_edges_queue_insert', 'mem_edges_queue_update', 'mem_edges_queue_delete'))`
 
+// reinforceKeptByCount holds for a block (n, as it is after
+// apply_reinforce; b, as it was before) whose reinforcement an app's
+// trigger ignored: every applied reinforcement raises the count.
+const reinforceKeptByCount = "n.reinforcement_count IS b.count"
+
 // memTables is the dialect of memworker's own tables (the mapping mem).
 // Longer tokens come first: at each place the first that matches wins.
 var memTables = newDialect(
@@ -97,7 +103,7 @@ var memTables = newDialect(
 	"@NEW_BLOCK_DEGREE", memNewBlockDegree,
 	"@BLOCK_KEYS_INVALID", "", "@EDGE_KEYS_INVALID", "", "@FACT_KEYS_INVALID", "",
 	"@DELETE_EDGES", "DELETE FROM main.mem_edges WHERE (from_id, to_id) IN (SELECT from_id, to_id FROM apply_edge_keys)",
-	"@KEPT_EDGES_POSSIBLE", memEdgesMayStay,
+	"@KEPT_EDGES_POSSIBLE", memEdgesMayStay, "@REINFORCE_KEPT", reinforceKeptByCount,
 	"@SUBJECT_E", "json_array(e.from_id, e.to_id)", "@SUBJECT", "json_array(from_id, to_id)",
 	"EDGE_SNAPSHOT", edgeSnapshot, "EDGE_NAME", edgeName,
 	"@ARCHIVE_EDGES", archiveOf(nil, "edge"), "@ARCHIVE_NODES", archiveOf(nil, "block"), "@ARCHIVE_FACTS", archiveOf(nil, "fact"),

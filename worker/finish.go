@@ -25,7 +25,7 @@ func (s *sweep) finish(ctx context.Context) error {
 		return err
 	}
 	r.TotalEdgesAfter = n
-	return s.db.inTx(ctx, func() error {
+	err = s.db.inTx(ctx, func() error {
 		q := s.db.querier()
 		if err := s.reinforce(ctx); err != nil {
 			return err
@@ -48,6 +48,48 @@ func (s *sweep) finish(ctx context.Context) error {
 		r.Summary = r.BuildSummary()
 		return s.recordSweep(ctx, q, "done")
 	})
+	if err != nil {
+		return err
+	}
+	return s.keptReinforcements(ctx)
+}
+
+// reinforceKeptProblem names a block whose reinforcement an app's trigger
+// ignored (apply_reinforce).
+const reinforceKeptProblem = "reinforce kept by app: its update was ignored"
+
+// keptReinforcements takes the reinforcements an app's trigger ignored
+// off the report, which names those blocks, and records the report again.
+// Read once committed: a replica's transaction cannot read its own writes.
+func (s *sweep) keptReinforcements(ctx context.Context) error {
+	type kept struct{ id, kind string }
+	rows, err := queryAll(ctx, s.db.querier(), `SELECT i.id, p.kind FROM temp.sweep_invalid i
+		JOIN temp.plan_reinforce p ON p.id = i.id
+		WHERE i.kind = 'block' AND i.problem = '`+reinforceKeptProblem+`' ORDER BY i.id, p.kind`,
+		func(rows *sql.Rows, v *kept) error { return rows.Scan(&v.id, &v.kind) })
+	if err != nil || len(rows) == 0 {
+		return err
+	}
+	r := &s.report
+	named := map[string]bool{}
+	for _, k := range rows {
+		if k.kind == "constitutional" {
+			r.ConstitutionalReinforced--
+		} else {
+			r.Reinforced--
+		}
+		if named[k.id] {
+			continue
+		}
+		named[k.id] = true
+		r.InvalidRows.Count++
+		if len(r.InvalidRows.Sample) < InvalidSampleSize || s.opt.allInvalid {
+			r.InvalidRows.Sample = append(r.InvalidRows.Sample, InvalidRow{Kind: "block", ID: k.id,
+				Problem: reinforceKeptProblem, Table: s.mapped.tableOf("block")})
+		}
+	}
+	r.Summary = r.BuildSummary()
+	return s.recordSweep(ctx, s.db.querier(), "done")
 }
 
 // settle refreshes what this sweep changed itself (degrees of blocks that

@@ -218,6 +218,8 @@ func TestRqliteAppRulesIgnored(t *testing.T) {
 			"edge 3: removal kept by app"},
 		{"archive", `CREATE TRIGGER keep7 BEFORE UPDATE OF state ON notes WHEN OLD.id = 7 AND NEW.state != OLD.state BEGIN SELECT RAISE(IGNORE); END;`,
 			"block 7: archive kept by app"},
+		{"reinforce", `CREATE TRIGGER keep_hits BEFORE UPDATE OF hits ON notes WHEN OLD.id = 2 BEGIN SELECT RAISE(IGNORE); END;`,
+			"block 2: reinforce kept by app"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			file, path := rulesDB(t, c.trigger)

@@ -298,13 +298,23 @@ SELECT 'fact', id, action || ' refused: ' || :reason FROM plan_facts WHERE seq =
 
 -- name: apply_reinforce
 -- The reinforcements of plan_reinforce's rows :lo to :hi (by rowid: a
--- block an app's rule refuses is isolated as a refused plan row is).
+-- block an app's rule refuses is isolated as a refused plan row is). A
+-- block whose update an app's trigger ignored (RAISE(IGNORE)) kept its
+-- count: it is named, and finish.go takes it off the reinforced.
+DELETE FROM apply_reinforce_before;
+INSERT INTO apply_reinforce_before (id, count, last)
+SELECT n.id, n.reinforcement_count, n.last_reinforced_hours FROM @NODES n
+WHERE n.id IN (SELECT id FROM plan_reinforce WHERE rowid BETWEEN :lo AND :hi) AND +n.status = 'active';
 UPDATE @NODES
 SET reinforcement_count = reinforcement_count
       + (SELECT count(*) FROM plan_reinforce r WHERE r.id = @NODES_NAME.id AND r.rowid BETWEEN :lo AND :hi),
     last_reinforced_hours = :now
 -- (found by key: the unary + keeps SQLite off the index of every active block)
 WHERE id IN (SELECT id FROM plan_reinforce WHERE rowid BETWEEN :lo AND :hi) AND +status = 'active';
+INSERT INTO sweep_invalid (kind, id, problem)
+SELECT 'block', b.id, 'reinforce kept by app: its update was ignored'
+FROM @NODES n JOIN apply_reinforce_before b ON b.id = n.id
+WHERE n.id IN (SELECT id FROM apply_reinforce_before) AND @REINFORCE_KEPT;
 
 -- name: refused_plan_reinforce
 INSERT INTO sweep_invalid (kind, id, problem)

@@ -37,6 +37,7 @@ DROP TABLE IF EXISTS temp.apply_held;
 DROP TABLE IF EXISTS temp.apply_edge_keys;
 DROP TABLE IF EXISTS temp.apply_block_ids;
 DROP TABLE IF EXISTS temp.apply_kept_keys;
+DROP TABLE IF EXISTS temp.apply_reinforce_before;
 DROP TABLE IF EXISTS temp.plan_policy_eval;
 DROP TABLE IF EXISTS temp.plan_flags;
 DROP TABLE IF EXISTS temp.plan_orphans;
@@ -110,6 +111,9 @@ CREATE TEMP TABLE apply_edge_keys (from_id TEXT, to_id TEXT, @ENDS_COLSstrength 
 CREATE TEMP TABLE apply_block_ids (id TEXT PRIMARY KEY);
 -- The edges of apply_edge_keys an app's trigger kept (remove_edges).
 CREATE TEMP TABLE apply_kept_keys (from_id TEXT, to_id TEXT, PRIMARY KEY (from_id, to_id)) WITHOUT ROWID;
+-- The reinforced blocks of the chunk being applied as they were before
+-- (apply_reinforce).
+CREATE TEMP TABLE apply_reinforce_before (id TEXT PRIMARY KEY, count, last);
 
 -- name: shadow_state
 -- A dry run refreshes everything into temp tables that shadow the main ones.
