@@ -408,13 +408,18 @@ func adaptAs(ctx context.Context, q querier, a *adapted) (*adapted, error) {
 		"@ARCHIVE_EDGES", archiveOf(m, "edge"), "@ARCHIVE_NODES", archiveOf(m, "block"), "@ARCHIVE_FACTS", archiveOf(m, "fact"),
 	}
 	tokens = append(tokens, "@REINFORCE_KEPT", reinforceKept(m.Nodes))
-	for _, v := range []string{"blocks", "block_tags", "edges", "facts"} {
+	for _, v := range []string{"blocks", "block_tags", "dependents", "edges", "facts"} {
 		drop := "DROP VIEW IF EXISTS " + a.qualified(v)
 		a.setup, a.teardown = append(a.setup, drop), append(a.teardown, drop)
 	}
 	if err := a.nodes(ctx, q); err != nil {
 		return nil, err
 	}
+	dependentTokens, err := a.dependents(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	tokens = append(tokens, dependentTokens...)
 	edgeTokens, err := a.edges(ctx, q)
 	if err != nil {
 		return nil, err
@@ -522,6 +527,39 @@ END`)
 	// status archived): the sweep's removal of tags does nothing here.
 	a.setup = append(a.setup, `CREATE `+a.temp()+`TRIGGER `+a.view("block_tags")+`_delete INSTEAD OF DELETE ON `+a.view("block_tags")+` BEGIN SELECT 1; END`)
 	return nil
+}
+
+// dependents sets up mem_map_dependents, the rows of the nodes'
+// dependent tables by the node each column names (block_id, as text; raw,
+// as the table holds it) with their snapshot (row); deleting a view row
+// deletes the rows of its table that name its node in its column. It
+// returns the tokens @DEPENDENTS and @DELETE_DEPENDENTS (apply.sql).
+func (a *adapted) dependents(ctx context.Context, q querier) ([]string, error) {
+	if a.m.Nodes == nil || len(a.m.Nodes.Dependents) == 0 {
+		return noDependents, nil
+	}
+	var arms, deletes []string
+	for _, d := range a.m.Nodes.Dependents {
+		cols, err := readColumns(ctx, q, d.Table)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range d.Columns {
+			arms = append(arms, `SELECT `+cols.asText("t", c)+` AS block_id, `+literal(d.Table)+` AS dep_table, `+literal(c)+` AS dep_column,
+       t.`+ident(c)+` AS raw, `+cols.snapshot("t")+` AS row
+FROM `+a.table(d.Table)+` t WHERE t.`+ident(c)+` IS NOT NULL`)
+			deletes = append(deletes, `DELETE FROM `+a.table(d.Table)+` WHERE OLD.dep_table = `+literal(d.Table)+
+				` AND OLD.dep_column = `+literal(c)+` AND `+ident(c)+` = OLD.raw;`)
+		}
+	}
+	view := a.view("dependents")
+	a.setup = append(a.setup, `CREATE `+a.temp()+`VIEW `+view+` AS
+`+strings.Join(arms, "\nUNION ALL\n"),
+		`CREATE `+a.temp()+`TRIGGER `+view+`_delete INSTEAD OF DELETE ON `+view+` BEGIN
+`+strings.Join(deletes, "\n")+`
+END`)
+	return []string{"@DEPENDENTS", view, "@DELETE_DEPENDENTS", `DELETE FROM ` + view + ` WHERE block_id IN (
+    SELECT o.id FROM apply_block_ids o CROSS JOIN ` + a.view("blocks") + ` b ON b.id = o.id WHERE b.status = 'archived')`}, nil
 }
 
 // edges sets up mem_map_edges, and returns the tokens that name an edge.

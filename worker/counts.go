@@ -129,6 +129,8 @@ func (s *sweep) appliedReport(ctx context.Context) error {
 		}
 		relation := policyOfReason(reason)
 		switch {
+		case kind == "block" && action == "remove_row":
+			// A dependent row that went with its block: counted with it.
 		case kind == "block" && reason == "orphaned":
 			r.OrphansArchived += n
 		case kind == "block":

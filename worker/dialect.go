@@ -29,6 +29,7 @@ import (
 //	@DELETE_EDGES                   the removal of apply_edge_keys' edges
 //	@KEPT_EDGES_POSSIBLE            whether that removal may leave rows (an app's trigger)
 //	@REINFORCE_KEPT                 a block whose reinforcement an app's trigger ignored
+//	@DEPENDENTS, @DELETE_DEPENDENTS the rows that go with an archived node, and their removal
 //	@BLOCK_KEYS_INVALID, …          rows left out for their key (NULL, or read as
 //	(@EDGE_…, @FACT_…)              another's id), appended to sweep_invalid's
 //	                                rows with UNION ALL: only through a mapping
@@ -93,9 +94,15 @@ const memEdgesMayStay = `EXISTS (SELECT 1 FROM main.sqlite_master WHERE type = '
 // trigger ignored: every applied reinforcement raises the count.
 const reinforceKeptByCount = "n.reinforcement_count IS b.count"
 
+// noDependents are @DEPENDENTS and @DELETE_DEPENDENTS where nodes have no
+// dependent rows (memworker's own blocks): no rows, and a statement that
+// deletes nothing.
+var noDependents = []string{"@DEPENDENTS", "(SELECT NULL AS block_id, NULL AS dep_table, NULL AS row WHERE 0)",
+	"@DELETE_DEPENDENTS", "DELETE FROM apply_block_ids WHERE 0"}
+
 // memTables is the dialect of memworker's own tables (the mapping mem).
 // Longer tokens come first: at each place the first that matches wins.
-var memTables = newDialect(
+var memTables = newDialect(append([]string{
 	"@EDGES_SCAN", "main.mem_edges e NOT INDEXED", "@EDGES_NAME", "mem_edges", "@EDGES", "main.mem_edges",
 	"@NODES_NAME", "mem_blocks", "@NODES", "main.mem_blocks", "@FACTS", "main.mem_facts", "@TAGS", "main.mem_block_tags",
 	"@ENDS_COLS", "", "@ENDS_E", "", "@ENDS_K", "", "@ENDS_N", "", "@ENDS_MOVED", "", "@ENDS_UNMOVED", "", "@END_PROBLEMS", "", "@ENDS_PRESENT", "",
@@ -110,7 +117,7 @@ var memTables = newDialect(
 	"@EDGE_ROW_COLS", strings.Join(edgeColumns, ", "), "@EDGE_ROW", columnsOf("e", edgeColumns),
 	"@BLOCK_ROW_COLS", strings.Join(blockColumns, ", "), "@BLOCK_ROW", columnsOf("b", blockColumns),
 	"@FACT_ROW_COLS", strings.Join(factColumns, ", "), "@FACT_ROW", columnsOf("f", factColumns),
-)
+}, noDependents...)...)
 
 // columnsOf is the columns cols of a row alias, separated by commas.
 func columnsOf(alias string, cols []string) string {

@@ -63,3 +63,55 @@ func TestElfmemArchivedBlockTakesItsTags(t *testing.T) {
 		t.Errorf("restored block 0005 has tags %q", got)
 	}
 }
+
+// TestElfmemArchivedBlockTakesItsContradictions: a block the sweep
+// archives loses its contradictions rows, as elfmem's own curate deletes
+// them, each kept in the event log; restore puts back those whose other
+// block is active, and the rest come back with that block.
+func TestElfmemArchivedBlockTakesItsContradictions(t *testing.T) {
+	s := elfmemShape
+	db, _ := shapedMemory(t, s, restoreGraph(), s.base)
+	mustExec(t, db, `INSERT INTO contradictions (block_a_id, block_b_id, score, resolved, created_at) VALUES
+		('0005', '0001', 0.9, 0, '2026-01-01'), ('0006', '0005', 0.8, 1, '2026-01-02'), ('0002', '0003', 0.7, 0, '2026-01-03')`)
+	later := s.base.after(200) // the observations (5, 6) fade
+	s.setClock(t, db, later)
+	r := sweepShape(t, s, db, later, worker.SweepOptions{})
+	archived := scalar[string](t, db, `SELECT group_concat(id, ',') FROM (SELECT id FROM blocks WHERE status = 'archived' ORDER BY id)`)
+	if archived != "0005,0006" || r.Archived+r.OrphansArchived != 2 {
+		t.Fatalf("archived %s: %s", archived, r.Summary)
+	}
+	contradictions := func() string {
+		return scalar[string](t, db, `SELECT coalesce(group_concat(c, ' '), '') FROM (SELECT block_a_id || '-' || block_b_id || ':' || score || ':' || resolved || ':' || created_at AS c
+			FROM contradictions ORDER BY 1)`)
+	}
+	if got := contradictions(); got != "0002-0003:0.7:0:2026-01-03" {
+		t.Errorf("contradictions left %s", got)
+	}
+	if got := scalar[string](t, db, `SELECT group_concat(subject_id || ' ' || reason, ', ') FROM (SELECT subject_id, reason FROM mem_events
+		WHERE action = 'remove_row' ORDER BY subject_id)`); got != "0005 dependent:contradictions, 0005 dependent:contradictions, 0006 dependent:contradictions" {
+		t.Errorf("events of the removed rows: %s", got)
+	}
+	back, err := worker.RestoreBlock(context.Background(), db, "0005", mappedWall)
+	if err != nil {
+		t.Fatalf("restoring 0005: %v", err)
+	}
+	if back.Dependents != 1 || back.DependentsSkipped != 1 {
+		t.Errorf("restoring 0005 put back %d rows, %d wait; want 1 and 1", back.Dependents, back.DependentsSkipped)
+	}
+	if got := contradictions(); got != "0002-0003:0.7:0:2026-01-03 0005-0001:0.9:0:2026-01-01" {
+		t.Errorf("after restoring 0005: %s", got)
+	}
+	back, err = worker.RestoreBlock(context.Background(), db, "0006", mappedWall)
+	if err != nil {
+		t.Fatalf("restoring 0006: %v", err)
+	}
+	if back.Dependents != 1 || back.DependentsSkipped != 0 {
+		t.Errorf("restoring 0006 put back %d rows, %d wait; want 1 and 0", back.Dependents, back.DependentsSkipped)
+	}
+	if got := contradictions(); got != "0002-0003:0.7:0:2026-01-03 0005-0001:0.9:0:2026-01-01 0006-0005:0.8:1:2026-01-02" {
+		t.Errorf("after restoring 0006: %s", got)
+	}
+	if n := scalar[int](t, db, `SELECT count(*) FROM pragma_foreign_key_check`); n != 0 {
+		t.Errorf("foreign key violations")
+	}
+}

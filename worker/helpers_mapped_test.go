@@ -235,6 +235,9 @@ CREATE TABLE block_tags (block_id TEXT REFERENCES blocks (id) ON DELETE CASCADE,
 CREATE TABLE edges (from_id TEXT REFERENCES blocks (id) ON DELETE CASCADE, to_id TEXT REFERENCES blocks (id) ON DELETE CASCADE,
 	weight REAL, reinforcement_count INTEGER DEFAULT 0, relation_type TEXT DEFAULT 'similar', origin TEXT DEFAULT 'similarity',
 	last_active_hours REAL, created_at TEXT, UNIQUE (from_id, to_id));
+CREATE TABLE contradictions (block_a_id TEXT NOT NULL REFERENCES blocks (id) ON DELETE CASCADE,
+	block_b_id TEXT NOT NULL REFERENCES blocks (id) ON DELETE CASCADE, score REAL NOT NULL, resolved INTEGER NOT NULL DEFAULT 0,
+	created_at TEXT NOT NULL, UNIQUE (block_a_id, block_b_id));
 CREATE TABLE system_config (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE edge_audit (from_id TEXT, to_id TEXT, relation_type TEXT);
 CREATE TRIGGER edges_audit AFTER DELETE ON edges BEGIN

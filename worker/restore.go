@@ -23,7 +23,12 @@ type Restored struct {
 	FromEvent    int64    `json:"from_event"`
 	Edges        int64    `json:"edges_restored"`
 	EdgesSkipped []string `json:"edges_skipped"`
-	Warning      string   `json:"warning,omitempty"`
+	// Dependents: the app's rows that went with an archived node (a
+	// mapping's dependents) put back; DependentsSkipped: those that wait
+	// for another node they name, archived or gone.
+	Dependents        int64  `json:"dependents_restored,omitempty"`
+	DependentsSkipped int64  `json:"dependents_skipped,omitempty"`
+	Warning           string `json:"warning,omitempty"`
 }
 
 // A restore refreshes anchors (last_reinforced_hours, last_active_hours,

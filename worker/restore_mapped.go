@@ -5,8 +5,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/memdecay/memdecay/worker/mapping"
 )
 
 // Restore through a mapping: the removed row goes back into the app's own
@@ -163,6 +166,7 @@ func (a *adapted) restoreBlock(ctx context.Context, db *DB, id string, wall time
 	what := fmt.Sprintf("restore: block %q", id)
 	var edges []int64
 	var names []string
+	var dependents int
 	applied, err := a.restoreTx(ctx, db, wall, what, func(q querier, args func(...any) []any) ([]step, error) {
 		sweepID, err := archivedBlockIn(ctx, q, id, &r.FromEvent, a.nodeTable()+" b", a.nodeStatus("b"), a.nodeCols.asText("b", a.nodeKey0()),
 			ownEvents(a.m, "block", "e.id"))
@@ -203,6 +207,14 @@ func (a *adapted) restoreBlock(ctx context.Context, db *DB, id string, wall time
 			steps = append(steps, step{a.edgeBack() + ` AND ` + archived, edge},
 				step{restoreEvent + ` WHERE changes() = 1 AND ` + archived, edge})
 		}
+		back, err := a.dependentsBack(ctx, q, sweepID, id)
+		if err != nil {
+			return nil, err
+		}
+		dependents = len(back)
+		for _, d := range back {
+			steps = append(steps, step{d.query + ` AND ` + archived, args(sql.Named("block", id), sql.Named("event", d.args[0]))})
+		}
 		return append(steps, step{a.nodeBack(), block}), nil
 	})
 	if err != nil {
@@ -222,7 +234,79 @@ func (a *adapted) restoreBlock(ctx context.Context, db *DB, id string, wall time
 		}
 		r.Edges++
 	}
+	for _, n := range applied[first+2*len(names) : first+2*len(names)+dependents] {
+		if n == 0 {
+			r.DependentsSkipped++
+		}
+		r.Dependents += n
+	}
 	return r, nil
+}
+
+// dependentsBack are the INSERTs that put back the dependent rows that
+// went with the node id in the sweep sweepID, one per row's event (its
+// id the step's only argument; the INSERT reads :event and :block). A row
+// comes back into its table, when that is still one of the mapping's
+// dependents, if no row holds its node columns already and every node
+// they name is there and not archived (but the node :block, restored
+// with it): as an edge, it never dangles.
+func (a *adapted) dependentsBack(ctx context.Context, q querier, sweepID any, id string) ([]step, error) {
+	if len(a.m.Nodes.Dependents) == 0 {
+		return nil, nil
+	}
+	rows, err := q.QueryContext(ctx, `SELECT id, coalesce(json_extract(detail, '$.table'), '') FROM mem_event_log
+		WHERE sweep_id IS ? AND subject_kind = 'block' AND subject_id = ? AND action = 'remove_row' ORDER BY id`, sweepID, id)
+	if err != nil {
+		return nil, err
+	}
+	type removed struct {
+		event int64
+		table string
+	}
+	var events []removed
+	for rows.Next() {
+		var e removed
+		if err := rows.Scan(&e.event, &e.table); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		events = append(events, e)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var steps []step
+	for _, e := range events {
+		i := slices.IndexFunc(a.m.Nodes.Dependents, func(d mapping.Dependent) bool { return strings.EqualFold(d.Table, e.table) })
+		if i < 0 {
+			continue // no longer the mapping's: it stays in the log
+		}
+		d := a.m.Nodes.Dependents[i]
+		cols, err := readColumns(ctx, q, d.Table)
+		if err != nil {
+			return nil, err
+		}
+		read := func(c string) string { return snapColumn("d", "row", c) }
+		names, vals := make([]string, len(cols.names)), make([]string, len(cols.names))
+		for j, c := range cols.names {
+			names[j], vals[j] = ident(c), orDefault(read(c), c, cols.defaults)
+		}
+		same, linked := make([]string, len(d.Columns)), make([]string, len(d.Columns))
+		for j, c := range d.Columns {
+			same[j] = `x.` + ident(c) + ` IS ` + read(c)
+			node := `CAST(` + read(c) + ` AS TEXT)`
+			linked[j] = `(` + read(c) + ` IS NULL OR ` + node + ` = :block OR EXISTS (SELECT 1 FROM ` + a.nodeTable() + ` k
+      WHERE ` + a.nodeCols.asText("k", a.nodeKey0()) + ` = ` + node + ` AND NOT ` + a.nodeArchived("k") + `))`
+		}
+		table := "main." + ident(d.Table)
+		steps = append(steps, step{`INSERT INTO ` + table + ` (` + strings.Join(names, ", ") + `)
+SELECT ` + strings.Join(vals, ",\n       ") + `
+FROM (SELECT detail AS d FROM mem_event_log WHERE id = :event)
+WHERE NOT EXISTS (SELECT 1 FROM ` + table + ` x WHERE ` + strings.Join(same, " AND ") + `)
+  AND ` + strings.Join(linked, "\n  AND "), []any{e.event}})
+	}
+	return steps, nil
 }
 
 // weakWarning says, as a restore of memworker's own edges does, when the

@@ -156,10 +156,14 @@ CREATE TABLE block_tags (block_id TEXT NOT NULL REFERENCES blocks (id) ON DELETE
 CREATE TABLE edges (from_id TEXT NOT NULL REFERENCES blocks (id) ON DELETE CASCADE, to_id TEXT NOT NULL REFERENCES blocks (id) ON DELETE CASCADE,
 	weight FLOAT NOT NULL, reinforcement_count INTEGER NOT NULL, created_at TEXT NOT NULL, relation_type TEXT DEFAULT 'similar' NOT NULL,
 	origin TEXT DEFAULT 'similarity' NOT NULL, last_active_hours FLOAT, note TEXT, UNIQUE (from_id, to_id));
+CREATE TABLE contradictions (block_a_id TEXT NOT NULL REFERENCES blocks (id) ON DELETE CASCADE,
+	block_b_id TEXT NOT NULL REFERENCES blocks (id) ON DELETE CASCADE, score FLOAT NOT NULL, resolved INTEGER NOT NULL,
+	created_at TEXT NOT NULL, CONSTRAINT uq_contradiction UNIQUE (block_a_id, block_b_id));
 CREATE TABLE system_config (key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL);`)
 	r := ok(t, "map", "use", "elfmem", "--db", db)
 	for _, want := range []string{"preset elfmem", "nodes: table blocks, key id", "edges: table edges, key from_id, to_id, undirected",
-		"clock: table system_config, key = 'total_active_hours' holds the active hours"} {
+		"clock: table system_config, key = 'total_active_hours' holds the active hours",
+		"dependents           contradictions by block_a_id, block_b_id (archived with the node, restored with it)"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("map use elfmem lacks %q:\n%s", want, r.stdout)
 		}

@@ -170,6 +170,9 @@ func printMapping(w io.Writer, d *mapping.Declared) {
 		line("archive reason", n.ArchiveReason, "")
 		line("confidence", n.Confidence, "")
 		line("reinforcement count", n.Reinforcement, "")
+		for _, dep := range n.Dependents {
+			line("dependents", dep.Table+" by "+strings.Join(dep.Columns, ", "), "archived with the node, restored with it")
+		}
 	} else {
 		fmt.Fprintln(w, "nodes: none")
 	}

@@ -66,6 +66,12 @@ func restoreCommand(now func() time.Time) *cli.Command {
 				if len(r.EdgesSkipped) > 0 {
 					fmt.Fprintf(c.App.Writer, "; %d edges wait for their other end: %s", len(r.EdgesSkipped), strings.Join(safeAll(r.EdgesSkipped), ", "))
 				}
+				if r.Dependents > 0 || r.DependentsSkipped > 0 {
+					fmt.Fprintf(c.App.Writer, "; %d dependent rows back", r.Dependents)
+					if r.DependentsSkipped > 0 {
+						fmt.Fprintf(c.App.Writer, ", %d wait for another node they name", r.DependentsSkipped)
+					}
+				}
 			}
 			fmt.Fprintln(c.App.Writer)
 			if r.Warning != "" {

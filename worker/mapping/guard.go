@@ -133,9 +133,15 @@ func (k *checker) appSafe(ctx context.Context, q Querier, m *Mapping) error {
 		return bad("%s: %s = %q %s; a sweep writes %s, so it cannot be a key, an edge end or a referenced column",
 			role, part, w.given, why, part)
 	}
-	// A sweep deletes the rows of edges it removes and of facts it prunes;
-	// nodes it archives by their status.
-	for _, r := range []struct{ role, table string }{{"edges", edgesTable(m)}, {"facts", factsTable(m)}} {
+	// A sweep deletes the rows of edges it removes, of facts it prunes and
+	// the dependents of nodes it archives; nodes it archives by their status.
+	deletes := []struct{ role, table string }{{"edges", edgesTable(m)}, {"facts", factsTable(m)}}
+	if m.Nodes != nil {
+		for _, d := range m.Nodes.Dependents {
+			deletes = append(deletes, struct{ role, table string }{"nodes.dependents", d.Table})
+		}
+	}
+	for _, r := range deletes {
 		if r.table == "" {
 			continue
 		}

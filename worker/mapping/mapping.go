@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -112,6 +113,17 @@ type Nodes struct {
 	ArchiveReason  string   `json:"archive_reason,omitempty" toml:"archive_reason"`
 	Confidence     string   `json:"confidence,omitempty" toml:"confidence"`
 	Reinforcement  string   `json:"reinforcement_count,omitempty" toml:"reinforcement_count"`
+	// Dependents are the app's rows that belong to a node and go when it
+	// is archived (elfmem's contradictions): kept in the event log, put
+	// back when the node is restored.
+	Dependents []Dependent `json:"dependents,omitempty" toml:"dependents"`
+}
+
+// Dependent is a table whose rows belong to the nodes its columns hold
+// keys of: a row goes with the first of those nodes a sweep archives.
+type Dependent struct {
+	Table   string   `json:"table" toml:"table"`
+	Columns []string `json:"columns" toml:"columns"`
 }
 
 // Tags are a node's tags: a table of (node key, tag) rows, or a column
@@ -290,6 +302,11 @@ func (m *Mapping) check() error {
 		}
 		if n.Status == "" && (len(n.StatusActive) > 0 || n.StatusArchived != "") {
 			return bad("nodes.status_active and status_archived need nodes.status (the column)")
+		}
+		for i, d := range n.Dependents {
+			if d.Table == "" || len(d.Columns) == 0 || slices.Contains(d.Columns, "") {
+				return bad("nodes.dependents[%d]: give table and columns (its columns that hold node keys)", i)
+			}
 		}
 		if t := n.Tags; t != nil {
 			switch {

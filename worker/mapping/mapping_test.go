@@ -54,6 +54,9 @@ CREATE TABLE edges (from_id TEXT NOT NULL REFERENCES blocks (id) ON DELETE CASCA
 	reinforcement_count INTEGER NOT NULL, created_at TEXT NOT NULL, relation_type TEXT DEFAULT 'similar' NOT NULL,
 	origin TEXT DEFAULT 'similarity' NOT NULL, last_active_hours FLOAT, note TEXT,
 	CONSTRAINT uq_edge UNIQUE (from_id, to_id));
+CREATE TABLE contradictions (block_a_id TEXT NOT NULL REFERENCES blocks (id) ON DELETE CASCADE,
+	block_b_id TEXT NOT NULL REFERENCES blocks (id) ON DELETE CASCADE, score FLOAT NOT NULL, resolved INTEGER NOT NULL,
+	created_at TEXT NOT NULL, CONSTRAINT uq_contradiction UNIQUE (block_a_id, block_b_id));
 CREATE TABLE system_config (key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL);
 CREATE INDEX idx_edges_from ON edges (from_id);
 CREATE INDEX idx_edges_to ON edges (to_id);
@@ -197,6 +200,15 @@ func TestBadMappingsRefused(t *testing.T) {
 		{"negative constant", edges(`, "weight_constant": -1`), []string{"weight_constant: -1 is not a weight"}},
 		{"same end twice", `{"edges": {"table": "links", "key": "id", "from": "src", "to": "src"}}`, []string{"from and to are the same column"}},
 		{"tags both ways", nodes(`, "tags": {"column": "tags", "table": "notes"}`), []string{"nodes.tags: give a column, or a table"}},
+		{"dependents without columns", nodes(`, "dependents": [{"table": "links"}]`), []string{"nodes.dependents[0]: give table and columns"}},
+		{"dependents missing", nodes(`, "dependents": [{"table": "linkz", "columns": ["src"]}]`), []string{"nodes.dependents[0].table", "no table linkz"}},
+		{"dependents column missing", nodes(`, "dependents": [{"table": "links", "columns": ["source"]}]`),
+			[]string{"nodes.dependents[0].columns", "links has no column source"}},
+		{"dependents of another role", `{"nodes": {"table": "memories", "key": "id", "dependents": [{"table": "links", "columns": ["src"]}]},
+			"edges": {"table": "links", "key": "id", "from": "src", "to": "dst"}}`, []string{"edges.table", "links already plays another role"}},
+		{"dependents ids of another kind", nodes(`, "dependents": [{"table": "notes", "columns": ["id"]}]`),
+			[]string{"nodes.dependents[0].columns", "notes.id holds text ids"}},
+		{"dependents fit", "[nodes]\ntable = \"memories\"\nkey = \"id\"\nstatus = \"state\"\nstatus_active = [\"active\"]\nstatus_archived = \"archived\"\n[[nodes.dependents]]\ntable = \"links\"\ncolumns = [\"src\", \"dst\"]\n", nil},
 		{"facts without age", `{"facts": {"table": "notes", "key": "id", "tier": "body"}}`, []string{"give last_access or created_at"}},
 		{"preset in a file", `{"preset": "mem", "nodes": {"table": "memories", "key": "id"}}`, []string{"preset is set by memworker map use"}},
 	}

@@ -53,6 +53,8 @@ var presets = map[string]func() *Mapping{
 				Tags:     &Tags{Table: "block_tags", NodeID: "block_id", Tag: "tag"},
 				Status:   "status", StatusActive: []string{"active"}, StatusArchived: "archived",
 				ArchiveReason: "archive_reason", Confidence: "confidence", Reinforcement: "reinforcement_count",
+				// elfmem deletes an archived block's contradictions with it.
+				Dependents: []Dependent{{Table: "contradictions", Columns: []string{"block_a_id", "block_b_id"}}},
 			},
 			Edges: &Edges{
 				Table: "edges", Key: Key{"from_id", "to_id"}, From: "from_id", To: "to_id",

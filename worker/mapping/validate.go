@@ -351,6 +351,21 @@ func (m *Mapping) Validate(ctx context.Context, q Querier) error {
 				}
 			}
 		}
+		for i, d := range n.Dependents {
+			role := fmt.Sprintf("nodes.dependents[%d]", i)
+			dt, err := k.table(ctx, q, role, d.Table, ours)
+			if err != nil {
+				return err
+			}
+			for _, c := range d.Columns {
+				if err := k.parts(dt, part{role + ".columns", c, false, false, ""}); err != nil {
+					return err
+				}
+				if err := sameIDs(role+".columns", dt, c, n.Table, nodeKey); err != nil {
+					return err
+				}
+			}
+		}
 	}
 	if e := m.Edges; e != nil {
 		t, err := k.table(ctx, q, "edges", e.Table, ours)

@@ -44,6 +44,12 @@ DELETE FROM @ARCHIVE_NODES WHERE +mem_sweep_id = :sweep
 DELETE FROM apply_rows WHERE seq IN (SELECT seq FROM apply_held);
 DELETE FROM apply_block_ids;
 INSERT INTO apply_block_ids (id) SELECT p.id FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq;
+-- The app's rows that go with them (a mapping's dependents) are logged,
+-- each a row of the log; they go in archive_blocks.
+INSERT INTO main.mem_event_log (id, sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
+SELECT NEXT_EVENT_ID + row_number() OVER () - 1, :sweep, :wall, :now, 'block', d.block_id, 'remove_row', 'dependent:' || d.dep_table,
+       json_object('table', d.dep_table, 'row', json(d.row))
+FROM (SELECT DISTINCT block_id, dep_table, row FROM @DEPENDENTS WHERE block_id IN (SELECT id FROM apply_block_ids)) AS d;
 INSERT INTO @ARCHIVE_EDGES (EDGE_ARCHIVE_COLS, @EDGE_ROW_COLS)
 SELECT NEXT_EVENT_ID + row_number() OVER () - 1, :sweep, :wall, :now, @SUBJECT_E, 'delete', 'block_archived',
        NULL, NULL, NULL, CASE WHEN e.@END_A IN (SELECT id FROM apply_block_ids) THEN e.@END_A ELSE e.@END_B END, @EDGE_ROW
@@ -56,8 +62,9 @@ SELECT e.from_id, e.to_id, @ENDS_EEDGE_STRENGTH FROM valid_edges e
 WHERE e.@END_A IN (SELECT id FROM apply_block_ids) OR e.@END_B IN (SELECT id FROM apply_block_ids);
 
 -- name: archive_blocks
--- After remove_edges: the archived blocks lose their tags.
+-- After remove_edges: the archived blocks lose their tags and dependent rows.
 DELETE FROM @TAGS WHERE block_id IN (SELECT p.id FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq);
+@DELETE_DEPENDENTS;
 
 -- name: pick_edges
 -- One chunk of static prunes, temporal decays and policy removals, each
@@ -164,6 +171,11 @@ WHERE b.status IS NOT 'archived';
 DELETE FROM @ARCHIVE_NODES WHERE +mem_sweep_id = :sweep AND mem_reason = 'orphaned'
   AND mem_subject IN (SELECT o.id FROM apply_block_ids o CROSS JOIN @NODES b ON b.id = o.id WHERE b.status IS NOT 'archived');
 DELETE FROM @TAGS WHERE block_id IN (SELECT o.id FROM apply_block_ids o CROSS JOIN @NODES b ON b.id = o.id WHERE b.status = 'archived');
+INSERT INTO main.mem_event_log (id, sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
+SELECT NEXT_EVENT_ID + row_number() OVER () - 1, :sweep, :wall, :now, 'block', d.block_id, 'remove_row', 'dependent:' || d.dep_table,
+       json_object('table', d.dep_table, 'row', json(d.row))
+FROM (SELECT DISTINCT block_id, dep_table, row FROM @DEPENDENTS WHERE block_id IN (SELECT o.id FROM apply_block_ids o CROSS JOIN @NODES b ON b.id = o.id WHERE b.status = 'archived')) AS d;
+@DELETE_DEPENDENTS;
 
 -- name: apply_flags
 -- One chunk of soft exclusions and readmissions under 'exclude' policies.
