@@ -69,11 +69,35 @@ func TestElfmemArchivedBlockTakesItsTags(t *testing.T) {
 // them, each kept in the event log; restore puts back those whose other
 // block is active, and the rest come back with that block.
 func TestElfmemArchivedBlockTakesItsContradictions(t *testing.T) {
+	db, _ := contradictionsMemory(t)
+	contradictionsGoAndComeBack(t, db)
+}
+
+// TestRqliteElfmemArchivedBlockTakesItsContradictions: the same on an
+// rqlite cluster that enforces foreign keys.
+func TestRqliteElfmemArchivedBlockTakesItsContradictions(t *testing.T) {
+	file, path := contradictionsMemory(t)
+	file.Close()
+	cl := startClusterWith(t, 1, path, "-fk")
+	contradictionsGoAndComeBack(t, openNode(t, cl.Nodes()[0]))
+}
+
+// contradictionsMemory is elfmem's database holding restoreGraph and
+// three contradictions: 0005 with 0001 and with 0006 (the two blocks that
+// fade 200 hours on), and 0002 with 0003.
+func contradictionsMemory(t *testing.T) (*worker.DB, string) {
 	s := elfmemShape
-	db, _ := shapedMemory(t, s, restoreGraph(), s.base)
+	db, path := shapedMemory(t, s, restoreGraph(), s.base)
 	mustExec(t, db, `INSERT INTO contradictions (block_a_id, block_b_id, score, resolved, created_at) VALUES
 		('0005', '0001', 0.9, 0, '2026-01-01'), ('0006', '0005', 0.8, 1, '2026-01-02'), ('0002', '0003', 0.7, 0, '2026-01-03')`)
-	later := s.base.after(200) // the observations (5, 6) fade
+	return db, path
+}
+
+// contradictionsGoAndComeBack sweeps contradictionsMemory's db 200 hours
+// on, then restores 0005 and 0006.
+func contradictionsGoAndComeBack(t *testing.T, db *worker.DB) {
+	s := elfmemShape
+	later := s.base.after(200)
 	s.setClock(t, db, later)
 	r := sweepShape(t, s, db, later, worker.SweepOptions{})
 	archived := scalar[string](t, db, `SELECT group_concat(id, ',') FROM (SELECT id FROM blocks WHERE status = 'archived' ORDER BY id)`)
@@ -112,6 +136,6 @@ func TestElfmemArchivedBlockTakesItsContradictions(t *testing.T) {
 		t.Errorf("after restoring 0006: %s", got)
 	}
 	if n := scalar[int](t, db, `SELECT count(*) FROM pragma_foreign_key_check`); n != 0 {
-		t.Errorf("foreign key violations")
+		t.Errorf("%d foreign key violations", n)
 	}
 }
