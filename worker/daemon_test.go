@@ -338,11 +338,12 @@ func TestRunStopsMidSweep(t *testing.T) {
 	err := worker.Run(ctx, path, worker.RunOptions{
 		Every:  time.Hour,
 		Logger: slog.New(slog.NewJSONHandler(&logs, nil)),
-		Sweep: worker.SweepOptions{ChunkSize: 5}.WithChunk(func(string, int64, int64) {
+		Sweep: worker.WithChunk(worker.SweepOptions{ChunkSize: 5}, func(string, int64, int64) {
 			if calls.Add(1) == 10 {
 				cancel()
 			}
 		}),
+
 		AfterRound: func([]worker.FleetResult) { rounds++ },
 	})
 	if err != nil {

@@ -46,7 +46,7 @@ func TestDegreesByDeltaMatchRecount(t *testing.T) {
 					// Every edge the full sweep has yet to remove changes.
 					during = append(during, `UPDATE mem_edges SET reinforcement_count = reinforcement_count + 1`)
 				}
-				opt = opt.WithChunk(func(step string, done, total int64) {
+				opt = worker.WithChunk(opt, func(step string, done, total int64) {
 					if step == "plan_edges" && done > 0 && len(during) > 0 {
 						for _, q := range during {
 							if _, err := db.SQL.Exec(q); err != nil {
@@ -56,6 +56,7 @@ func TestDegreesByDeltaMatchRecount(t *testing.T) {
 						during = nil
 					}
 				})
+
 				if _, err := worker.Sweep(context.Background(), db, opt); err != nil {
 					t.Fatalf("step %d: %v", step, err)
 				}

@@ -5,8 +5,7 @@ import "time"
 // WithLease is opt with the sweep's lease lasting d instead of
 // LeaseDuration, so a test can outlive it.
 func WithLease(opt SweepOptions, d time.Duration) SweepOptions {
-	opt.lease = d
-	return opt
+	return withLease(opt, d)
 }
 
 // OwnerName is the lease owner a worker writes for process pid of host,

@@ -7,14 +7,13 @@ import (
 
 // SweepReplicated sweeps a file as a sweep runs on rqlite (replicaStore).
 func SweepReplicated(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) {
-	opt.replicated = true
-	return Sweep(ctx, db, opt)
+	return Sweep(ctx, db, withReplicated(opt))
 }
 
 // QuietRemovals says whether a sweep of db would run its removals with its
 // connection's triggers off.
 func QuietRemovals(ctx context.Context, db *DB) (bool, error) {
-	st, err := openFileStore(ctx, db, SweepOptions{})
+	st, err := openFileStore(ctx, db, storeOptions{})
 	if err != nil {
 		return false, err
 	}
@@ -24,16 +23,14 @@ func QuietRemovals(ctx context.Context, db *DB) (bool, error) {
 
 // WithChunk sets the test hook a sweep calls before each transaction of a
 // step and once when the step is done.
-func (o SweepOptions) WithChunk(f func(step string, done, total int64)) SweepOptions {
-	o.signals.Chunk = f
-	return o
+func WithChunk(opt SweepOptions, f func(step string, done, total int64)) SweepOptions {
+	return withChunk(opt, f)
 }
 
 // WithRanked sets the test hook a sweep calls once its ranking is
 // planned: whether it scored every block, and how many it scored.
-func (o SweepOptions) WithRanked(f func(full bool, scored int64)) SweepOptions {
-	o.signals.Ranked = f
-	return o
+func WithRanked(opt SweepOptions, f func(full bool, scored int64)) SweepOptions {
+	return withRanked(opt, f)
 }
 
 // SetRankSeed makes an incremental ranking score n of the best bounds

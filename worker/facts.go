@@ -133,7 +133,7 @@ func changeFact(ctx context.Context, db *DB, id, kind string, machine time.Time,
 	}
 	var c *FactChange
 	for attempt := 1; ; attempt++ {
-		applied, err := readThenWriteWith(ctx, db, what, inTx, func(q querier) ([]step, error) {
+		applied, err := readThenWriteWith(ctx, db, what, inTx.setUp, func(q querier) ([]step, error) {
 			if with != "" {
 				q = withCTEs{q: q, with: with}
 			}

@@ -65,7 +65,8 @@ func TestSweepBusyTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	st, err := openFileStore(ctx, db, SweepOptions{}.withDefaults())
+	st, err := openFileStore(ctx, db, storeOptions{ChunkSize: DefaultChunkSize, SoloChunkSize: DefaultSoloChunkSize,
+		SoloHold: DefaultSoloHold, Pause: DefaultPause})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestSweepAppliesDefaults(t *testing.T) {
 	}
 	now := 101.0
 	txs := 0
-	r, err := Sweep(ctx, db, SweepOptions{Now: &now, ChunkSize: 1}.WithChunk(func(step string, done, total int64) {
+	r, err := Sweep(ctx, db, withChunk(SweepOptions{Now: &now, ChunkSize: 1}, func(step string, done, total int64) {
 		if step == "plan_edges" && done < total {
 			txs++
 		}

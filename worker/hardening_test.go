@@ -189,7 +189,7 @@ func TestResumeDiscardsPlanOfOtherSettings(t *testing.T) {
 	db := openAsWorker(t, path)
 	clock, wall := bigClock+300, bigWall
 	ctx, cancel := context.WithCancel(context.Background())
-	_, err := worker.Sweep(ctx, db, worker.SweepOptions{Now: &clock, WallNow: &wall, ChunkSize: 50, SoloChunkSize: 50}.WithChunk(func(step string, done, total int64) {
+	_, err := worker.Sweep(ctx, db, worker.WithChunk(worker.SweepOptions{Now: &clock, WallNow: &wall, ChunkSize: 50, SoloChunkSize: 50}, func(step string, done, total int64) {
 		if step == "plan_edges" && done > 0 && done < total {
 			cancel()
 		}

@@ -126,7 +126,7 @@ func cancelledSweep(t *testing.T, db *worker.DB, clock float64, wall time.Time, 
 	defer cancel()
 	calls := 0
 	where := ""
-	_, err := worker.Sweep(ctx, db, worker.SweepOptions{Now: &clock, WallNow: &wall, Full: full, ChunkSize: 7}.WithChunk(func(step string, _, _ int64) {
+	_, err := worker.Sweep(ctx, db, worker.WithChunk(worker.SweepOptions{Now: &clock, WallNow: &wall, Full: full, ChunkSize: 7}, func(step string, _, _ int64) {
 		if calls++; calls == at {
 			where = step
 			cancel()
@@ -294,7 +294,7 @@ func cutInEdgeRemovals(t *testing.T, db *worker.DB, clock float64, wall time.Tim
 	defer cancel()
 	midway := false
 	opt := worker.SweepOptions{Now: &clock, WallNow: &wall, Full: true, ChunkSize: 7, SoloChunkSize: 7} // 7 rows a transaction throughout
-	_, err := worker.Sweep(ctx, db, opt.WithChunk(func(step string, done, total int64) {
+	_, err := worker.Sweep(ctx, db, worker.WithChunk(opt, func(step string, done, total int64) {
 		if step == "plan_edges" && done > 0 && ctx.Err() == nil {
 			midway = done < total
 			cancel()

@@ -195,7 +195,7 @@ func TestCutSweepKeepsBridgeDecision(t *testing.T) {
 	}
 	// One edge per transaction, alone on the file too (SoloChunkSize not
 	// above ChunkSize), so that the cut lands after exactly two.
-	_, err := worker.Sweep(ctx, db, worker.SweepOptions{Now: &now, ChunkSize: 1, SoloChunkSize: 1}.WithChunk(cut))
+	_, err := worker.Sweep(ctx, db, worker.WithChunk(worker.SweepOptions{Now: &now, ChunkSize: 1, SoloChunkSize: 1}, cut))
 	if err == nil {
 		t.Fatal("the sweep was not cut")
 	}

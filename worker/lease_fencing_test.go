@@ -48,12 +48,13 @@ func (f *leaseFixture) opt() worker.SweepOptions {
 // pausedAt calls pause once, when the sweep has removed 20 edges.
 func pausedAt(opt worker.SweepOptions, pause func()) worker.SweepOptions {
 	paused := false
-	opt = opt.WithChunk(func(step string, done, _ int64) {
+	opt = worker.WithChunk(opt, func(step string, done, _ int64) {
 		if step == "plan_edges" && done >= 20 && !paused {
 			paused = true
 			pause()
 		}
 	})
+
 	return opt
 }
 

@@ -236,7 +236,7 @@ func TestMappedWriterBesideSweep(t *testing.T) {
 			first = last
 		}
 	}
-	r, err := worker.Sweep(context.Background(), db, s.opt(c, worker.SweepOptions{ChunkSize: 20, Pause: worker.DefaultPause}.WithChunk(chunk)))
+	r, err := worker.Sweep(context.Background(), db, s.opt(c, worker.WithChunk(worker.SweepOptions{ChunkSize: 20, Pause: worker.DefaultPause}, chunk)))
 	close(stop)
 	wg.Wait()
 	if err != nil {

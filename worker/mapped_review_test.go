@@ -338,7 +338,7 @@ func TestMappedRegressionMovedEdgeRemoved(t *testing.T) {
 		}
 	}
 	w := reviewWall
-	r, err := worker.Sweep(context.Background(), db, worker.SweepOptions{WallNow: &w}.WithChunk(chunk))
+	r, err := worker.Sweep(context.Background(), db, worker.WithChunk(worker.SweepOptions{WallNow: &w}, chunk))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -384,12 +384,13 @@ func TestMappedCutSweepResumes(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var cut string
-	opt := worker.SweepOptions{ChunkSize: 20, SoloChunkSize: 20}.WithChunk(func(step string, done, total int64) {
+	opt := worker.WithChunk(worker.SweepOptions{ChunkSize: 20, SoloChunkSize: 20}, func(step string, done, total int64) {
 		if cut == "" && strings.HasPrefix(step, "plan_") && done > 0 && done < total {
 			cut = fmt.Sprintf("%s after %d of %d rows", step, done, total)
 			cancel()
 		}
 	})
+
 	_, err := worker.Sweep(ctx, db, s.opt(s.base, opt))
 	if err == nil || cut == "" {
 		t.Fatalf("the sweep was not cut while it applied its plan (cut %q): %v", cut, err)

@@ -109,7 +109,7 @@ func TestAppTriggerAddedMidSweep(t *testing.T) {
 	clock, wall := bigClock+150, bigWall.Add(30*24*time.Hour)
 	var since int64 = -1
 	opt := worker.SweepOptions{Now: &clock, WallNow: &wall, ChunkSize: 7, SoloChunkSize: 7}
-	opt = opt.WithChunk(func(step string, done, total int64) {
+	opt = worker.WithChunk(opt, func(step string, done, total int64) {
 		if step != "plan_edges" || done == 0 || since >= 0 {
 			return
 		}
@@ -123,6 +123,7 @@ func TestAppTriggerAddedMidSweep(t *testing.T) {
 			t.Error(err)
 		}
 	})
+
 	if _, err := worker.Sweep(context.Background(), db, opt); err != nil {
 		t.Fatal(err)
 	}

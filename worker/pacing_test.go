@@ -28,7 +28,7 @@ func TestSweepCheckpointsForAWritingApp(t *testing.T) {
 		t.Fatal(err)
 	}
 	checked, wrote := 0, 0
-	sweepChunked(t, db, clock, wall, worker.SweepOptions{}.WithChunk(func(step string, done, total int64) {
+	sweepChunked(t, db, clock, wall, worker.WithChunk(worker.SweepOptions{}, func(step string, done, total int64) {
 		if step != "plan_edges" {
 			return
 		}
@@ -78,7 +78,7 @@ func TestSoloChunks(t *testing.T) {
 				}
 			}
 		}
-		sweepChunked(t, db, clock, wall, worker.SweepOptions{ChunkSize: 20, SoloChunkSize: 200, SoloHold: hold}.WithChunk(chunk))
+		sweepChunked(t, db, clock, wall, worker.WithChunk(worker.SweepOptions{ChunkSize: 20, SoloChunkSize: 200, SoloHold: hold}, chunk))
 		rows := map[string][]int64{}
 		for step, d := range dones {
 			for i := 1; i+1 < len(d); i++ { // the last chunk may be short

@@ -80,7 +80,7 @@ func rankHistory(t *testing.T, orig string, nBlocks int, sweep func(context.Cont
 					both(`CREATE TABLE hubs AS SELECT id FROM mem_block_state WHERE degree > 0.6 * (SELECT max(degree) FROM mem_block_state)`)
 				}
 				ranked := false
-				opt := worker.SweepOptions{Now: &clock, WallNow: &wall, ChunkSize: 50}.WithRanked(func(all bool, scored int64) {
+				opt := worker.WithRanked(worker.SweepOptions{Now: &clock, WallNow: &wall, ChunkSize: 50}, func(all bool, scored int64) {
 					ranked = true
 					if step > 0 && !all {
 						incremental++
@@ -90,6 +90,7 @@ func rankHistory(t *testing.T, orig string, nBlocks int, sweep func(context.Cont
 						fellBack = true
 					}
 				})
+
 				ri, err := sweep(context.Background(), inc, opt)
 				if err != nil {
 					t.Fatal(err)
@@ -168,7 +169,7 @@ func TestRankBoundKeptWhileNothingWentUp(t *testing.T) {
 			mustExec(t, db, c.write)
 			var seen *float64
 			now := 101.0
-			opt := worker.SweepOptions{Now: &now}.WithChunk(func(step string, done, total int64) {
+			opt := worker.WithChunk(worker.SweepOptions{Now: &now}, func(step string, done, total int64) {
 				if step == "plan_rank" && done == 0 && seen == nil {
 					var b sql.NullFloat64
 					if err := db.SQL.QueryRow(`SELECT rank_bound FROM mem_block_state WHERE id = 'x'`).Scan(&b); err != nil {
@@ -181,6 +182,7 @@ func TestRankBoundKeptWhileNothingWentUp(t *testing.T) {
 					seen = &v
 				}
 			})
+
 			if _, err := worker.Sweep(context.Background(), db, opt); err != nil {
 				t.Fatal(err)
 			}

@@ -92,7 +92,7 @@ func RestoreEdge(ctx context.Context, db *DB, a, b string, wall time.Time) (*Res
 	if mapped, err := adaptMapping(ctx, db, false); err != nil {
 		return nil, fmt.Errorf("restore: %w", err)
 	} else if mapped != nil {
-		return mapped.restoreEdge(ctx, db, a, b, wall)
+		return mappedRestore{mapped}.restoreEdge(ctx, db, a, b, wall)
 	}
 	if a > b {
 		a, b = b, a
@@ -234,7 +234,7 @@ func RestoreBlock(ctx context.Context, db *DB, id string, wall time.Time) (*Rest
 	if mapped, err := adaptMapping(ctx, db, false); err != nil {
 		return nil, fmt.Errorf("restore: %w", err)
 	} else if mapped != nil {
-		return mapped.restoreBlock(ctx, db, id, wall)
+		return mappedRestore{mapped}.restoreBlock(ctx, db, id, wall)
 	}
 	r := &Restored{Kind: "block", ID: id, EdgesSkipped: []string{}}
 	type edgeEvent struct {
@@ -355,7 +355,7 @@ func RestoreFact(ctx context.Context, db *DB, id string, wall time.Time) (*Resto
 	if mapped, err := adaptMapping(ctx, db, false); err != nil {
 		return nil, fmt.Errorf("restore: %w", err)
 	} else if mapped != nil {
-		return mapped.restoreFact(ctx, db, id, wall)
+		return mappedRestore{mapped}.restoreFact(ctx, db, id, wall)
 	}
 	r := &Restored{Kind: "fact", ID: id, EdgesSkipped: []string{}}
 	what := fmt.Sprintf("restore: fact %q", id)
@@ -433,10 +433,11 @@ func readThenWrite(ctx context.Context, db *DB, what string, read func(q querier
 	return readThenWriteWith(ctx, db, what, nil, read)
 }
 
-// readThenWriteWith is readThenWrite that first sets up a mapping's temp
-// views on its connection, inside the transaction (a file only; nil for
-// memworker's own tables).
-func readThenWriteWith(ctx context.Context, db *DB, what string, mapped *adapted, read func(q querier) ([]step, error)) ([]int64, error) {
+// readThenWriteWith is readThenWrite that first runs setUp inside the
+// transaction: a mapping's temp views on its connection (a file only;
+// nil for memworker's own tables).
+func readThenWriteWith(ctx context.Context, db *DB, what string, setUp func(context.Context, querier) error,
+	read func(q querier) ([]step, error)) ([]int64, error) {
 	conn, err := db.SQL.Conn(ctx)
 	if err != nil {
 		return nil, err
@@ -447,8 +448,10 @@ func readThenWriteWith(ctx context.Context, db *DB, what string, mapped *adapted
 		return nil, err
 	}
 	defer tx.Rollback()
-	if err := mapped.setUp(ctx, tx); err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
+	if setUp != nil {
+		if err := setUp(ctx, tx); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
 	}
 	steps, err := read(tx)
 	if err != nil {

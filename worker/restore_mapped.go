@@ -20,15 +20,18 @@ import (
 // tables themselves (not the sweep's views), so a restore is one
 // transaction on a file and one request on rqlite.
 
+// mappedRestore is a restore through the adapter of a mapping.
+type mappedRestore struct{ *adapted }
+
 // restoreTx runs a restore through this mapping (restoreAt).
-func (a *adapted) restoreTx(ctx context.Context, db *DB, wall time.Time, what string,
+func (a mappedRestore) restoreTx(ctx context.Context, db *DB, wall time.Time, what string,
 	plan func(q querier, args func(...any) []any) ([]step, error)) ([]int64, error) {
-	return restoreAt(ctx, db, wall, what, a, func(q querier, args func(...any) []any, _ Config) ([]step, error) { return plan(q, args) })
+	return restoreAt(ctx, db, wall, what, a.adapted, func(q querier, args func(...any) []any, _ Config) ([]step, error) { return plan(q, args) })
 }
 
 // edgeSubject is how events name the edge of key a (and b, for a key of
 // two columns).
-func (a *adapted) edgeSubject(k1, k2 string) (string, []any) {
+func (a mappedRestore) edgeSubject(k1, k2 string) (string, []any) {
 	if a.singleKey {
 		return "?", []any{k1}
 	}
@@ -40,7 +43,7 @@ func (a *adapted) edgeSubject(k1, k2 string) (string, []any) {
 // archived (but the node :block, restored with it): no link dangles. A
 // column NOT NULL with a default takes it where the snapshot holds NULL
 // (orDefault); a restore appends AND ….
-func (a *adapted) edgeBack() string {
+func (a mappedRestore) edgeBack() string {
 	e := a.m.Edges
 	read := func(col string) string { return snapColumn("d", "edge", col) }
 	cols, vals := []string{}, []string{}
@@ -72,7 +75,7 @@ WHERE NOT EXISTS (SELECT 1 FROM main.` + ident(e.Table) + ` x WHERE ` + a.keyOfS
 }
 
 // restoreEdge brings back the edge of key k1 (k2) from its last removal.
-func (a *adapted) restoreEdge(ctx context.Context, db *DB, k1, k2 string, wall time.Time) (*Restored, error) {
+func (a mappedRestore) restoreEdge(ctx context.Context, db *DB, k1, k2 string, wall time.Time) (*Restored, error) {
 	if a.m.Edges == nil {
 		return nil, fmt.Errorf("restore: the mapping has no edges")
 	}
@@ -125,7 +128,7 @@ func (a *adapted) restoreEdge(ctx context.Context, db *DB, k1, k2 string, wall t
 // tagsBack is the INSERT that puts the tag rows of the node :block back
 // into the app's tag table from its archive event :event (the sweep
 // removed them with it), or "" when the mapping keeps no tag table.
-func (a *adapted) tagsBack() string {
+func (a mappedRestore) tagsBack() string {
 	tg := a.m.Nodes.Tags
 	if tg == nil || tg.Table == "" {
 		return ""
@@ -141,7 +144,7 @@ WHERE mem_events.id = :event
 
 // missingEnd is the end of the edge removed by event that the node table
 // no longer holds, or "".
-func (a *adapted) missingEnd(ctx context.Context, db *DB, event int64) (string, error) {
+func (a mappedRestore) missingEnd(ctx context.Context, db *DB, event int64) (string, error) {
 	if a.m.Nodes == nil {
 		return "", nil
 	}
@@ -158,7 +161,7 @@ func (a *adapted) missingEnd(ctx context.Context, db *DB, event int64) (string, 
 
 // restoreBlock brings back the archived node id, and the edges removed
 // with it whose other end is not archived.
-func (a *adapted) restoreBlock(ctx context.Context, db *DB, id string, wall time.Time) (*Restored, error) {
+func (a mappedRestore) restoreBlock(ctx context.Context, db *DB, id string, wall time.Time) (*Restored, error) {
 	if a.m.Nodes == nil {
 		return nil, fmt.Errorf("restore: the mapping has no nodes")
 	}
@@ -250,7 +253,7 @@ func (a *adapted) restoreBlock(ctx context.Context, db *DB, id string, wall time
 // dependents, if no row holds its node columns already and every node
 // they name is there and not archived (but the node :block, restored
 // with it): as an edge, it never dangles.
-func (a *adapted) dependentsBack(ctx context.Context, q querier, sweepID any, id string) ([]step, error) {
+func (a mappedRestore) dependentsBack(ctx context.Context, q querier, sweepID any, id string) ([]step, error) {
 	if len(a.m.Nodes.Dependents) == 0 {
 		return nil, nil
 	}
@@ -312,7 +315,7 @@ WHERE NOT EXISTS (SELECT 1 FROM ` + table + ` x WHERE ` + strings.Join(same, " A
 // weakWarning says, as a restore of memworker's own edges does, when the
 // edge restored from event is one the next sweep prunes again: a weight
 // below edge_prune_threshold, never reinforced, not pinned.
-func (a *adapted) weakWarning(ctx context.Context, db *DB, event int64) (string, error) {
+func (a mappedRestore) weakWarning(ctx context.Context, db *DB, event int64) (string, error) {
 	cfg, err := LoadConfig(ctx, db.SQL)
 	if err != nil {
 		return "", err
@@ -337,7 +340,7 @@ func (a *adapted) weakWarning(ctx context.Context, db *DB, event int64) (string,
 
 // keyOfSnapshot holds for the row x of the edge table whose key is the
 // key in the snapshot of the event detail d.
-func (a *adapted) keyOfSnapshot() string {
+func (a mappedRestore) keyOfSnapshot() string {
 	var same []string
 	for _, k := range a.m.Edges.Key {
 		same = append(same, "x."+ident(k)+" IS "+snapColumn("d", "edge", k))
@@ -347,7 +350,7 @@ func (a *adapted) keyOfSnapshot() string {
 
 // nodeBack makes the archived node :id active again, its archive reason
 // cleared and its time of last use now, each in the column's own form.
-func (a *adapted) nodeBack() string {
+func (a mappedRestore) nodeBack() string {
 	n := a.m.Nodes
 	set := []string{ident(n.Status) + " = " + activeAsBefore("block", n.Status, n.StatusActive)}
 	if n.ArchiveReason != "" {
@@ -363,7 +366,7 @@ WHERE ` + a.nodeCols.asText("", a.nodeKey0()) + ` = :id AND ` + ident(n.Status) 
 // restoreFact brings back the fact id from its last archive or prune:
 // an archived fact active again, a pruned one inserted back from its
 // snapshot, every column as it was, active, its last access now.
-func (a *adapted) restoreFact(ctx context.Context, db *DB, id string, wall time.Time) (*Restored, error) {
+func (a mappedRestore) restoreFact(ctx context.Context, db *DB, id string, wall time.Time) (*Restored, error) {
 	f := a.m.Facts
 	if f == nil {
 		return nil, fmt.Errorf("restore: the mapping has no facts")

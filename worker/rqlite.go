@@ -57,6 +57,10 @@ func OpenRqlite(ctx context.Context, rawURL string) (*DB, error) {
 	return &DB{SQL: db, Path: name, Rqlite: true, url: u.String()}, nil
 }
 
+// backup copies the rqlite database of db (read at the leader) into the
+// file path.
+func backup(ctx context.Context, db *DB, path string) error { return rqlite.Backup(ctx, db.url, path) }
+
 // dryRunCopy runs a dry run against a copy of the cluster's database
 // (rqlite's backup, read at the leader): on a replica even the working
 // tables would be writes, and a dry run changes no byte.
@@ -67,7 +71,7 @@ func dryRunCopy(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) 
 	}
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "copy.db")
-	if err := rqlite.Backup(ctx, db.url, path); err != nil {
+	if err := backup(ctx, db, path); err != nil {
 		return nil, fmt.Errorf("sweep --dry-run: copying %s: %w", db.Path, err)
 	}
 	copied, err := OpenMemory(path, true)

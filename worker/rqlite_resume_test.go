@@ -35,7 +35,7 @@ func TestRqliteCutSweepFinishedThroughSurvivor(t *testing.T) {
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	killed := false
-	opt := worker.SweepOptions{Now: &f.clock, WallNow: &f.wall, ChunkSize: 10, SoloChunkSize: 10}.WithChunk(func(step string, done, total int64) {
+	opt := worker.WithChunk(worker.SweepOptions{Now: &f.clock, WallNow: &f.wall, ChunkSize: 10, SoloChunkSize: 10}, func(step string, done, total int64) {
 		if step == "plan_edges" && done >= 20 && !killed {
 			killed = true
 			stop()
@@ -44,6 +44,7 @@ func TestRqliteCutSweepFinishedThroughSurvivor(t *testing.T) {
 			}
 		}
 	})
+
 	_, err := worker.Sweep(ctx, openNode(t, f.followers[0]), opt)
 	if !killed {
 		t.Fatalf("the sweep never reached its edge removals (err %v)", err)
@@ -138,7 +139,7 @@ func newCutCluster(t *testing.T) *cutCluster {
 	f.local = openAsWorker(t, copyMemory(t, f.orig))
 	events := func() int64 { return scalar[int64](t, f.local, `SELECT count(*) FROM mem_events`) }
 	var err error
-	f.want, err = worker.Sweep(ctx, f.local, worker.SweepOptions{Now: &f.clock, WallNow: &f.wall}.WithChunk(func(step string, done, total int64) {
+	f.want, err = worker.Sweep(ctx, f.local, worker.WithChunk(worker.SweepOptions{Now: &f.clock, WallNow: &f.wall}, func(step string, done, total int64) {
 		switch {
 		case step == "plan_edges" && done == 0:
 			f.blockEvents = events()
@@ -289,11 +290,12 @@ func TestReplicaCutSweepFinished(t *testing.T) {
 	db := openAsWorker(t, copyMemory(t, orig))
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
-	opt := worker.SweepOptions{Now: &clock, WallNow: &wall, ChunkSize: 10, SoloChunkSize: 10}.WithChunk(func(step string, done, _ int64) {
+	opt := worker.WithChunk(worker.SweepOptions{Now: &clock, WallNow: &wall, ChunkSize: 10, SoloChunkSize: 10}, func(step string, done, _ int64) {
 		if step == "plan_edges" && done >= 20 {
 			stop()
 		}
 	})
+
 	if _, err := worker.SweepReplicated(ctx, db, opt); err == nil {
 		t.Fatal("the sweep was not cut")
 	}

@@ -200,7 +200,7 @@ func TestRqliteLeaderKilledMidSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	killed := false
-	opt := worker.SweepOptions{Now: &clock, WallNow: &wall, ChunkSize: 10, SoloChunkSize: 10}.WithChunk(func(step string, done, total int64) {
+	opt := worker.WithChunk(worker.SweepOptions{Now: &clock, WallNow: &wall, ChunkSize: 10, SoloChunkSize: 10}, func(step string, done, total int64) {
 		if step == "plan_edges" && done > 0 && !killed {
 			killed = true
 			if err := leader.Kill(); err != nil {
@@ -208,6 +208,7 @@ func TestRqliteLeaderKilledMidSweep(t *testing.T) {
 			}
 		}
 	})
+
 	_, err = worker.Sweep(context.Background(), openNode(t, followers[0]), opt)
 	if !killed {
 		t.Fatalf("the sweep never reached its edge removals (err %v)", err)

@@ -36,7 +36,7 @@ import (
 //     time, so every replica computes the same rows.
 type replicaStore struct {
 	conn   *sql.Conn
-	opt    SweepOptions
+	opt    storeOptions
 	rqlite bool
 	args   func(extra ...any) []any
 	fence  fence // the lease, once the sweep holds it
@@ -56,7 +56,7 @@ type replicaStore struct {
 	committed   time.Time
 }
 
-func openReplicaStore(ctx context.Context, db *DB, opt SweepOptions) (*replicaStore, error) {
+func openReplicaStore(ctx context.Context, db *DB, opt storeOptions) (*replicaStore, error) {
 	conn, err := db.SQL.Conn(ctx)
 	if err != nil {
 		return nil, err

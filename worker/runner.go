@@ -93,7 +93,7 @@ type fence interface {
 // pacer.go its transactions.
 type fileStore struct {
 	conn   *sql.Conn
-	opt    SweepOptions
+	opt    storeOptions
 	args   func(extra ...any) []any // the sweep's bound parameters
 	fence  fence                    // the lease, once the sweep holds it
 	pacing pacing
@@ -109,13 +109,33 @@ type fileStore struct {
 	foreignKeys int
 }
 
-// openFileStore pins a connection and sets it up for a sweep.
+// storeOptions is what a store takes of the sweep's options: the pacing
+// of its transactions, and the dialect of the tables it runs the phase
+// files on.
+type storeOptions struct {
+	DryRun        bool
+	ChunkSize     int
+	SoloChunkSize int
+	SoloHold      time.Duration
+	Pause         time.Duration
+	tables        *dialect // nil: memworker's own tables
+}
+
+// sql is the dialect of the tables the sweep decides on.
+func (o storeOptions) sql() *dialect {
+	if o.tables == nil {
+		return memTables
+	}
+	return o.tables
+}
+
 // WALSizeLimit is the size a sweep cuts a file's WAL back to when it
 // restarts it: SQLite reuses a WAL from its start but never shrinks it by
 // itself, so one that a long read transaction let grow would stay that big.
 const WALSizeLimit = 64 << 20
 
-func openFileStore(ctx context.Context, db *DB, opt SweepOptions) (*fileStore, error) {
+// openFileStore pins a connection and sets it up for a sweep.
+func openFileStore(ctx context.Context, db *DB, opt storeOptions) (*fileStore, error) {
 	conn, err := db.SQL.Conn(ctx)
 	if err != nil {
 		return nil, err

@@ -77,9 +77,9 @@ func Sweep(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) {
 	}
 	var st store
 	if db.Rqlite || opt.replicated {
-		st, err = openReplicaStore(ctx, db, opt)
+		st, err = openReplicaStore(ctx, db, opt.forStore())
 	} else {
-		st, err = openFileStore(ctx, db, opt)
+		st, err = openFileStore(ctx, db, opt.forStore())
 	}
 	if err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)

@@ -107,6 +107,12 @@ func (o SweepOptions) sql() *dialect {
 	return o.tables
 }
 
+// forStore is what the store a sweep runs on takes of its options.
+func (o SweepOptions) forStore() storeOptions {
+	return storeOptions{DryRun: o.DryRun, ChunkSize: o.ChunkSize, SoloChunkSize: o.SoloChunkSize, SoloHold: o.SoloHold,
+		Pause: o.Pause, tables: o.tables}
+}
+
 // ErrBadOption wraps every error of SweepOptions.Validate.
 var ErrBadOption = errors.New("invalid sweep option")
 

@@ -141,8 +141,8 @@ func TestWriterBesideSweep(t *testing.T) {
 			first = last
 		}
 	}
-	r, err := worker.Sweep(context.Background(), db, worker.SweepOptions{Now: &clock, WallNow: &wall, ChunkSize: 20,
-		Pause: worker.DefaultPause}.WithChunk(chunk))
+	r, err := worker.Sweep(context.Background(), db, worker.WithChunk(worker.SweepOptions{Now: &clock, WallNow: &wall, ChunkSize: 20,
+		Pause: worker.DefaultPause}, chunk))
 	close(stop)
 	wg.Wait()
 	if err != nil {
@@ -238,7 +238,7 @@ func TestRefreshDuringSweepWins(t *testing.T) {
 			}
 		}
 	}
-	r := sweepChunked(t, db, clock, wall, worker.SweepOptions{}.WithChunk(func(step string, done, total int64) {
+	r := sweepChunked(t, db, clock, wall, worker.WithChunk(worker.SweepOptions{}, func(step string, done, total int64) {
 		if step == "plan_blocks" && done == 0 {
 			if _, err := app.Exec(`INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours)
 				VALUES (?, ?, 0.9, 0, ?)`, link[0], link[1], clock); err != nil {
@@ -249,9 +249,9 @@ func TestRefreshDuringSweepWins(t *testing.T) {
 			return
 		}
 		switch {
-		case done == 0: // planned, nothing applied yet
+		case done == 0:
 			refresh(early)
-		case done >= total/2 && late != nil: // half applied
+		case done >= total/2 && late != nil:
 			refresh(late)
 			late = nil
 		}
@@ -321,9 +321,9 @@ func TestSweepSettlesItsQueue(t *testing.T) {
 		t.Fatal(err)
 	}
 	written := false
-	r := sweepChunked(t, db, clock, wall, worker.SweepOptions{}.WithChunk(func(step string, done, total int64) {
+	r := sweepChunked(t, db, clock, wall, worker.WithChunk(worker.SweepOptions{}, func(step string, done, total int64) {
 		if step == "plan_edges" && done >= total/2 && !written {
-			// Weak and never reinforced: a static prune, for the next sweep.
+
 			if _, err := app.Exec(`INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours)
 				VALUES (?, ?, 0.01, 0, ?)`, pair[0], pair[1], clock); err != nil {
 				t.Errorf("app write during the sweep: %v", err)
