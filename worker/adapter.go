@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/mapping"
 )
 
@@ -102,7 +103,7 @@ type columnInfo struct {
 	defaults map[string]string
 }
 
-func readColumns(ctx context.Context, q querier, table string) (columnInfo, error) {
+func readColumns(ctx context.Context, q memdb.Querier, table string) (columnInfo, error) {
 	rows, err := q.QueryContext(ctx, `SELECT name, type, "notnull", pk, (SELECT count(*) FROM pragma_table_xinfo(?1) WHERE pk > 0), dflt_value
 		FROM pragma_table_xinfo(?1) WHERE hidden = 0 ORDER BY cid`, table)
 	if err != nil {
@@ -357,13 +358,13 @@ func changed(col, viewCol, value string) string {
 // adapt builds the adapter of a mapping other than mem that the
 // mapping's check (Validate) passed: what a sweep cannot go through
 // (keys, statuses, clocks) is refused there, in one place.
-func adapt(ctx context.Context, q querier, m *mapping.Mapping, replica bool) (*adapted, error) {
+func adapt(ctx context.Context, q memdb.Querier, m *mapping.Mapping, replica bool) (*adapted, error) {
 	return adaptAs(ctx, q, &adapted{m: m, replica: replica})
 }
 
 // adaptReaders is adapt for the readers' views alone (views.go), whose
 // views of the app's rows leave out the rows' own columns (rowOwn).
-func adaptReaders(ctx context.Context, q querier, m *mapping.Mapping) (*adapted, error) {
+func adaptReaders(ctx context.Context, q memdb.Querier, m *mapping.Mapping) (*adapted, error) {
 	return adaptAs(ctx, q, &adapted{m: m, readersOnly: true})
 }
 
@@ -383,7 +384,7 @@ func reinforceKept(n *mapping.Nodes) string {
 	return "0"
 }
 
-func adaptAs(ctx context.Context, q querier, a *adapted) (*adapted, error) {
+func adaptAs(ctx context.Context, q memdb.Querier, a *adapted) (*adapted, error) {
 	m := a.m
 	wall := func(c string) bool { return c != "" && c != mapping.ClockActiveHours }
 	a.wallHours = (m.Nodes != nil && m.Nodes.LastUsed != "" && wall(m.Nodes.LastUsedClock)) ||
@@ -458,7 +459,7 @@ func adaptAs(ctx context.Context, q querier, a *adapted) (*adapted, error) {
 
 // nodes sets up mem_map_blocks and mem_map_block_tags (empty views when
 // the mapping has no nodes).
-func (a *adapted) nodes(ctx context.Context, q querier) error {
+func (a *adapted) nodes(ctx context.Context, q memdb.Querier) error {
 	n := a.m.Nodes
 	if n == nil {
 		a.setup = append(a.setup,
@@ -534,7 +535,7 @@ END`)
 // as the table holds it) with their snapshot (row); deleting a view row
 // deletes the rows of its table that name its node in its column. It
 // returns the tokens @DEPENDENTS and @DELETE_DEPENDENTS (apply.sql).
-func (a *adapted) dependents(ctx context.Context, q querier) ([]string, error) {
+func (a *adapted) dependents(ctx context.Context, q memdb.Querier) ([]string, error) {
 	if a.m.Nodes == nil || len(a.m.Nodes.Dependents) == 0 {
 		return noDependents, nil
 	}
@@ -563,7 +564,7 @@ END`)
 }
 
 // edges sets up mem_map_edges, and returns the tokens that name an edge.
-func (a *adapted) edges(ctx context.Context, q querier) ([]string, error) {
+func (a *adapted) edges(ctx context.Context, q memdb.Querier) ([]string, error) {
 	e := a.m.Edges
 	if e == nil {
 		a.setup = append(a.setup, `CREATE `+a.temp()+`VIEW `+a.view("edges")+` AS SELECT '' AS from_id, '' AS to_id, NULL AS end_a, NULL AS end_b,
@@ -642,7 +643,7 @@ END`)
 // facts sets up mem_map_facts (an empty view when the mapping has none).
 // A part the app lacks takes its segment's default (mem_segments), as a
 // fact inserted into mem_facts does.
-func (a *adapted) facts(ctx context.Context, q querier) error {
+func (a *adapted) facts(ctx context.Context, q memdb.Querier) error {
 	f := a.m.Facts
 	if f == nil {
 		a.setup = append(a.setup, `CREATE `+a.temp()+`VIEW `+a.view("facts")+` AS SELECT NULL AS id, NULL AS segment, NULL AS tier, NULL AS importance,
@@ -682,7 +683,7 @@ END`)
 // mappedIndexes are the indexes a mapping of numeric ids needs on the
 // app's tables, so the sweep's lookups by id (read as text) stay indexed:
 // CREATE INDEX IF NOT EXISTS statements, and the names they create.
-func mappedIndexes(ctx context.Context, q querier, m *mapping.Mapping) ([]string, error) {
+func mappedIndexes(ctx context.Context, q memdb.Querier, m *mapping.Mapping) ([]string, error) {
 	var out []string
 	add := func(table string, col string) error {
 		cols, err := readColumns(ctx, q, table)
@@ -750,7 +751,7 @@ func adaptMapping(ctx context.Context, db *DB, replica bool) (*adapted, error) {
 // connection (nothing for memworker's own tables). A policy that softly
 // excludes edges, added since the mapping was checked, is refused here,
 // in the sweep's transaction, before anything changes.
-func (a *adapted) install(ctx context.Context, q querier) error {
+func (a *adapted) install(ctx context.Context, q memdb.Querier) error {
 	if a == nil {
 		return nil
 	}
@@ -762,7 +763,7 @@ func (a *adapted) install(ctx context.Context, q querier) error {
 
 // setUp makes the adapter's views and triggers on q's connection (none
 // for memworker's own tables).
-func (a *adapted) setUp(ctx context.Context, q querier) error {
+func (a *adapted) setUp(ctx context.Context, q memdb.Querier) error {
 	if a == nil {
 		return nil
 	}
@@ -801,7 +802,7 @@ var createdName = regexp.MustCompile(`^CREATE (?:INDEX IF NOT EXISTS main\.|TRIG
 // declared by an older memworker, or objects an app dropped. Without its
 // change capture a sweep would miss the app's writes, so it reads every
 // row and puts them back.
-func (a *adapted) missingObjects(ctx context.Context, q querier) ([]string, error) {
+func (a *adapted) missingObjects(ctx context.Context, q memdb.Querier) ([]string, error) {
 	if a == nil {
 		return nil, nil
 	}
@@ -847,7 +848,7 @@ func (a *adapted) missingObjects(ctx context.Context, q querier) ([]string, erro
 // given: unix time in hours for a mapping of wall times, the app's own
 // active-hours clock where it keeps one; ok is false for neither (the
 // clock in mem_config).
-func (a *adapted) hours(ctx context.Context, q querier, wall time.Time) (h float64, ok bool, err error) {
+func (a *adapted) hours(ctx context.Context, q memdb.Querier, wall time.Time) (h float64, ok bool, err error) {
 	switch {
 	case a == nil:
 		return 0, false, nil
@@ -874,7 +875,7 @@ func appClockValue(c *mapping.Clock, key string) string {
 // recordCurate writes the sweep's clock where the app keeps the time of
 // its last sweep (elfmem's last_curate_at), in the sweep's last
 // transaction.
-func (a *adapted) recordCurate(ctx context.Context, q querier, hours float64) error {
+func (a *adapted) recordCurate(ctx context.Context, q memdb.Querier, hours float64) error {
 	if a == nil || a.m.Clock == nil || a.m.Clock.LastCurateKey == "" {
 		return nil
 	}
@@ -929,7 +930,7 @@ func (a *adapted) table(name string) string {
 // fails on it.
 // An edge the sweep removes itself is settled in its transaction and not
 // queued (the sweep_removing row, as on mem_edges).
-func captureTriggers(ctx context.Context, q querier, m *mapping.Mapping) ([]string, error) {
+func captureTriggers(ctx context.Context, q memdb.Querier, m *mapping.Mapping) ([]string, error) {
 	var out []string
 	add := func(table, queue, cols string, keys func(row string) string, watched []string, extraDelete string) {
 		name := func(op string) string { return ident("mem_map_" + table + "_queue_" + op) }
@@ -1158,7 +1159,7 @@ func sweepConfig(ctx context.Context, db *DB, wall time.Time) (cfg Config, mappe
 // views, made on the connection read is given and dropped after (on a
 // file; on rqlite, which keeps no temp view across requests, read's
 // queries carry the views as common table expressions: readOnly).
-func throughMapping(ctx context.Context, db *DB, read func(q querier, tables *dialect) error) error {
+func throughMapping(ctx context.Context, db *DB, read func(q memdb.Querier, tables *dialect) error) error {
 	a, err := adaptMapping(ctx, db, false)
 	if err != nil || a == nil {
 		if err != nil {
@@ -1166,7 +1167,7 @@ func throughMapping(ctx context.Context, db *DB, read func(q querier, tables *di
 		}
 		return read(db.SQL, memTables)
 	}
-	return a.readThrough(ctx, db, nil, nil, func(q querier) error { return read(q, a.tables) })
+	return a.readThrough(ctx, db, nil, nil, func(q memdb.Querier) error { return read(q, a.tables) })
 }
 
 // factWrites are the SET clauses of the facts view's UPDATE trigger: the

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/mapping"
 )
 
@@ -164,7 +165,7 @@ func bumpEventIDs(table string) string {
 const eventLogInsert = `INSERT INTO mem_event_log (id, sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)`
 
 // readArchives reads the archives mem_archives lists, with their columns.
-func readArchives(ctx context.Context, q querier) ([]archive, error) {
+func readArchives(ctx context.Context, q memdb.Querier) ([]archive, error) {
 	rows, err := q.QueryContext(ctx, `SELECT name, kind, source FROM mem_archives ORDER BY rowid`)
 	if err != nil {
 		return nil, fmt.Errorf("reading the archives: %w", err)
@@ -201,7 +202,7 @@ func readArchives(ctx context.Context, q querier) ([]archive, error) {
 // gained since; and, when any of that changes, mem_events made again over
 // every archive. It only reads (rqlite cannot read after a write in a
 // transaction).
-func archiveSteps(ctx context.Context, q querier, m *mapping.Mapping) ([]string, error) {
+func archiveSteps(ctx context.Context, q memdb.Querier, m *mapping.Mapping) ([]string, error) {
 	if m.IsDefault() {
 		return nil, nil
 	}

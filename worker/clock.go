@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/memdecay/memdecay/worker/internal/memdb"
 )
 
 // Clock is the "now" every decision is taken at: the active-hours clock
@@ -86,7 +88,7 @@ func (c Clock) forSweep(cfg Config, given, force bool) (Clock, error) {
 // own where the mapping keeps one (elfmem's last_curate_at) and it is
 // later, as when the app curated by itself since: a sweep behind it would
 // reinforce again and set the app's clocks back.
-func (a *adapted) lastCurate(ctx context.Context, q querier, last *float64) (*float64, error) {
+func (a *adapted) lastCurate(ctx context.Context, q memdb.Querier, last *float64) (*float64, error) {
 	if a == nil || a.m.Clock == nil || a.m.Clock.LastCurateKey == "" {
 		return last, nil
 	}

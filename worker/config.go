@@ -1,8 +1,6 @@
 package worker
 
 import (
-	"github.com/memdecay/memdecay/sqlfuncs"
-
 	"context"
 	"database/sql"
 	"errors"
@@ -12,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/memdecay/memdecay/sqlfuncs"
+	"github.com/memdecay/memdecay/worker/internal/memdb"
 )
 
 // Config is the settings a database carries in mem_config, with the
@@ -132,7 +133,7 @@ func (k configKey) Name() string { return k.name }
 func (k configKey) Doc() string  { return k.doc }
 
 // ConfigValues reads mem_config as text, keyed by name.
-func ConfigValues(ctx context.Context, q querier) (map[string]string, error) {
+func ConfigValues(ctx context.Context, q memdb.Querier) (map[string]string, error) {
 	rows, err := q.QueryContext(ctx, `SELECT key, CAST(value AS TEXT) FROM mem_config`)
 	if err != nil {
 		return nil, fmt.Errorf("reading mem_config: %w", err)
@@ -151,7 +152,7 @@ func ConfigValues(ctx context.Context, q querier) (map[string]string, error) {
 }
 
 // LoadConfig reads and validates mem_config.
-func LoadConfig(ctx context.Context, q querier) (Config, error) {
+func LoadConfig(ctx context.Context, q memdb.Querier) (Config, error) {
 	m, err := ConfigValues(ctx, q)
 	if err != nil {
 		return Config{}, err
@@ -205,16 +206,16 @@ var ErrClockBack = errors.New("the active-hours clock only moves forward")
 
 // SetConfig validates and stores one setting; it refuses moving
 // active_hours back (SetConfigForce does it).
-func SetConfig(ctx context.Context, q querier, key, value string) error {
+func SetConfig(ctx context.Context, q memdb.Querier, key, value string) error {
 	return setConfig(ctx, q, key, value, false)
 }
 
 // SetConfigForce is SetConfig that may move active_hours back.
-func SetConfigForce(ctx context.Context, q querier, key, value string) error {
+func SetConfigForce(ctx context.Context, q memdb.Querier, key, value string) error {
 	return setConfig(ctx, q, key, value, true)
 }
 
-func setConfig(ctx context.Context, q querier, key, value string, force bool) error {
+func setConfig(ctx context.Context, q memdb.Querier, key, value string, force bool) error {
 	k, ok := LookupConfigKey(key)
 	if !ok {
 		names := make([]string, len(ConfigKeys))

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"github.com/memdecay/memdecay/worker/internal/memdb"
 )
 
 // The report's counts: from the plan first (what a dry run reports), then
@@ -57,7 +59,7 @@ func (s *sweep) planReport(ctx context.Context, deferred int64) error {
 	if s.opt.allInvalid {
 		limit = -1 // no limit
 	}
-	if r.InvalidRows.Sample, err = queryAll(ctx, s.db.querier(),
+	if r.InvalidRows.Sample, err = memdb.QueryAll(ctx, s.db.querier(),
 		fmt.Sprintf(`SELECT kind, id, problem FROM temp.sweep_invalid ORDER BY kind, id LIMIT %d`, limit),
 		func(rows *sql.Rows, v *InvalidRow) error { return rows.Scan(&v.Kind, &v.ID, &v.Problem) }); err != nil {
 		return err
@@ -66,7 +68,7 @@ func (s *sweep) planReport(ctx context.Context, deferred int64) error {
 		r.InvalidRows.Sample[i].Problem = s.mapped.appNames(v.Kind, v.Problem)
 		r.InvalidRows.Sample[i].Table = s.mapped.tableOf(v.Kind)
 	}
-	r.DecayedSample, err = queryAll(ctx, s.db.querier(), s.opt.sql().expand(`SELECT @END_A, @END_B, weight, effective FROM temp.plan_edges
+	r.DecayedSample, err = memdb.QueryAll(ctx, s.db.querier(), s.opt.sql().expand(`SELECT @END_A, @END_B, weight, effective FROM temp.plan_edges
 		WHERE phase IN ('temporal', 'policy') ORDER BY phase DESC, effective, from_id, to_id LIMIT 5`),
 		func(rows *sql.Rows, v *EdgeSample) error {
 			return rows.Scan(&v.From, &v.To, &v.Weight, &v.EffectiveWeight)
@@ -79,7 +81,7 @@ func (s *sweep) planReport(ctx context.Context, deferred int64) error {
 // incremental sweeps report alike. below_minimum is after this sweep.
 func (s *sweep) policyReport(ctx context.Context) error {
 	var err error
-	s.report.Policies, err = queryAll(ctx, s.db.querier(), s.opt.sql().expand(`
+	s.report.Policies, err = memdb.QueryAll(ctx, s.db.querier(), s.opt.sql().expand(`
 		SELECT p.relation_type,
 		       (SELECT count(*) FROM valid_edges e WHERE e.relation_type = p.relation_type AND NOT e.pinned
 		           AND (CASE p.clock WHEN 'wall' THEN e.last_observed_at ELSE e.last_active_hours END) IS NOT NULL
@@ -170,7 +172,7 @@ func (s *sweep) appliedReport(ctx context.Context) error {
 		if s.opt.allInvalid {
 			limit = held
 		}
-		more, err := queryAll(ctx, s.db.querier(),
+		more, err := memdb.QueryAll(ctx, s.db.querier(),
 			fmt.Sprintf(`SELECT kind, id, problem FROM temp.sweep_invalid WHERE planned IS NOT NULL ORDER BY kind, id LIMIT %d`, max(limit, 0)),
 			func(rows *sql.Rows, v *InvalidRow) error { return rows.Scan(&v.Kind, &v.ID, &v.Problem) })
 		if err != nil {

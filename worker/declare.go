@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/memdecay/memdecay/schema"
+	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/mapping"
 )
 
@@ -16,7 +17,7 @@ import (
 // state was computed for the tables of the mapping before, so its
 // fingerprint goes and the next sweep computes every row.
 func DeclareMapping(ctx context.Context, db *DB, m *mapping.Mapping, source string, now time.Time) error {
-	_, err := readThenWrite(ctx, db, "map", func(q querier) ([]step, error) {
+	_, err := memdb.ReadThenWrite(ctx, db, "map", func(q memdb.Querier) ([]memdb.Step, error) {
 		if err := refuseLiveSweep(ctx, q); err != nil {
 			return nil, err
 		}
@@ -24,9 +25,9 @@ func DeclareMapping(ctx context.Context, db *DB, m *mapping.Mapping, source stri
 			return nil, err
 		}
 		query, args := mapping.StoreSQL(m, source, now)
-		steps := []step{
-			{query, args},
-			{`DELETE FROM mem_config WHERE key = 'derived_fingerprint'`, nil},
+		steps := []memdb.Step{
+			{Query: query, Args: args},
+			{Query: `DELETE FROM mem_config WHERE key = 'derived_fingerprint'`, Args: nil},
 		}
 		indexes, err := indexSteps(ctx, q, m)
 		if err != nil {
@@ -37,7 +38,7 @@ func DeclareMapping(ctx context.Context, db *DB, m *mapping.Mapping, source stri
 			return nil, err
 		}
 		for _, a := range archives {
-			indexes = append(indexes, step{a, nil})
+			indexes = append(indexes, memdb.Step{Query: a, Args: nil})
 		}
 		views, err := mappingViewSteps(ctx, q, m)
 		return append(append(steps, indexes...), views...), err
@@ -59,15 +60,15 @@ func Mapping(ctx context.Context, db *DB) (*mapping.Declared, error) {
 // app's tables and creates the ones m needs: indexes on numeric ids read
 // as text (mappedIndexes), by which a sweep finds rows, and the triggers
 // that queue what the app changes (captureTriggers).
-func indexSteps(ctx context.Context, q querier, m *mapping.Mapping) ([]step, error) {
+func indexSteps(ctx context.Context, q memdb.Querier, m *mapping.Mapping) ([]memdb.Step, error) {
 	objects, err := mappedObjects(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	var steps []step
+	var steps []memdb.Step
 	for _, o := range objects {
 		if o.ours {
-			steps = append(steps, step{"DROP " + strings.ToUpper(o.kind) + " IF EXISTS main." + ident(o.name), nil})
+			steps = append(steps, memdb.Step{Query: "DROP " + strings.ToUpper(o.kind) + " IF EXISTS main." + ident(o.name), Args: nil})
 		}
 	}
 	if m.IsDefault() {
@@ -85,7 +86,7 @@ func indexSteps(ctx context.Context, q querier, m *mapping.Mapping) ([]step, err
 		if err := nameFree(c, objects); err != nil {
 			return nil, err
 		}
-		steps = append(steps, step{c, nil})
+		steps = append(steps, memdb.Step{Query: c, Args: nil})
 	}
 	return steps, nil
 }
@@ -101,7 +102,7 @@ type mappedObject struct {
 // memworker's (change capture queuing into mem_dirty_…, indexes on an id
 // read as text) from an app's own that only share the prefix: declaring a
 // mapping drops and remakes memworker's, and never touches the app's.
-func mappedObjects(ctx context.Context, q querier) ([]mappedObject, error) {
+func mappedObjects(ctx context.Context, q memdb.Querier) ([]mappedObject, error) {
 	rows, err := q.QueryContext(ctx, `SELECT type, name, tbl_name, `+schema.OwnMappedObject+` FROM sqlite_master
 		WHERE type IN ('index', 'trigger') AND name LIKE 'mem\_map\_%' ESCAPE '\' ORDER BY name`)
 	if err != nil {

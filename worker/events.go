@@ -1,6 +1,8 @@
 package worker
 
-import "strings"
+import (
+	"strings"
+)
 
 // Events: every archive, prune, decay, exclusion, readmission, restore and
 // feedback is a mem_events row, written in the same transaction as the

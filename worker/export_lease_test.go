@@ -1,6 +1,8 @@
 package worker
 
-import "time"
+import (
+	"time"
+)
 
 // WithLease is opt with the sweep's lease lasting d instead of
 // LeaseDuration, so a test can outlive it.

@@ -9,10 +9,8 @@ import (
 	"time"
 
 	"github.com/memdecay/memdecay/sqlfuncs"
+	"github.com/memdecay/memdecay/worker/internal/memdb"
 )
-
-// ErrNoFact is returned for an unknown fact id.
-var ErrNoFact = errors.New("no such fact")
 
 // commandClock is the clock of a command that takes no clock of its own
 // (explain, fact feedback and recall, restore): pickClock's choice, with
@@ -76,13 +74,13 @@ func Recall(ctx context.Context, db *DB, id string, auto bool, machine time.Time
 		}
 		var c FactChange
 		var problem sql.NullString
-		err = throughMapping(ctx, db, func(q querier, tables *dialect) error {
+		err = throughMapping(ctx, db, func(q memdb.Querier, tables *dialect) error {
 			return q.QueryRowContext(ctx, tables.expand(macros.Replace(`SELECT f.id, f.importance, f.importance, f.access_count,
 			`+factAccessedAt+`, FACT_PROBLEM FROM @FACTS f WHERE f.id = ?`)), id).
 				Scan(&c.ID, &c.ImportanceBefore, &c.ImportanceAfter, &c.AccessCountAfter, &c.LastAccessedAt, &problem)
 		})
 		if errors.Is(err, sql.ErrNoRows) {
-			return nil, fmt.Errorf("fact recall: %q: %w", id, ErrNoFact)
+			return nil, fmt.Errorf("fact recall: %q: %w", id, memdb.ErrNoFact)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("fact recall: %w", err)
@@ -115,7 +113,7 @@ func changeFact(ctx context.Context, db *DB, id, kind string, machine time.Time,
 	} else if mapped != nil {
 		switch {
 		case mapped.m.Facts == nil:
-			return nil, fmt.Errorf("%s: %q: %w (the mapping has no facts)", what, id, ErrNoFact)
+			return nil, fmt.Errorf("%s: %q: %w (the mapping has no facts)", what, id, memdb.ErrNoFact)
 		case kind != "recall" && mapped.m.Facts.Importance == "":
 			return nil, fmt.Errorf("%s: %w", what, unsupported("facts.importance: feedback raises or lowers a fact's importance, and the mapping names no column for it"))
 		}
@@ -133,7 +131,7 @@ func changeFact(ctx context.Context, db *DB, id, kind string, machine time.Time,
 	}
 	var c *FactChange
 	for attempt := 1; ; attempt++ {
-		applied, err := readThenWriteWith(ctx, db, what, inTx.setUp, func(q querier) ([]step, error) {
+		applied, err := memdb.ReadThenWriteWith(ctx, db, what, inTx.setUp, func(q memdb.Querier) ([]memdb.Step, error) {
 			if with != "" {
 				q = withCTEs{q: q, with: with}
 			}
@@ -144,7 +142,7 @@ func changeFact(ctx context.Context, db *DB, id, kind string, machine time.Time,
 			err := q.QueryRowContext(ctx, tables.expand(`SELECT importance, access_count, status, importance, access_count FROM @FACTS WHERE id = ?`), id).
 				Scan(&importance, &count, &status, &asRead[0], &asRead[1])
 			if errors.Is(err, sql.ErrNoRows) {
-				return nil, fmt.Errorf("fact %s: %q: %w", kind, id, ErrNoFact)
+				return nil, fmt.Errorf("fact %s: %q: %w", kind, id, memdb.ErrNoFact)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("fact %s: %q: %w (is its importance a number?)", kind, id, err)
@@ -173,11 +171,11 @@ func changeFact(ctx context.Context, db *DB, id, kind string, machine time.Time,
 			if with != "" {
 				update = with + mapped.factUpdate(reset) + ` AND ` + unchanged
 			}
-			return []step{
-				{with + eventLogInsert + `
+			return []memdb.Step{
+				{Query: with + eventLogInsert + `
 					SELECT ` + nextEventID + `, NULL, :now, NULL, 'fact', :id, :action, :kind, json_object('importance_before', :before, 'importance_after', :after,
-						'access_count', :count_after, 'clock_reset', :reset) WHERE ` + unchanged, args},
-				{update, args},
+						'access_count', :count_after, 'clock_reset', :reset) WHERE ` + unchanged, Args: args},
+				{Query: update, Args: args},
 			}, nil
 		})
 		if err != nil {
@@ -196,7 +194,7 @@ func changeFact(ctx context.Context, db *DB, id, kind string, machine time.Time,
 	// keeps sweeps off it (a down vote leaves a bad access time as it was;
 	// an up vote or a recall writes a good one).
 	var problem sql.NullString
-	err = throughMapping(ctx, db, func(q querier, tables *dialect) error {
+	err = throughMapping(ctx, db, func(q memdb.Querier, tables *dialect) error {
 		return q.QueryRowContext(ctx, tables.expand(macros.Replace(`SELECT `+factAccessedAt+`, FACT_PROBLEM FROM @FACTS f WHERE f.id = ?`)), id).
 			Scan(&c.LastAccessedAt, &problem)
 	})
@@ -247,13 +245,13 @@ func ExplainFact(ctx context.Context, db *DB, id string, machine time.Time) (*Fa
 	// when its age counts from; its numbers are read only when it is.
 	var segment, status, problem sql.NullString
 	var importance, decayRate, count, since any
-	err = throughMapping(ctx, db, func(q querier, tables *dialect) error {
+	err = throughMapping(ctx, db, func(q memdb.Querier, tables *dialect) error {
 		return q.QueryRowContext(ctx, tables.expand(macros.Replace(`SELECT f.segment, coalesce(f.tier, ''), f.status,
 		f.importance, f.decay_rate, f.access_count, FACT_SINCE, FACT_PROBLEM FROM @FACTS f WHERE f.id = ?`)), id).
 			Scan(&segment, &x.Tier, &status, &importance, &decayRate, &count, &since, &problem)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("explain: fact %q: %w (a pruned fact lives on in mem_events; memworker restore --fact %s)", id, ErrNoFact, id)
+		return nil, fmt.Errorf("explain: fact %q: %w (a pruned fact lives on in mem_events; memworker restore --fact %s)", id, memdb.ErrNoFact, id)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("explain: fact %q: %w", id, err)

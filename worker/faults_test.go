@@ -2,7 +2,6 @@ package worker
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 	"testing"
@@ -40,19 +39,6 @@ func TestFingerprintNamesTheSchema(t *testing.T) {
 	writeFingerprint(&b, latest, Config{}, nil, nil)
 	if want := fmt.Sprintf("schema %d;", latest); !strings.HasPrefix(b.String(), want) {
 		t.Errorf("fingerprint text %q, want it to begin %q", b.String(), want)
-	}
-}
-
-// UseWAL reports a database that does not take WAL mode.
-func TestUseWALChecksTheMode(t *testing.T) {
-	raw, err := sql.Open("sqlite3", "file::memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
-	err = (&DB{SQL: raw, Path: ":memory:"}).UseWAL()
-	if err == nil || !strings.Contains(err.Error(), `"memory"`) {
-		t.Errorf("UseWAL on an in-memory database: %v, want an error naming the mode it stays in", err)
 	}
 }
 

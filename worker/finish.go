@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"github.com/memdecay/memdecay/worker/internal/memdb"
 )
 
 // The end of a sweep: reinforce and record it (finish), then tidy up what
@@ -63,7 +65,7 @@ const reinforceKeptProblem = "reinforce kept by app: its update was ignored"
 // Read once committed: a replica's transaction cannot read its own writes.
 func (s *sweep) keptReinforcements(ctx context.Context) error {
 	type kept struct{ id, kind string }
-	rows, err := queryAll(ctx, s.db.querier(), `SELECT i.id, p.kind FROM temp.sweep_invalid i
+	rows, err := memdb.QueryAll(ctx, s.db.querier(), `SELECT i.id, p.kind FROM temp.sweep_invalid i
 		JOIN temp.plan_reinforce p ON p.id = i.id
 		WHERE i.kind = 'block' AND i.problem = '`+reinforceKeptProblem+`' ORDER BY i.id, p.kind`,
 		func(rows *sql.Rows, v *kept) error { return rows.Scan(&v.id, &v.kind) })

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -19,7 +20,7 @@ import (
 // an error.
 func ExpandPaths(pattern string) ([]string, error) {
 	if IsRqliteURL(pattern) {
-		return splitURLs(pattern)
+		return memdb.SplitURLs(pattern)
 	}
 	if !strings.ContainsAny(pattern, "*?[") {
 		return []string{pattern}, nil
@@ -53,53 +54,9 @@ func ExpandPaths(pattern string) ([]string, error) {
 // databases: a glob of files, or several rqlite URLs.
 func IsFleet(db string) bool {
 	if IsRqliteURL(db) {
-		return len(urlList(db)) > 1
+		return len(memdb.URLList(db)) > 1
 	}
 	return strings.ContainsAny(db, "*?[")
-}
-
-// splitURLs splits a list of rqlite URLs (urlList), each a node's address
-// when there are several; one is left for OpenRqlite to judge.
-func splitURLs(list string) ([]string, error) {
-	urls := urlList(list)
-	if len(urls) == 1 {
-		return urls, nil
-	}
-	// Every URL is checked before any is swept, as one URL is: a mistake
-	// in one is a usage mistake (ErrBadURL), not one failed database.
-	for _, u := range urls {
-		if _, err := parseNodeURL(u); err != nil {
-			return nil, fmt.Errorf("%w (--db takes rqlite URLs separated by commas; files and URLs do not mix)", err)
-		}
-	}
-	return urls, nil
-}
-
-// urlList splits a list of URLs at the commas that start another URL (a
-// comma inside one, in a password say, stays with it), trimming blanks.
-func urlList(list string) []string {
-	var urls []string
-	for _, part := range strings.Split(list, ",") {
-		if u := strings.TrimSpace(part); IsRqliteURL(u) || len(urls) == 0 {
-			urls = append(urls, u)
-		} else {
-			urls[len(urls)-1] += "," + part
-		}
-	}
-	return urls
-}
-
-// DisplayName is a database argument as messages and logs show it: URLs
-// with their passwords hidden.
-func DisplayName(db string) string {
-	if !IsRqliteURL(db) {
-		return db
-	}
-	urls := urlList(db)
-	for i, u := range urls {
-		urls[i] = redactURL(u)
-	}
-	return strings.Join(urls, ",")
 }
 
 // FleetResult is one file's sweep.

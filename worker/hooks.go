@@ -1,6 +1,8 @@
 package worker
 
-import "time"
+import (
+	"time"
+)
 
 // Test hooks: what the tests of package worker_test set on a sweep's
 // options (worker/export_test.go names them for those tests).

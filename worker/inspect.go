@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/memdecay/memdecay/worker/mapping"
 	"math"
 	"os"
 	"strconv"
 	"time"
 
 	"github.com/memdecay/memdecay/schema"
+	"github.com/memdecay/memdecay/worker/mapping"
 )
 
 // Status is a database's health at a glance.

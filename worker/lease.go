@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/memdecay/memdecay/worker/internal/memdb"
 )
 
 // The lease: one sweep at a time per database. A sweep's row in mem_sweeps
@@ -100,7 +102,7 @@ type leaseClaim struct {
 }
 
 // check fails with ErrSweepRunning when another sweep's claim won.
-func (c leaseClaim) check(ctx context.Context, q querier) error {
+func (c leaseClaim) check(ctx context.Context, q memdb.Querier) error {
 	var n int64
 	err := q.QueryRowContext(ctx, `SELECT count(*) FROM mem_sweeps WHERE id = ? AND status = 'running' AND owner = ? AND lease_until = ?`,
 		c.id, c.owner, c.until).Scan(&n)
@@ -116,11 +118,11 @@ func (c leaseClaim) check(ctx context.Context, q querier) error {
 // deadSweeps lists the sweeps still holding the database whose worker is
 // gone (lease expired, or a process on this machine that died), or fails
 // with ErrSweepRunning while another worker's lease is live.
-func deadSweeps(ctx context.Context, q querier) ([]int64, error) {
+func deadSweeps(ctx context.Context, q memdb.Querier) ([]int64, error) {
 	if err := refuseLiveSweep(ctx, q); err != nil {
 		return nil, err
 	}
-	return queryAll(ctx, q, `SELECT id FROM mem_sweeps WHERE `+heldSQL, func(r *sql.Rows, id *int64) error { return r.Scan(id) })
+	return memdb.QueryAll(ctx, q, `SELECT id FROM mem_sweeps WHERE `+heldSQL, func(r *sql.Rows, id *int64) error { return r.Scan(id) })
 }
 
 // jsonIDs is ids as a JSON array, for json_each.
@@ -131,7 +133,7 @@ func jsonIDs(ids []int64) string {
 
 // nextSweepID is the id the next sweep row takes: chosen before the write,
 // so a replica's transaction need not read it back.
-func nextSweepID(ctx context.Context, q querier) (int64, error) {
+func nextSweepID(ctx context.Context, q memdb.Querier) (int64, error) {
 	var id int64
 	err := q.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) + 1 FROM mem_sweeps`).Scan(&id)
 	return id, err
@@ -139,7 +141,7 @@ func nextSweepID(ctx context.Context, q querier) (int64, error) {
 
 // refuseLiveSweep fails with ErrSweepRunning while another worker's lease
 // is live. A worker on this machine that died (kill -9) holds no lease.
-func refuseLiveSweep(ctx context.Context, q querier) error {
+func refuseLiveSweep(ctx context.Context, q memdb.Querier) error {
 	rows, err := q.QueryContext(ctx, `SELECT id, coalesce(owner, '?'), started_at, status FROM mem_sweeps
 		WHERE `+heldSQL+` AND lease_until > ? ORDER BY id DESC`, time.Now().Unix())
 	if err != nil {
@@ -179,7 +181,7 @@ func NoSweepRunning(ctx context.Context, conn *sql.Conn) error {
 
 // findResumable finds the saved plan of a sweep cut off at this clock (one
 // interrupted, failed, or among the dead), to take it over.
-func (s *sweep) findResumable(ctx context.Context, q querier, dead []int64) error {
+func (s *sweep) findResumable(ctx context.Context, q memdb.Querier, dead []int64) error {
 	var plan string
 	err := q.QueryRowContext(ctx, `SELECT id, plan FROM mem_sweeps
 		WHERE (status IN ('interrupted', 'failed') OR id IN (SELECT value FROM json_each(?)))
@@ -203,7 +205,7 @@ func (s *sweep) findResumable(ctx context.Context, q querier, dead []int64) erro
 // chose: guarded, only while no other sweep holds the database; otherwise
 // (a sweep starting over under another id) in place of the claim this
 // sweep holds, only while it still holds it, and the claim moves to it.
-func (s *sweep) recordNew(ctx context.Context, q querier, c leaseClaim, guarded bool) error {
+func (s *sweep) recordNew(ctx context.Context, q memdb.Querier, c leaseClaim, guarded bool) error {
 	guard, args := ` WHERE NOT EXISTS (SELECT 1 FROM mem_sweeps WHERE `+heldSQL+`)`, []any(nil)
 	if !guarded {
 		// The old row may be marked interrupted already, in this transaction.
@@ -235,7 +237,7 @@ func (s *sweep) guard() (string, []any) {
 }
 
 // beat fences a write transaction and extends the lease in it.
-func (s *sweep) beat(ctx context.Context, q querier) error {
+func (s *sweep) beat(ctx context.Context, q memdb.Querier) error {
 	query, args := s.guard()
 	if _, err := q.ExecContext(ctx, query, args...); err != nil {
 		return err
@@ -248,7 +250,7 @@ func (s *sweep) beat(ctx context.Context, q querier) error {
 // lost makes err, from a write that failed, ErrLeaseLost when the sweep no
 // longer holds the database (the guard failed it, or a statement before
 // it met a working table the sweep that took over rebuilt).
-func (s *sweep) lost(ctx context.Context, q querier, err error) error {
+func (s *sweep) lost(ctx context.Context, q memdb.Querier, err error) error {
 	if err == nil || ctx.Err() != nil || errors.Is(err, ErrLeaseLost) {
 		return err
 	}
@@ -299,7 +301,7 @@ func (s *sweep) release(ctx context.Context) error {
 // while the sweep holds it. A failed or interrupted sweep lets go of the
 // database; a done one keeps it until it has settled (release), and never
 // goes back to failed: its work is recorded.
-func (s *sweep) recordSweep(ctx context.Context, q querier, status string) error {
+func (s *sweep) recordSweep(ctx context.Context, q memdb.Querier, status string) error {
 	s.report.DurationMS = time.Since(s.start).Milliseconds()
 	result, err := json.Marshal(s.report)
 	if err != nil {

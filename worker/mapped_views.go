@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/memdecay/memdecay/worker/internal/memdb"
 )
 
 // The views memworker's own tables have (mem_clock, mem_block_tiers,
@@ -77,7 +79,7 @@ func (a *adapted) readerViews() ([]readerView, error) {
 // numbers), tiers (each block's tier) and clock; mapped through a mapping,
 // whose own clock is hours when it keeps one.
 type viewsReader struct {
-	q                       querier
+	q                       memdb.Querier
 	tables                  *dialect
 	effective, tiers, clock string
 	mapped                  bool
@@ -118,7 +120,7 @@ func withEffectiveViews(ctx context.Context, db *DB, read func(r viewsReader) er
 		r.hours = &h
 	}
 	create, drops := a.effectiveViews(r.hours)
-	return a.readThrough(ctx, db, create, drops, func(q querier) error {
+	return a.readThrough(ctx, db, create, drops, func(q memdb.Querier) error {
 		r.q = q
 		return read(r)
 	})
@@ -129,7 +131,7 @@ func withEffectiveViews(ctx context.Context, db *DB, read func(r viewsReader) er
 // (drops, then the adapter's teardown); on rqlite, which keeps no temp
 // view across requests, carried by read's queries as common table
 // expressions (readOnly).
-func (a *adapted) readThrough(ctx context.Context, db *DB, more, drops []string, read func(q querier) error) error {
+func (a *adapted) readThrough(ctx context.Context, db *DB, more, drops []string, read func(q memdb.Querier) error) error {
 	if db.Rqlite {
 		q, err := a.readOnly(db.SQL, more)
 		if err != nil {
@@ -165,7 +167,7 @@ var tempView = regexp.MustCompile(`(?s)^CREATE TEMP VIEW (mem_map_\w+) AS\s+(.*)
 // temp views more makes) without making them: each query it is given is
 // prefixed with them as common table expressions, so it runs as one
 // request on rqlite. It writes nothing.
-func (a *adapted) readOnly(q querier, more []string) (querier, error) {
+func (a *adapted) readOnly(q memdb.Querier, more []string) (memdb.Querier, error) {
 	ctes, err := a.ctes(more)
 	if err != nil {
 		return nil, err
@@ -196,7 +198,7 @@ func withClause(ctes []string) string { return "WITH " + strings.Join(ctes, ",\n
 // withCTEs is a querier whose queries are prefixed with common table
 // expressions; it refuses every write.
 type withCTEs struct {
-	q    querier
+	q    memdb.Querier
 	with string
 }
 

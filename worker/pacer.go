@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mattn/go-sqlite3"
+	"github.com/memdecay/memdecay/worker/internal/memdb"
 )
 
 // pacing is the transaction pacer's state on a file: what it has seen of
@@ -93,7 +94,7 @@ func (st *fileStore) beginImmediate(ctx context.Context) (err error) {
 		return err
 	}
 	defer func() {
-		if restoreErr := st.setBusyTimeout(context.WithoutCancel(ctx), BusyTimeoutMS); restoreErr != nil {
+		if restoreErr := st.setBusyTimeout(context.WithoutCancel(ctx), memdb.BusyTimeoutMS); restoreErr != nil {
 			if err == nil {
 				st.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
 			}
@@ -114,7 +115,7 @@ func (st *fileStore) beginImmediate(ctx context.Context) (err error) {
 		}
 		tries++
 		now := time.Now()
-		if now.Sub(began) >= BusyTimeoutMS*time.Millisecond {
+		if now.Sub(began) >= memdb.BusyTimeoutMS*time.Millisecond {
 			break
 		}
 		var v int64
@@ -138,9 +139,9 @@ func (st *fileStore) beginImmediate(ctx context.Context) (err error) {
 		st.pacing.othersWrote = time.Now()
 		return &laterError{msg: fmt.Sprintf("%v at none of %d tries in %d ms: other connections committed one transaction after another, "+
 			"leaving it free too briefly between them; try again later, or leave the lock free a moment between the app's writes",
-			errNoTurn, tries, BusyTimeoutMS), errs: []error{ErrDatabaseBusy}}
+			errNoTurn, tries, memdb.BusyTimeoutMS), errs: []error{ErrDatabaseBusy}}
 	}
-	return &laterError{msg: fmt.Sprintf("%v for more than %d ms (it was free at none of %d tries); try again later", ErrDatabaseBusy, BusyTimeoutMS, tries),
+	return &laterError{msg: fmt.Sprintf("%v for more than %d ms (it was free at none of %d tries); try again later", ErrDatabaseBusy, memdb.BusyTimeoutMS, tries),
 		errs: []error{ErrDatabaseBusy}}
 }
 
@@ -240,7 +241,7 @@ func (st *fileStore) checkpoint(ctx context.Context) {
 	if st.conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint(RESTART)").Scan(&busy, &frames, &copied) == nil && busy == 0 {
 		st.pacing.walFrames = 0
 	}
-	if err := st.setBusyTimeout(ctx, BusyTimeoutMS); err != nil {
+	if err := st.setBusyTimeout(ctx, memdb.BusyTimeoutMS); err != nil {
 		st.pacing.broken = err
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/memdecay/memdecay/sqlfuncs"
+	"github.com/memdecay/memdecay/worker/internal/memdb"
 )
 
 // The data memworker plot draws, computed by the extension's own functions
@@ -195,7 +196,7 @@ var tierRank = map[string]int{"permanent": 0, "durable": 1, "standard": 2, "ephe
 // plotTimeLeft groups the live edges' time left by policy, or by their
 // pair of tiers in tier order (an edge's ends have no order that matters:
 // standard–ephemeral and ephemeral–standard are one pair).
-func plotTimeLeft(ctx context.Context, q querier, effective string, d *PlotData) error {
+func plotTimeLeft(ctx context.Context, q memdb.Querier, effective string, d *PlotData) error {
 	rows, err := q.QueryContext(ctx, `
 		SELECT model, coalesce(relation_type, ''), coalesce(tier_from, 'standard'), coalesce(tier_to, 'standard'), clock, time_left
 		FROM `+effective+` WHERE state = 'live' AND time_left IS NOT NULL AND NOT excluded`)

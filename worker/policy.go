@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/memdecay/memdecay/sqlfuncs"
+	"github.com/memdecay/memdecay/worker/internal/memdb"
 )
 
 // Policy is one row of mem_edge_policies: how edges of a relation type decay
@@ -57,7 +58,7 @@ func (p Policy) Resolve(defaultThreshold float64) (StagedPolicy, error) {
 
 // readPolicies reads mem_edge_policies in relation order. A threshold that
 // is neither NULL nor a number fails, naming the row.
-func readPolicies(ctx context.Context, q querier) ([]Policy, error) {
+func readPolicies(ctx context.Context, q memdb.Querier) ([]Policy, error) {
 	rows, err := q.QueryContext(ctx, `SELECT relation_type, model, CAST(params AS TEXT), clock,
 		       CASE WHEN typeof(threshold) IN ('integer', 'real') THEN threshold END, typeof(threshold), action, orphans
 		FROM main.mem_edge_policies ORDER BY relation_type`)

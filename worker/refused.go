@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mattn/go-sqlite3"
+	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/internal/rqlite"
 )
 
@@ -417,7 +418,7 @@ func (s *sweep) foreignKeys(ctx context.Context, parents ...string) (map[string]
 	for _, k := range order {
 		fk := found[k]
 		if slices.Contains(fk.to, "") {
-			pk, err := queryAll(ctx, s.db.querier(), `SELECT name FROM pragma_table_info(`+literal(wanted[parentOf[k]])+`) WHERE pk > 0 ORDER BY pk`,
+			pk, err := memdb.QueryAll(ctx, s.db.querier(), `SELECT name FROM pragma_table_info(`+literal(wanted[parentOf[k]])+`) WHERE pk > 0 ORDER BY pk`,
 				func(rows *sql.Rows, v *string) error { return rows.Scan(v) })
 			if err != nil {
 				return nil, err

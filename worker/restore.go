@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memdecay/memdecay/worker/internal/rqlite"
+	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/mapping"
 )
 
@@ -48,7 +48,7 @@ type Restored struct {
 // restoreTx reads what a restore needs (plan) and runs the writes it
 // returns, with the clock readings bound as :now and :wall.
 func restoreTx(ctx context.Context, db *DB, wall time.Time, what string,
-	plan func(q querier, args func(...any) []any, cfg Config) ([]step, error)) ([]int64, error) {
+	plan func(q memdb.Querier, args func(...any) []any, cfg Config) ([]memdb.Step, error)) ([]int64, error) {
 	return restoreAt(ctx, db, wall, what, nil, plan)
 }
 
@@ -56,7 +56,7 @@ func restoreTx(ctx context.Context, db *DB, wall time.Time, what string,
 // own tables), whose sweeps may run on the wall clock in hours or on the
 // app's own clock: a restored row is anchored at that clock.
 func restoreAt(ctx context.Context, db *DB, wall time.Time, what string, mapped *adapted,
-	plan func(q querier, args func(...any) []any, cfg Config) ([]step, error)) ([]int64, error) {
+	plan func(q memdb.Querier, args func(...any) []any, cfg Config) ([]memdb.Step, error)) ([]int64, error) {
 	cfg, err := LoadConfig(ctx, db.SQL)
 	if err != nil {
 		return nil, err
@@ -76,7 +76,7 @@ func restoreAt(ctx context.Context, db *DB, wall time.Time, what string, mapped 
 	args := func(extra ...any) []any {
 		return append([]any{sql.Named("now", now), sql.Named("wall", clock.Wall.Unix())}, extra...)
 	}
-	return readThenWrite(ctx, db, what, func(q querier) ([]step, error) { return plan(q, args, cfg) })
+	return memdb.ReadThenWrite(ctx, db, what, func(q memdb.Querier) ([]memdb.Step, error) { return plan(q, args, cfg) })
 }
 
 // edgeCanReturn holds while the edge :from — :to is missing and each of
@@ -100,7 +100,7 @@ func RestoreEdge(ctx context.Context, db *DB, a, b string, wall time.Time) (*Res
 	r := &Restored{Kind: "edge", ID: fmt.Sprintf("%s %s", a, b), EdgesSkipped: []string{}}
 	var pruneThreshold float64
 	what := fmt.Sprintf("restore: edge %s — %s", a, b)
-	applied, err := restoreTx(ctx, db, wall, what, func(q querier, args func(...any) []any, cfg Config) ([]step, error) {
+	applied, err := restoreTx(ctx, db, wall, what, func(q memdb.Querier, args func(...any) []any, cfg Config) ([]memdb.Step, error) {
 		pruneThreshold = cfg.EdgePruneThreshold
 		err := q.QueryRowContext(ctx, `SELECT id FROM mem_events WHERE subject_kind = 'edge' AND subject_id = json_array(?, ?)
 			AND action IN ('decay', 'prune', 'delete') AND `+ownEvents(nil, "edge", "id")+` ORDER BY id DESC LIMIT 1`, a, b).Scan(&r.FromEvent)
@@ -122,9 +122,9 @@ func RestoreEdge(ctx context.Context, db *DB, a, b string, wall time.Time) (*Res
 		}
 		back := args(sql.Named("from", a), sql.Named("to", b), sql.Named("block", nil), sql.Named("event", r.FromEvent),
 			sql.Named("kind", "edge"), sql.Named("subject", subject))
-		return []step{
-			{restoreEvent + ` WHERE ` + edgeCanReturn + ` AND ` + edgeSnapshotIsSubject, back},
-			{edgeFromSnapshot + ` AND ` + edgeCanReturn, back},
+		return []memdb.Step{
+			{Query: restoreEvent + ` WHERE ` + edgeCanReturn + ` AND ` + edgeSnapshotIsSubject, Args: back},
+			{Query: edgeFromSnapshot + ` AND ` + edgeCanReturn, Args: back},
 		}, nil
 	})
 	if err != nil {
@@ -153,7 +153,7 @@ func RestoreEdge(ctx context.Context, db *DB, a, b string, wall time.Time) (*Res
 
 // edgeRestorable fails when the edge a — b exists or an end is not an
 // active block.
-func edgeRestorable(ctx context.Context, q querier, a, b string) error {
+func edgeRestorable(ctx context.Context, q memdb.Querier, a, b string) error {
 	var exists, inactive int
 	if err := q.QueryRowContext(ctx, `SELECT
 		(SELECT count(*) FROM mem_edges WHERE from_id = ? AND to_id = ?),
@@ -177,7 +177,7 @@ var ErrEditedEvent = errors.New("the event's snapshot is of another row than its
 // edgeSnapshotOf fails unless the snapshot of the event is of the edge
 // a — b: a restore takes back only the edge it names, never ids, weights
 // or flags from a record that does not match its subject.
-func edgeSnapshotOf(ctx context.Context, q querier, what string, event int64, a, b string) error {
+func edgeSnapshotOf(ctx context.Context, q memdb.Querier, what string, event int64, a, b string) error {
 	var from, to sql.NullString
 	var ok bool
 	err := q.QueryRowContext(ctx, `SELECT `+snapshotRead("detail", "'$.edge.from_id'")+`, `+snapshotRead("detail", "'$.edge.to_id'")+`,
@@ -194,7 +194,7 @@ func edgeSnapshotOf(ctx context.Context, q querier, what string, event int64, a,
 
 // snapshotOf fails unless the snapshot at path ('$.block' or '$.fact') of
 // the event is of the row id.
-func snapshotOf(ctx context.Context, q querier, what string, event int64, path, id string) error {
+func snapshotOf(ctx context.Context, q memdb.Querier, what string, event int64, path, id string) error {
 	var got sql.NullString
 	var ok bool
 	err := q.QueryRowContext(ctx, `SELECT `+snapshotRead("detail", "'"+path+".id'")+`, `+snapshotRead("detail", "'"+path+".id'")+` IS :id
@@ -218,7 +218,7 @@ func snapshotID(id sql.NullString) string {
 
 // jsonPair is an edge's subject_id in mem_events, built by SQLite's own
 // json_array so it matches the sweep's byte for byte.
-func jsonPair(ctx context.Context, q querier, a, b string) (string, error) {
+func jsonPair(ctx context.Context, q memdb.Querier, a, b string) (string, error) {
 	var s string
 	err := q.QueryRowContext(ctx, `SELECT json_array(?, ?)`, a, b).Scan(&s)
 	return s, err
@@ -243,7 +243,7 @@ func RestoreBlock(ctx context.Context, db *DB, id string, wall time.Time) (*Rest
 	}
 	var edges []edgeEvent
 	what := fmt.Sprintf("restore: block %q", id)
-	applied, err := restoreTx(ctx, db, wall, what, func(q querier, args func(...any) []any, _ Config) ([]step, error) {
+	applied, err := restoreTx(ctx, db, wall, what, func(q memdb.Querier, args func(...any) []any, _ Config) ([]memdb.Step, error) {
 		sweepID, err := archivedBlock(ctx, q, id, &r.FromEvent)
 		if err != nil {
 			return nil, err
@@ -280,19 +280,19 @@ func RestoreBlock(ctx context.Context, db *DB, id string, wall time.Time) (*Rest
 		}
 		block := args(sql.Named("block", id), sql.Named("id", id), sql.Named("event", r.FromEvent),
 			sql.Named("kind", "block"), sql.Named("subject", id))
-		steps := []step{
-			{restoreEvent + ` WHERE ` + blockArchived + ` AND ` + blockSnapshotIsSubject, block},
-			{blockTagsFromSnapshot + ` AND ` + blockArchived, block},
+		steps := []memdb.Step{
+			{Query: restoreEvent + ` WHERE ` + blockArchived + ` AND ` + blockSnapshotIsSubject, Args: block},
+			{Query: blockTagsFromSnapshot + ` AND ` + blockArchived, Args: block},
 		}
 		for _, e := range edges {
 			edge := args(sql.Named("block", id), sql.Named("from", e.from), sql.Named("to", e.to), sql.Named("event", e.event),
 				sql.Named("kind", "edge"), sql.Named("subject", e.subject))
 			when := blockArchived + ` AND ` + edgeCanReturn
-			steps = append(steps, step{restoreEvent + ` WHERE ` + when + ` AND ` + edgeSnapshotIsSubject, edge},
-				step{edgeFromSnapshot + ` AND ` + when, edge})
+			steps = append(steps, memdb.Step{Query: restoreEvent + ` WHERE ` + when + ` AND ` + edgeSnapshotIsSubject, Args: edge},
+				memdb.Step{Query: edgeFromSnapshot + ` AND ` + when, Args: edge})
 		}
-		return append(steps, step{`UPDATE mem_blocks SET status = 'active', archive_reason = NULL, last_reinforced_hours = :now
-			WHERE id = :id AND status = 'archived' AND ` + blockSnapshotIsSubject, block}), nil
+		return append(steps, memdb.Step{Query: `UPDATE mem_blocks SET status = 'active', archive_reason = NULL, last_reinforced_hours = :now
+			WHERE id = :id AND status = 'archived' AND ` + blockSnapshotIsSubject, Args: block}), nil
 	})
 	if err != nil {
 		return nil, err
@@ -317,7 +317,7 @@ func RestoreBlock(ctx context.Context, db *DB, id string, wall time.Time) (*Rest
 // archivedBlock finds the archive event of the archived block id (into
 // event) and the sweep that archived it, or fails when there is nothing
 // to restore.
-func archivedBlock(ctx context.Context, q querier, id string, event *int64) (sql.NullInt64, error) {
+func archivedBlock(ctx context.Context, q memdb.Querier, id string, event *int64) (sql.NullInt64, error) {
 	return archivedBlockIn(ctx, q, id, event, "mem_blocks b", "b.status", "b.id", ownEvents(nil, "block", "e.id"))
 }
 
@@ -332,7 +332,7 @@ func ownEvents(m *mapping.Mapping, kind, id string) string {
 // archivedBlockIn is archivedBlock for the node table (aliased b) whose
 // status and id, as the sweep reads them, are the expressions given; own
 // holds for the events of its archive (ownEvents).
-func archivedBlockIn(ctx context.Context, q querier, id string, event *int64, table, statusOf, key, own string) (sql.NullInt64, error) {
+func archivedBlockIn(ctx context.Context, q memdb.Querier, id string, event *int64, table, statusOf, key, own string) (sql.NullInt64, error) {
 	var status string
 	var sweepID sql.NullInt64
 	err := q.QueryRowContext(ctx, `SELECT `+statusOf+`, e.id, e.sweep_id FROM `+table+`
@@ -359,7 +359,7 @@ func RestoreFact(ctx context.Context, db *DB, id string, wall time.Time) (*Resto
 	}
 	r := &Restored{Kind: "fact", ID: id, EdgesSkipped: []string{}}
 	what := fmt.Sprintf("restore: fact %q", id)
-	applied, err := restoreTx(ctx, db, wall, what, func(q querier, args func(...any) []any, _ Config) ([]step, error) {
+	applied, err := restoreTx(ctx, db, wall, what, func(q memdb.Querier, args func(...any) []any, _ Config) ([]memdb.Step, error) {
 		pruned, err := restorableFact(ctx, q, id, &r.FromEvent)
 		if err != nil {
 			return nil, err
@@ -370,12 +370,12 @@ func RestoreFact(ctx context.Context, db *DB, id string, wall time.Time) (*Resto
 				return nil, err
 			}
 			const missing = `NOT EXISTS (SELECT 1 FROM mem_facts f WHERE f.id = :id)`
-			return []step{{restoreEvent + ` WHERE ` + missing + ` AND ` + factSnapshotIsSubject, fact},
-				{factFromSnapshot + ` AND ` + missing, fact}}, nil
+			return []memdb.Step{{Query: restoreEvent + ` WHERE ` + missing + ` AND ` + factSnapshotIsSubject, Args: fact},
+				{Query: factFromSnapshot + ` AND ` + missing, Args: fact}}, nil
 		}
 		const archived = `EXISTS (SELECT 1 FROM mem_facts f WHERE f.id = :id AND f.status = 'archived')`
-		return []step{{restoreEvent + ` WHERE ` + archived, fact},
-			{`UPDATE mem_facts SET status = 'active', last_accessed_at = :wall WHERE id = :id AND status = 'archived'`, fact}}, nil
+		return []memdb.Step{{Query: restoreEvent + ` WHERE ` + archived, Args: fact},
+			{Query: `UPDATE mem_facts SET status = 'active', last_accessed_at = :wall WHERE id = :id AND status = 'archived'`, Args: fact}}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -392,7 +392,7 @@ func RestoreFact(ctx context.Context, db *DB, id string, wall time.Time) (*Resto
 // restorableFact finds the last archive or prune event of fact id (into
 // event) and reports whether the fact was pruned (its row is gone), or
 // fails when there is nothing to restore.
-func restorableFact(ctx context.Context, q querier, id string, event *int64) (pruned bool, err error) {
+func restorableFact(ctx context.Context, q memdb.Querier, id string, event *int64) (pruned bool, err error) {
 	var action string
 	err = q.QueryRowContext(ctx, `SELECT id, action FROM mem_events WHERE subject_kind = 'fact' AND subject_id = ?
 		AND action IN ('archive', 'prune') AND `+ownEvents(nil, "fact", "id")+` ORDER BY id DESC LIMIT 1`, id).Scan(event, &action)
@@ -413,74 +413,4 @@ func restorableFact(ctx context.Context, q querier, id string, event *int64) (pr
 		return false, fmt.Errorf("restore: fact %q is %s: %w", id, status.String, ErrNothingToRestore)
 	}
 	return false, nil
-}
-
-// step is one write of a transaction that readThenWrite runs.
-type step struct {
-	query string
-	args  []any
-}
-
-// beforeWrites, when set, runs between a readThenWrite's reads and its
-// writes: tests change the memory there, as another writer could on rqlite.
-var beforeWrites func()
-
-// readThenWrite runs read inside a transaction, then the writes it returns,
-// and commits; it returns the rows each write changed. read must not write:
-// on rqlite the writes go as one request at COMMIT, applied atomically but
-// unseen by any read before, and their rows are known only then.
-func readThenWrite(ctx context.Context, db *DB, what string, read func(q querier) ([]step, error)) ([]int64, error) {
-	return readThenWriteWith(ctx, db, what, nil, read)
-}
-
-// readThenWriteWith is readThenWrite that first runs setUp inside the
-// transaction: a mapping's temp views on its connection (a file only;
-// nil for memworker's own tables).
-func readThenWriteWith(ctx context.Context, db *DB, what string, setUp func(context.Context, querier) error,
-	read func(q querier) ([]step, error)) ([]int64, error) {
-	conn, err := db.SQL.Conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Close()
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
-	if setUp != nil {
-		if err := setUp(ctx, tx); err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
-		}
-	}
-	steps, err := read(tx)
-	if err != nil {
-		return nil, err
-	}
-	if beforeWrites != nil {
-		beforeWrites()
-	}
-	rows := make([]int64, len(steps))
-	for i, s := range steps {
-		res, err := tx.ExecContext(ctx, s.query, s.args...)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
-		}
-		if n, err := res.RowsAffected(); err == nil { // on rqlite: after COMMIT
-			rows[i] = n
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	if !db.Rqlite {
-		return rows, nil
-	}
-	if rows, err = rqlite.LastTxRows(ctx, conn); err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	if len(rows) != len(steps) {
-		return nil, fmt.Errorf("%s: rqlite answered %d results for %d statements", what, len(rows), len(steps))
-	}
-	return rows, nil
 }

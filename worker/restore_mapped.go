@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/mapping"
 )
 
@@ -25,8 +26,8 @@ type mappedRestore struct{ *adapted }
 
 // restoreTx runs a restore through this mapping (restoreAt).
 func (a mappedRestore) restoreTx(ctx context.Context, db *DB, wall time.Time, what string,
-	plan func(q querier, args func(...any) []any) ([]step, error)) ([]int64, error) {
-	return restoreAt(ctx, db, wall, what, a.adapted, func(q querier, args func(...any) []any, _ Config) ([]step, error) { return plan(q, args) })
+	plan func(q memdb.Querier, args func(...any) []any) ([]memdb.Step, error)) ([]int64, error) {
+	return restoreAt(ctx, db, wall, what, a.adapted, func(q memdb.Querier, args func(...any) []any, _ Config) ([]memdb.Step, error) { return plan(q, args) })
 }
 
 // edgeSubject is how events name the edge of key a (and b, for a key of
@@ -86,7 +87,7 @@ func (a mappedRestore) restoreEdge(ctx context.Context, db *DB, k1, k2 string, w
 	r := &Restored{Kind: "edge", ID: name, EdgesSkipped: []string{}}
 	what := fmt.Sprintf("restore: edge %s", name)
 	subject, subjectArgs := a.edgeSubject(k1, k2)
-	applied, err := a.restoreTx(ctx, db, wall, what, func(q querier, args func(...any) []any) ([]step, error) {
+	applied, err := a.restoreTx(ctx, db, wall, what, func(q memdb.Querier, args func(...any) []any) ([]memdb.Step, error) {
 		var named string
 		err := q.QueryRowContext(ctx, `SELECT id, subject_id FROM mem_events WHERE subject_kind = 'edge' AND subject_id = `+subject+`
 			AND action IN ('decay', 'prune', 'delete') AND `+ownEvents(a.m, "edge", "id")+` ORDER BY id DESC LIMIT 1`, subjectArgs...).Scan(&r.FromEvent, &named)
@@ -97,7 +98,7 @@ func (a mappedRestore) restoreEdge(ctx context.Context, db *DB, k1, k2 string, w
 			return nil, err
 		}
 		back := args(sql.Named("event", r.FromEvent), sql.Named("block", nil), sql.Named("kind", "edge"), sql.Named("subject", named))
-		return []step{{a.edgeBack(), back}, {restoreEvent + ` WHERE changes() = 1`, back}}, nil
+		return []memdb.Step{{Query: a.edgeBack(), Args: back}, {Query: restoreEvent + ` WHERE changes() = 1`, Args: back}}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -170,7 +171,7 @@ func (a mappedRestore) restoreBlock(ctx context.Context, db *DB, id string, wall
 	var edges []int64
 	var names []string
 	var dependents int
-	applied, err := a.restoreTx(ctx, db, wall, what, func(q querier, args func(...any) []any) ([]step, error) {
+	applied, err := a.restoreTx(ctx, db, wall, what, func(q memdb.Querier, args func(...any) []any) ([]memdb.Step, error) {
 		sweepID, err := archivedBlockIn(ctx, q, id, &r.FromEvent, a.nodeTable()+" b", a.nodeStatus("b"), a.nodeCols.asText("b", a.nodeKey0()),
 			ownEvents(a.m, "block", "e.id"))
 		if err != nil {
@@ -201,14 +202,14 @@ func (a mappedRestore) restoreBlock(ctx context.Context, db *DB, id string, wall
 		block := args(sql.Named("block", id), sql.Named("id", id), sql.Named("event", r.FromEvent),
 			sql.Named("kind", "block"), sql.Named("subject", id))
 		archived := `EXISTS (SELECT 1 FROM ` + a.nodeTable() + ` k WHERE ` + a.nodeCols.asText("k", a.nodeKey0()) + ` = :block AND ` + a.nodeArchived("k") + `)`
-		steps := []step{{restoreEvent + ` WHERE ` + archived, block}}
+		steps := []memdb.Step{{Query: restoreEvent + ` WHERE ` + archived, Args: block}}
 		if tags := a.tagsBack(); tags != "" {
-			steps = append(steps, step{tags + ` AND ` + archived, block})
+			steps = append(steps, memdb.Step{Query: tags + ` AND ` + archived, Args: block})
 		}
 		for i, ev := range edges {
 			edge := args(sql.Named("block", id), sql.Named("event", ev), sql.Named("kind", "edge"), sql.Named("subject", names[i]))
-			steps = append(steps, step{a.edgeBack() + ` AND ` + archived, edge},
-				step{restoreEvent + ` WHERE changes() = 1 AND ` + archived, edge})
+			steps = append(steps, memdb.Step{Query: a.edgeBack() + ` AND ` + archived, Args: edge},
+				memdb.Step{Query: restoreEvent + ` WHERE changes() = 1 AND ` + archived, Args: edge})
 		}
 		back, err := a.dependentsBack(ctx, q, sweepID, id)
 		if err != nil {
@@ -216,9 +217,9 @@ func (a mappedRestore) restoreBlock(ctx context.Context, db *DB, id string, wall
 		}
 		dependents = len(back)
 		for _, d := range back {
-			steps = append(steps, step{d.query + ` AND ` + archived, args(sql.Named("block", id), sql.Named("event", d.args[0]))})
+			steps = append(steps, memdb.Step{Query: d.Query + ` AND ` + archived, Args: args(sql.Named("block", id), sql.Named("event", d.Args[0]))})
 		}
-		return append(steps, step{a.nodeBack(), block}), nil
+		return append(steps, memdb.Step{Query: a.nodeBack(), Args: block}), nil
 	})
 	if err != nil {
 		return nil, err
@@ -253,7 +254,7 @@ func (a mappedRestore) restoreBlock(ctx context.Context, db *DB, id string, wall
 // dependents, if no row holds its node columns already and every node
 // they name is there and not archived (but the node :block, restored
 // with it): as an edge, it never dangles.
-func (a mappedRestore) dependentsBack(ctx context.Context, q querier, sweepID any, id string) ([]step, error) {
+func (a mappedRestore) dependentsBack(ctx context.Context, q memdb.Querier, sweepID any, id string) ([]memdb.Step, error) {
 	if len(a.m.Nodes.Dependents) == 0 {
 		return nil, nil
 	}
@@ -279,7 +280,7 @@ func (a mappedRestore) dependentsBack(ctx context.Context, q querier, sweepID an
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	var steps []step
+	var steps []memdb.Step
 	for _, e := range events {
 		i := slices.IndexFunc(a.m.Nodes.Dependents, func(d mapping.Dependent) bool { return strings.EqualFold(d.Table, e.table) })
 		if i < 0 {
@@ -303,11 +304,11 @@ func (a mappedRestore) dependentsBack(ctx context.Context, q querier, sweepID an
       WHERE ` + a.nodeCols.asText("k", a.nodeKey0()) + ` = ` + node + ` AND NOT ` + a.nodeArchived("k") + `))`
 		}
 		table := "main." + ident(d.Table)
-		steps = append(steps, step{`INSERT INTO ` + table + ` (` + strings.Join(names, ", ") + `)
+		steps = append(steps, memdb.Step{Query: `INSERT INTO ` + table + ` (` + strings.Join(names, ", ") + `)
 SELECT ` + strings.Join(vals, ",\n       ") + `
 FROM (SELECT detail AS d FROM mem_event_log WHERE id = :event)
 WHERE NOT EXISTS (SELECT 1 FROM ` + table + ` x WHERE ` + strings.Join(same, " AND ") + `)
-  AND ` + strings.Join(linked, "\n  AND "), []any{e.event}})
+  AND ` + strings.Join(linked, "\n  AND "), Args: []any{e.event}})
 	}
 	return steps, nil
 }
@@ -377,7 +378,7 @@ func (a mappedRestore) restoreFact(ctx context.Context, db *DB, id string, wall 
 	keyText := func(alias string) string { return a.factCols.asText(alias, f.Key[0]) }
 	active := activeAsBefore("fact", f.Status, f.StatusActive)
 	accessed := func(old string) string { return timeFrom(":wall / 3600.0", old, f.LastAccessClock) }
-	applied, err := a.restoreTx(ctx, db, wall, what, func(q querier, args func(...any) []any) ([]step, error) {
+	applied, err := a.restoreTx(ctx, db, wall, what, func(q memdb.Querier, args func(...any) []any) ([]memdb.Step, error) {
 		var action string
 		err := q.QueryRowContext(ctx, `SELECT id, action FROM mem_events WHERE subject_kind = 'fact' AND subject_id = ?
 			AND action IN ('archive', 'prune') AND `+ownEvents(a.m, "fact", "id")+` ORDER BY id DESC LIMIT 1`, id).Scan(&r.FromEvent, &action)
@@ -408,7 +409,7 @@ func (a mappedRestore) restoreFact(ctx context.Context, db *DB, id string, wall 
 SELECT ` + strings.Join(vals, ",\n       ") + `
 FROM (SELECT detail AS d FROM mem_events WHERE id = :event)
 WHERE NOT EXISTS (SELECT 1 FROM ` + table + ` x WHERE ` + keyText("x") + ` = :id)`
-			return []step{{back, fact}, {restoreEvent + ` WHERE changes() = 1`, fact}}, nil
+			return []memdb.Step{{Query: back, Args: fact}, {Query: restoreEvent + ` WHERE changes() = 1`, Args: fact}}, nil
 		case err != nil:
 			return nil, err
 		case status.String != "archived":
@@ -418,8 +419,8 @@ WHERE NOT EXISTS (SELECT 1 FROM ` + table + ` x WHERE ` + keyText("x") + ` = :id
 		if f.LastAccess != "" {
 			set += `, ` + ident(f.LastAccess) + ` = ` + accessed(ident(f.LastAccess))
 		}
-		return []step{{`UPDATE ` + table + ` SET ` + set + ` WHERE ` + keyText("") + ` = :id AND ` + ident(f.Status) + ` = ` + literal(f.StatusArchived), fact},
-			{restoreEvent + ` WHERE changes() = 1`, fact}}, nil
+		return []memdb.Step{{Query: `UPDATE ` + table + ` SET ` + set + ` WHERE ` + keyText("") + ` = :id AND ` + ident(f.Status) + ` = ` + literal(f.StatusArchived), Args: fact},
+			{Query: restoreEvent + ` WHERE changes() = 1`, Args: fact}}, nil
 	})
 	if err != nil {
 		return nil, err

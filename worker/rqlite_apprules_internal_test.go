@@ -1,6 +1,8 @@
 package worker
 
-import "testing"
+import (
+	"testing"
+)
 
 // A replica renames the working tables in a statement's SQL, never in its
 // string literals or comments: mem_config's key 'rank_scale', a bound step

@@ -1,6 +1,8 @@
 package worker
 
-import "testing"
+import (
+	"testing"
+)
 
 // The rules of the replica store, each with cases on both sides.
 

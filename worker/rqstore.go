@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/internal/rqlite"
 )
 
@@ -69,7 +70,7 @@ func (st *replicaStore) hold(f fence)                       { st.fence = f }
 func (st *replicaStore) othersWriting() bool                { return false }
 func (st *replicaStore) snapshots() bool                    { return false }
 func (st *replicaStore) changed() int64                     { return st.lastChanged }
-func (st *replicaStore) querier() querier                   { return replicaQuerier{st} }
+func (st *replicaStore) querier() memdb.Querier             { return replicaQuerier{st} }
 
 // dropWorking drops the working tables (a cut-off sweep's are dropped by
 // the next one). Only a sweep that holds the lease drops them, each drop

@@ -1,9 +1,5 @@
 package worker
 
-// The decay rules the sweep's SQL shares, each written once and expanded
-// into the statements of sql/ by name (statements.go). Each reads an edge
-// row as e, or its columns unqualified where the statement has one source.
-
 import (
 	"strconv"
 

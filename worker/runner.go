@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/memdecay/memdecay/sqlfuncs"
+	"github.com/memdecay/memdecay/worker/internal/memdb"
 )
 
 // store is what a sweep needs of the database it runs on: a statement
@@ -33,7 +34,7 @@ type statementRunner interface {
 	// count runs a query that returns one integer.
 	count(ctx context.Context, query string, args ...any) (int64, error)
 	// querier reads and writes outside the named statements.
-	querier() querier
+	querier() memdb.Querier
 	// changed is the rows exec's statements changed in the last committed
 	// transaction (a replica knows them only once it has committed).
 	changed() int64
@@ -79,13 +80,13 @@ var (
 type fence interface {
 	// beat runs inside each write transaction: a guard that fails the
 	// transaction once the lease is another sweep's, and the heartbeat.
-	beat(ctx context.Context, q querier) error
+	beat(ctx context.Context, q memdb.Querier) error
 	// guard is the guard alone, one statement and its arguments, for a
 	// write a replica sends outside a transaction.
 	guard() (query string, args []any)
 	// lost turns the error of a write that failed into ErrLeaseLost when
 	// the lease is gone; other errors it returns as they are.
-	lost(ctx context.Context, q querier, err error) error
+	lost(ctx context.Context, q memdb.Querier, err error) error
 }
 
 // fileStore runs a sweep on one pinned connection to a SQLite file: its
@@ -188,7 +189,7 @@ func (st *fileStore) close() error {
 	return st.conn.Close()
 }
 
-func (st *fileStore) querier() querier { return st.conn }
+func (st *fileStore) querier() memdb.Querier { return st.conn }
 
 func (st *fileStore) changed() int64 { return st.lastChanged }
 
@@ -274,22 +275,3 @@ func (s *sweep) plannedCounted() int {
 // dueSlack widens "due by now" a little, so rounding between a stored due
 // time and the exact check never leaves a row out; the exact check decides.
 const dueSlack = 1e-6
-
-// queryAll scans every row of a query into a slice (never nil, so JSON
-// shows [] rather than null).
-func queryAll[T any](ctx context.Context, q querier, query string, scan func(*sql.Rows, *T) error) ([]T, error) {
-	rows, err := q.QueryContext(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []T{}
-	for rows.Next() {
-		var v T
-		if err := scan(rows, &v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
-}

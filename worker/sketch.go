@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
 	"github.com/memdecay/memdecay/sqlfuncs"
 )
 

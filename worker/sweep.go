@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mattn/go-sqlite3"
+	"github.com/memdecay/memdecay/worker/internal/memdb"
 )
 
 // sweep is one run in progress: the state of the sweep itself. How its
@@ -143,7 +144,7 @@ var ErrDatabaseBusy = errors.New("another connection held the database's write l
 func tryLater(err error) error {
 	var se sqlite3.Error
 	if errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked) {
-		return &laterError{msg: fmt.Sprintf("%v for more than %d ms (%v); try again later", ErrDatabaseBusy, BusyTimeoutMS, err),
+		return &laterError{msg: fmt.Sprintf("%v for more than %d ms (%v); try again later", ErrDatabaseBusy, memdb.BusyTimeoutMS, err),
 			errs: []error{ErrDatabaseBusy, err}}
 	}
 	return err

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/memdecay/memdecay/worker/internal/memdb"
 )
 
 // MEMWORKER_TRACE=1 prints each phase's time and each sweep statement
@@ -34,7 +36,7 @@ func phase(name string) func() {
 }
 
 // trace prints a slow statement's time and query plan.
-func trace(ctx context.Context, q querier, name string, took time.Duration, query string, args []any) {
+func trace(ctx context.Context, q memdb.Querier, name string, took time.Duration, query string, args []any) {
 	plan := ""
 	if rows, err := q.QueryContext(ctx, "EXPLAIN QUERY PLAN "+query, args...); err == nil {
 		for rows.Next() {

@@ -4,14 +4,16 @@ import (
 	"context"
 	"database/sql"
 	"time"
+
+	"github.com/memdecay/memdecay/worker/internal/memdb"
 )
 
 // txHooks are what a store adds to the one write-transaction skeleton
 // (runTx) that both stores share.
 type txHooks struct {
 	conn  *sql.Conn
-	q     querier // what the fence writes its guard and heartbeat through
-	fence fence   // nil while the sweep holds no lease
+	q     memdb.Querier // what the fence writes its guard and heartbeat through
+	fence fence         // nil while the sweep holds no lease
 	// pause is the least time since last, the last commit, before BEGIN.
 	pause time.Duration
 	last  time.Time

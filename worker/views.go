@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/memdecay/memdecay/sqlfuncs"
+	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/mapping"
 )
 
@@ -184,10 +185,10 @@ const readerViewsTable = "mem_reader_views"
 
 // readerViewSteps store views as the readers' views the extension serves,
 // in place of those stored before.
-func readerViewSteps(views []readerView) []step {
-	steps := []step{{`DELETE FROM main.` + readerViewsTable, nil}}
+func readerViewSteps(views []readerView) []memdb.Step {
+	steps := []memdb.Step{{Query: `DELETE FROM main.` + readerViewsTable, Args: nil}}
 	for _, v := range views {
-		steps = append(steps, step{`INSERT INTO main.` + readerViewsTable + ` (name, sql) VALUES (?, ?)`, []any{v.name, v.query}})
+		steps = append(steps, memdb.Step{Query: `INSERT INTO main.` + readerViewsTable + ` (name, sql) VALUES (?, ?)`, Args: []any{v.name, v.query}})
 	}
 	return steps
 }
@@ -200,7 +201,7 @@ var viewsDropped = []string{"mem_edges_live", "mem_edges_decayed", "mem_facts_sc
 // mappingViewSteps are the steps that store the readers' views of the
 // mapping m (memworker's own tables when m is nil or mem), which the
 // mapping's check passed.
-func mappingViewSteps(ctx context.Context, q querier, m *mapping.Mapping) ([]step, error) {
+func mappingViewSteps(ctx context.Context, q memdb.Querier, m *mapping.Mapping) ([]memdb.Step, error) {
 	if m == nil || m.IsDefault() {
 		return readerViewSteps(memViews.readerViews(nil)), nil
 	}
@@ -220,7 +221,7 @@ func mappingViewSteps(ctx context.Context, q querier, m *mapping.Mapping) ([]ste
 // (memworker's migrate up runs it after the migrations: a migration
 // stores the views of memworker's own tables).
 func StoreReaderViews(ctx context.Context, db *DB) error {
-	_, err := readThenWrite(ctx, db, "views", func(q querier) ([]step, error) {
+	_, err := memdb.ReadThenWrite(ctx, db, "views", func(q memdb.Querier) ([]memdb.Step, error) {
 		d, err := mapping.Load(ctx, q)
 		if err != nil {
 			return nil, err

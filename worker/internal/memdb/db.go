@@ -1,9 +1,4 @@
-// Package worker runs memdecay's sweeps on a SQLite file or an rqlite
-// cluster: set-based SQL, planned at one snapshot, then applied in short
-// transactions, each removal written to mem_events with it; and the reports,
-// restore, the daemon and the storage they run on (docs/design.md has the
-// rooms).
-package worker
+package memdb
 
 import (
 	"bytes"
@@ -16,7 +11,7 @@ import (
 	"os"
 	"strings"
 
-	_ "github.com/memdecay/memdecay/ext/shim" // memdecay SQL functions in every connection
+	_ "github.com/memdecay/memdecay/ext/shim"
 	"github.com/memdecay/memdecay/schema"
 )
 
@@ -196,9 +191,12 @@ func fileKind(m os.FileMode) string {
 	return "special file"
 }
 
-// querier is what both *sql.DB and *sql.Conn offer.
-type querier interface {
+// Querier is what both *sql.DB and *sql.Conn offer.
+type Querier interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
+
+// ErrNoFact is returned for an unknown fact id.
+var ErrNoFact = errors.New("no such fact")
