@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/memdecay/memdecay/worker/internal/memdb"
+	"github.com/memdecay/memdecay/worker/internal/settings"
 	"github.com/memdecay/memdecay/worker/mapping"
 )
 
@@ -1142,7 +1143,7 @@ func sweepConfig(ctx context.Context, db *DB, wall time.Time) (cfg Config, mappe
 	if mapped, err = adaptMapping(ctx, db, db.Rqlite); err != nil {
 		return cfg, nil, err
 	}
-	clock, err := commandClock(cfg, wall) // a pinned wall_clock wins over wall
+	clock, err := settings.CommandClock(cfg, wall) // a pinned wall_clock wins over wall
 	if err != nil {
 		return cfg, nil, err
 	}

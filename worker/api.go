@@ -1,11 +1,26 @@
 package worker
 
 import (
+	"context"
+
 	"github.com/memdecay/memdecay/worker/internal/memdb"
+	"github.com/memdecay/memdecay/worker/internal/settings"
 )
 
 // The root's API: each name is the one of the package below that
 // holds it now (docs/design.md has the layers).
+
+// Config is the settings a database carries in mem_config, with the
+// defaults the schema seeds.
+type Config = settings.Config
+
+// ConfigKeys lists every setting, in the order `config get` prints them.
+var ConfigKeys = settings.ConfigKeys
+
+// ConfigValues reads mem_config as text, keyed by name.
+func ConfigValues(ctx context.Context, q memdb.Querier) (map[string]string, error) {
+	return settings.ConfigValues(ctx, q)
+}
 
 // DB is a memory database opened by the worker.
 type DB = memdb.DB
@@ -16,16 +31,37 @@ func DisplayName(db string) string {
 	return memdb.DisplayName(db)
 }
 
+// ErrBadSetting is an unknown key or a value out of its range.
+var ErrBadSetting = settings.ErrBadSetting
+
 // ErrBadURL: --db names an rqlite node in a way memworker cannot use (it
 // does not parse, or carries a path or an option memworker refuses).
 // Nothing was sent.
 var ErrBadURL = memdb.ErrBadURL
+
+// ErrClockBack refuses moving the active-hours clock back: sweeps already
+// decided at the later clock.
+var ErrClockBack = settings.ErrClockBack
+
+// ErrClockBehind: a sweep was asked at an active hour behind the last
+// sweep's (last_curate_at).
+var ErrClockBehind = settings.ErrClockBehind
 
 var ErrSweepRunning = memdb.ErrSweepRunning
 
 // IsRqliteURL reports whether --db names an rqlite node rather than a file.
 func IsRqliteURL(db string) bool {
 	return memdb.IsRqliteURL(db)
+}
+
+// LoadConfig reads and validates mem_config.
+func LoadConfig(ctx context.Context, q memdb.Querier) (Config, error) {
+	return settings.LoadConfig(ctx, q)
+}
+
+// LookupConfigKey finds a setting by name.
+func LookupConfigKey(name string) (settings.ConfigKey, bool) {
+	return settings.LookupConfigKey(name)
 }
 
 // Open checks that path is a SQLite file (refusing anything else without
@@ -43,3 +79,14 @@ func OpenMemory(path string, readOnly bool) (*DB, error) {
 
 // OpenOptions says how to open a database file.
 type OpenOptions = memdb.OpenOptions
+
+// SetConfig validates and stores one setting; it refuses moving
+// active_hours back (SetConfigForce does it).
+func SetConfig(ctx context.Context, q memdb.Querier, key, value string) error {
+	return settings.SetConfig(ctx, q, key, value)
+}
+
+// SetConfigForce is SetConfig that may move active_hours back.
+func SetConfigForce(ctx context.Context, q memdb.Querier, key, value string) error {
+	return settings.SetConfigForce(ctx, q, key, value)
+}

@@ -10,28 +10,8 @@ import (
 
 	"github.com/memdecay/memdecay/sqlfuncs"
 	"github.com/memdecay/memdecay/worker/internal/memdb"
+	"github.com/memdecay/memdecay/worker/internal/settings"
 )
-
-// commandClock is the clock of a command that takes no clock of its own
-// (explain, fact feedback and recall, restore): pickClock's choice, with
-// machine as the machine's reading (a test stops it). A wall_clock pinned
-// in mem_config wins over the machine, as it does for sweeps and views.
-func commandClock(cfg Config, machine time.Time) (Clock, error) {
-	if cfg.WallClock != nil {
-		return pickClock(cfg, nil, nil)
-	}
-	return pickClock(cfg, nil, &machine)
-}
-
-// commandWall is commandClock's wall time, read from db's settings.
-func commandWall(ctx context.Context, db *DB, machine time.Time) (time.Time, error) {
-	cfg, err := LoadConfig(ctx, db.SQL)
-	if err != nil {
-		return time.Time{}, err
-	}
-	c, err := commandClock(cfg, machine)
-	return c.Wall, err
-}
 
 // FactChange is the before and after of a feedback or recall.
 type FactChange struct {
@@ -68,7 +48,7 @@ func Feedback(ctx context.Context, db *DB, id string, up bool, machine time.Time
 // machine is the machine's wall time (commandClock).
 func Recall(ctx context.Context, db *DB, id string, auto bool, machine time.Time) (*FactChange, error) {
 	if auto {
-		now, err := commandWall(ctx, db, machine)
+		now, err := settings.CommandWall(ctx, db, machine)
 		if err != nil {
 			return nil, fmt.Errorf("fact recall: %w", err)
 		}
@@ -98,7 +78,7 @@ func Recall(ctx context.Context, db *DB, id string, auto bool, machine time.Time
 // writer changed it in between, nothing is written and it starts again.
 func changeFact(ctx context.Context, db *DB, id, kind string, machine time.Time, change func(float64) (float64, bool, bool)) (*FactChange, error) {
 	what := "fact " + kind
-	now, err := commandWall(ctx, db, machine)
+	now, err := settings.CommandWall(ctx, db, machine)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
@@ -236,7 +216,7 @@ type FactExplanation struct {
 // the machine's reading, unless wall_clock is pinned: commandClock) and
 // says why it will or will not be archived or pruned, and when.
 func ExplainFact(ctx context.Context, db *DB, id string, machine time.Time) (*FactExplanation, error) {
-	now, err := commandWall(ctx, db, machine)
+	now, err := settings.CommandWall(ctx, db, machine)
 	if err != nil {
 		return nil, fmt.Errorf("explain: fact %q: %w", id, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/memdecay/memdecay/schema"
+	"github.com/memdecay/memdecay/worker/internal/settings"
 	"github.com/memdecay/memdecay/worker/mapping"
 )
 
@@ -156,7 +157,7 @@ func AdvanceClock(ctx context.Context, db *DB, hours float64) (float64, error) {
 	if hours < 0 {
 		return 0, fmt.Errorf("clock advance: %v is negative; the active-hours clock only moves forward", hours)
 	}
-	if err := finiteHours(hours); err != nil {
+	if err := settings.FiniteHours(hours); err != nil {
 		return 0, fmt.Errorf("clock advance: %w", err)
 	}
 	var now float64
@@ -347,7 +348,7 @@ func explainEdge(ctx context.Context, r viewsReader, cfg Config, k1, k2 string) 
 			return nil, fmt.Errorf("no edge %s: the mapping names a link by its key of %s", name, want)
 		}
 	}
-	clock, err := pickClock(cfg, r.hours, nil)
+	clock, err := settings.PickClock(cfg, r.hours, nil)
 	if err != nil {
 		return nil, err
 	}

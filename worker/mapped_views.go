@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/memdecay/memdecay/worker/internal/memdb"
+	"github.com/memdecay/memdecay/worker/internal/settings"
 )
 
 // The views memworker's own tables have (mem_clock, mem_block_tiers,
@@ -106,7 +107,7 @@ func withEffectiveViews(ctx context.Context, db *DB, read func(r viewsReader) er
 	if err != nil {
 		return err
 	}
-	clock, err := commandClock(cfg, time.Now())
+	clock, err := settings.CommandClock(cfg, time.Now())
 	if err != nil {
 		return err
 	}

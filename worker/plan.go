@@ -11,6 +11,7 @@ import (
 	"math"
 
 	"github.com/memdecay/memdecay/schema"
+	"github.com/memdecay/memdecay/worker/internal/settings"
 )
 
 // plan computes every phase's decisions at one read snapshot, over every
@@ -106,11 +107,11 @@ func (s *sweep) plan(ctx context.Context, full bool) (err error) {
 // fails the sweep before anything changes.
 func (s *sweep) loadPolicies(ctx context.Context) error {
 	q := s.db.querier()
-	policies, err := readPolicies(ctx, q)
+	policies, err := settings.ReadPolicies(ctx, q)
 	if err != nil {
 		return fmt.Errorf("%w (nothing was swept)", err)
 	}
-	staged := make([]StagedPolicy, len(policies))
+	staged := make([]settings.StagedPolicy, len(policies))
 	for i, p := range policies {
 		if staged[i], err = p.Resolve(s.cfg.EdgeDecayThreshold); err != nil {
 			return fmt.Errorf("%w (nothing was swept)", err)
@@ -140,7 +141,7 @@ func (s *sweep) planSettings() string {
 // derivedFingerprint names what the stored derived state depends on: the
 // schema it is kept in, the thresholds and the policies. When it changes,
 // the next sweep recomputes the derived state of every row.
-func derivedFingerprint(cfg Config, policies []Policy, staged []StagedPolicy) (string, error) {
+func derivedFingerprint(cfg Config, policies []settings.Policy, staged []settings.StagedPolicy) (string, error) {
 	version, err := schema.Latest()
 	if err != nil {
 		return "", err
@@ -150,7 +151,7 @@ func derivedFingerprint(cfg Config, policies []Policy, staged []StagedPolicy) (s
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-func writeFingerprint(w io.Writer, version uint, cfg Config, policies []Policy, staged []StagedPolicy) {
+func writeFingerprint(w io.Writer, version uint, cfg Config, policies []settings.Policy, staged []settings.StagedPolicy) {
 	fmt.Fprintf(w, "schema %d; thresholds %v %v %v %v;", version, cfg.BlockPruneThreshold, cfg.EdgePruneThreshold,
 		cfg.EdgeDecayThreshold, cfg.EstablishedEdgeThreshold)
 	for i, p := range policies {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/memdecay/memdecay/sqlfuncs"
 	"github.com/memdecay/memdecay/worker/internal/memdb"
+	"github.com/memdecay/memdecay/worker/internal/settings"
 )
 
 // The data memworker plot draws, computed by the extension's own functions
@@ -130,7 +131,7 @@ func plotCurves(ctx context.Context, db *DB, d *PlotData) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	policies, staged, err := StagedPolicies(ctx, db)
+	policies, staged, err := settings.StagedPolicies(ctx, db)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/memdecay/memdecay/worker/internal/memdb"
+	"github.com/memdecay/memdecay/worker/internal/settings"
 	"github.com/memdecay/memdecay/worker/mapping"
 )
 
@@ -63,11 +64,11 @@ func restoreAt(ctx context.Context, db *DB, wall time.Time, what string, mapped 
 	}
 	// The clock is active_hours, or the last sweep's clock when sweeps ran
 	// ahead of it with --now.
-	clock, err := commandClock(cfg, wall)
+	clock, err := settings.CommandClock(cfg, wall)
 	if err != nil {
 		return nil, err
 	}
-	now := clock.restoreAnchor(cfg)
+	now := clock.RestoreAnchor(cfg)
 	if h, ok, err := mapped.hours(ctx, db.SQL, clock.Wall); err != nil {
 		return nil, err
 	} else if ok {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/memdecay/memdecay/sqlfuncs"
+	"github.com/memdecay/memdecay/worker/internal/settings"
 )
 
 // Sketch is one row's decay over its own time axis, for explain --plot:
@@ -67,7 +68,7 @@ func EdgeSketch(ctx context.Context, db *DB, a, b string) (*Sketch, error) {
 	}
 	// An edge with a policy follows the policy's curve and threshold, as
 	// the sweep stages them.
-	policies, staged, err := StagedPolicies(ctx, db)
+	policies, staged, err := settings.StagedPolicies(ctx, db)
 	if err != nil {
 		return nil, fmt.Errorf("explain --plot: %w", err)
 	}

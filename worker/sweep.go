@@ -10,6 +10,7 @@ import (
 
 	"github.com/mattn/go-sqlite3"
 	"github.com/memdecay/memdecay/worker/internal/memdb"
+	"github.com/memdecay/memdecay/worker/internal/settings"
 )
 
 // sweep is one run in progress: the state of the sweep itself. How its
@@ -29,7 +30,7 @@ type sweep struct {
 	claim  leaseClaim
 	held   bool
 	cfg    Config
-	clock  Clock
+	clock  settings.Clock
 	report Report
 	// mapped: the app's own tables, through a declared mapping (nil:
 	// memworker's own).
@@ -424,7 +425,7 @@ func (s *sweep) loadClock(ctx context.Context) (err error) {
 	if s.cfg, err = LoadConfig(ctx, s.db.querier()); err != nil {
 		return err
 	}
-	if s.clock, err = pickClock(s.cfg, s.opt.Now, s.opt.WallNow); err != nil {
+	if s.clock, err = settings.PickClock(s.cfg, s.opt.Now, s.opt.WallNow); err != nil {
 		return err
 	}
 	if s.cfg.LastCurateAt, err = s.mapped.lastCurate(ctx, s.db.querier(), s.cfg.LastCurateAt); err != nil {
@@ -439,7 +440,7 @@ func (s *sweep) loadClock(ctx context.Context) (err error) {
 			s.clock.Hours = h
 		}
 	}
-	if s.clock, err = s.clock.forSweep(s.cfg, s.opt.Now != nil, s.opt.Force); err != nil {
+	if s.clock, err = s.clock.ForSweep(s.cfg, s.opt.Now != nil, s.opt.Force); err != nil {
 		return err
 	}
 	s.report = Report{DryRun: s.opt.DryRun, ClockHours: s.clock.Hours, WallTime: s.clock.Wall.Unix()}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/memdecay/memdecay/worker/internal/settings"
 )
 
 // DefaultChunkSize bounds the rows one apply transaction touches while an
@@ -149,7 +151,7 @@ func (o SweepOptions) Validate() error {
 		return fmt.Errorf("%w: Pause %v is negative", ErrBadOption, o.Pause)
 	}
 	if o.Now != nil {
-		if err := finiteHours(*o.Now); err != nil {
+		if err := settings.FiniteHours(*o.Now); err != nil {
 			return fmt.Errorf("%w: Now: %v", ErrBadOption, err)
 		}
 		if *o.Now < 0 {

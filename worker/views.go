@@ -6,6 +6,7 @@ import (
 
 	"github.com/memdecay/memdecay/sqlfuncs"
 	"github.com/memdecay/memdecay/worker/internal/memdb"
+	"github.com/memdecay/memdecay/worker/internal/settings"
 	"github.com/memdecay/memdecay/worker/mapping"
 )
 
@@ -51,7 +52,7 @@ func (s viewSource) clockView() string {
 	return `SELECT ` + s.activeHours + ` AS active_hours,
        ` + viewWall + ` AS wall,
        (SELECT value FROM mem_config WHERE key = 'established_edge_threshold') AS established,
-       (SELECT CASE WHEN d.value = '` + autoThreshold + `' THEN p.value ELSE d.value END
+       (SELECT CASE WHEN d.value = '` + settings.AutoThreshold + `' THEN p.value ELSE d.value END
         FROM mem_config d, mem_config p
         WHERE d.key = 'edge_decay_threshold' AND p.key = 'edge_prune_threshold') AS decay_threshold`
 }

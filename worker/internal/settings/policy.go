@@ -1,4 +1,4 @@
-package worker
+package settings
 
 import (
 	"context"
@@ -56,9 +56,9 @@ func (p Policy) Resolve(defaultThreshold float64) (StagedPolicy, error) {
 	return st, nil
 }
 
-// readPolicies reads mem_edge_policies in relation order. A threshold that
+// ReadPolicies reads mem_edge_policies in relation order. A threshold that
 // is neither NULL nor a number fails, naming the row.
-func readPolicies(ctx context.Context, q memdb.Querier) ([]Policy, error) {
+func ReadPolicies(ctx context.Context, q memdb.Querier) ([]Policy, error) {
 	rows, err := q.QueryContext(ctx, `SELECT relation_type, model, CAST(params AS TEXT), clock,
 		       CASE WHEN typeof(threshold) IN ('integer', 'real') THEN threshold END, typeof(threshold), action, orphans
 		FROM main.mem_edge_policies ORDER BY relation_type`)
@@ -84,12 +84,12 @@ func readPolicies(ctx context.Context, q memdb.Querier) ([]Policy, error) {
 // StagedPolicies reads every policy, in relation order, and resolves each
 // as a sweep does (its curve in the clock's unit, its threshold, 0 for a
 // curve that dies at 0): for what shows a policy's curve outside a sweep.
-func StagedPolicies(ctx context.Context, db *DB) ([]Policy, []StagedPolicy, error) {
+func StagedPolicies(ctx context.Context, db *memdb.DB) ([]Policy, []StagedPolicy, error) {
 	cfg, err := LoadConfig(ctx, db.SQL)
 	if err != nil {
 		return nil, nil, err
 	}
-	policies, err := readPolicies(ctx, db.SQL)
+	policies, err := ReadPolicies(ctx, db.SQL)
 	if err != nil {
 		return nil, nil, err
 	}

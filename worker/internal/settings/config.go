@@ -1,4 +1,4 @@
-package worker
+package settings
 
 import (
 	"context"
@@ -57,8 +57,8 @@ func (c Config) SweepDue() bool {
 	return since == nil || *since >= c.CurateIntervalHours
 }
 
-// configKey documents and validates one mem_config key.
-type configKey struct {
+// ConfigKey documents and validates one mem_config key.
+type ConfigKey struct {
 	name, doc string
 	validate  func(string) error
 	// durationIn, when set, lets the key be given as a duration (30m, 4h,
@@ -98,16 +98,16 @@ func either(a, b func(string) error) func(string) error {
 	}
 }
 
-// autoThreshold is edge_decay_threshold's value that means "the prune
+// AutoThreshold is edge_decay_threshold's value that means "the prune
 // threshold" (mem_clock reads it too: views.go).
-const autoThreshold = "auto"
+const AutoThreshold = "auto"
 
 // ConfigKeys lists every setting, in the order `config get` prints them.
-var ConfigKeys = []configKey{
+var ConfigKeys = []ConfigKey{
 	{"active_hours", "the session-aware clock, in active hours", number(0, math.MaxFloat64), ""},
 	{"wall_clock", "unix seconds the views and sweeps take as the wall time ('' = the machine's clock)", either(oneOf(""), number(0, math.MaxFloat64)), ""},
 	{"edge_prune_threshold", "static prune: edges below this weight with no reinforcement", number(0, 1), ""},
-	{"edge_decay_threshold", "temporal decay threshold ('auto' = edge_prune_threshold)", either(oneOf(autoThreshold), number(0, 1)), ""},
+	{"edge_decay_threshold", "temporal decay threshold ('auto' = edge_prune_threshold)", either(oneOf(AutoThreshold), number(0, 1)), ""},
 	{"established_edge_threshold", "reinforcements from which an edge decays at half rate", number(0, math.MaxFloat64), ""},
 	{"block_prune_threshold", "block recency below which a block is archived", number(0, 1), ""},
 	{"curate_interval_hours", "active hours between sweeps for run --when-due (or a duration: 90m, 40h, 2d)", number(0, math.MaxFloat64), sqlfuncs.ClockActiveHours},
@@ -120,17 +120,17 @@ var ConfigKeys = []configKey{
 }
 
 // LookupConfigKey finds a setting by name.
-func LookupConfigKey(name string) (configKey, bool) {
-	i := slices.IndexFunc(ConfigKeys, func(k configKey) bool { return k.name == name })
+func LookupConfigKey(name string) (ConfigKey, bool) {
+	i := slices.IndexFunc(ConfigKeys, func(k ConfigKey) bool { return k.name == name })
 	if i < 0 {
-		return configKey{}, false
+		return ConfigKey{}, false
 	}
 	return ConfigKeys[i], true
 }
 
 // Name and Doc describe a setting.
-func (k configKey) Name() string { return k.name }
-func (k configKey) Doc() string  { return k.doc }
+func (k ConfigKey) Name() string { return k.name }
+func (k ConfigKey) Doc() string  { return k.doc }
 
 // ConfigValues reads mem_config as text, keyed by name.
 func ConfigValues(ctx context.Context, q memdb.Querier) (map[string]string, error) {
@@ -179,7 +179,7 @@ func LoadConfig(ctx context.Context, q memdb.Querier) (Config, error) {
 		EventRetentionDays:       num("event_retention_days"),
 	}
 	c.EdgeDecayThreshold = c.EdgePruneThreshold
-	if s := strings.TrimSpace(m["edge_decay_threshold"]); s != autoThreshold {
+	if s := strings.TrimSpace(m["edge_decay_threshold"]); s != AutoThreshold {
 		c.EdgeDecayThreshold = num("edge_decay_threshold")
 	}
 	c.BlockArchival = strings.TrimSpace(m["block_archival"]) != "off"
