@@ -13,6 +13,7 @@ import (
 
 	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/internal/settings"
+	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 	"github.com/memdecay/memdecay/worker/mapping"
 )
 
@@ -43,7 +44,7 @@ import (
 // set its views up on a sweep's connection.
 type adapted struct {
 	m      *mapping.Mapping
-	tables *dialect
+	tables *sweepsql.Dialect
 	setup  []string
 	// On a replica (rqlite), which keeps no temp schema across requests,
 	// the views and triggers are main objects named mem_work_map_…,
@@ -62,12 +63,12 @@ type adapted struct {
 	singleKey bool
 	// edgeColumns: the edge table's columns, as a snapshot keeps them.
 	edgeColumns []string
-	edgeCols    columnInfo
+	edgeCols    sweepsql.ColumnInfo
 	// nodeCols: the node table's columns.
-	nodeCols columnInfo
+	nodeCols sweepsql.ColumnInfo
 	// factColumns: the fact table's columns, as a snapshot keeps them.
 	factColumns []string
-	factCols    columnInfo
+	factCols    sweepsql.ColumnInfo
 	// keyTokens: @BLOCK_KEYS_INVALID, @EDGE_KEYS_INVALID and
 	// @FACT_KEYS_INVALID, each with the rows its role's view leaves out
 	// for their key (keyProblems).
@@ -82,109 +83,6 @@ func unsupported(format string, a ...any) error {
 	return fmt.Errorf("%w: %s", ErrMappingUnsupported, fmt.Sprintf(format, a...))
 }
 
-// ident quotes an SQL identifier.
-func ident(name string) string { return mapping.Ident(name) }
-
-// literal quotes an SQL text literal.
-func literal(s string) string { return `'` + strings.ReplaceAll(s, `'`, `''`) + `'` }
-
-// columnInfo is what the adapter needs of a table's columns: their names in
-// order and whether each compares as text.
-type columnInfo struct {
-	names []string
-	text  map[string]bool
-	// untyped: columns of no affinity, which compare a text id with the
-	// integer they hold as different values.
-	untyped map[string]bool
-	// nullable: columns that may hold NULL (no NOT NULL, not a rowid's
-	// alias).
-	nullable map[string]bool
-	// defaults: the SQL default of each NOT NULL column that has one (a
-	// restored row takes it where its archive holds NULL).
-	defaults map[string]string
-}
-
-func readColumns(ctx context.Context, q memdb.Querier, table string) (columnInfo, error) {
-	rows, err := q.QueryContext(ctx, `SELECT name, type, "notnull", pk, (SELECT count(*) FROM pragma_table_xinfo(?1) WHERE pk > 0), dflt_value
-		FROM pragma_table_xinfo(?1) WHERE hidden = 0 ORDER BY cid`, table)
-	if err != nil {
-		return columnInfo{}, fmt.Errorf("mapping: reading the columns of %s: %w", table, err)
-	}
-	defer rows.Close()
-	info := columnInfo{text: map[string]bool{}, untyped: map[string]bool{}, nullable: map[string]bool{}, defaults: map[string]string{}}
-	for rows.Next() {
-		var name, declared string
-		var notNull bool
-		var pk, pks int
-		var def sql.NullString
-		if err := rows.Scan(&name, &declared, &notNull, &pk, &pks, &def); err != nil {
-			return columnInfo{}, err
-		}
-		if notNull && def.Valid {
-			info.defaults[strings.ToLower(name)] = def.String
-		}
-		info.names = append(info.names, name)
-		info.text[strings.ToLower(name)] = mapping.Affinity(declared) == "TEXT"
-		info.untyped[strings.ToLower(name)] = mapping.Affinity(declared) == "BLOB"
-		rowidAlias := pk == 1 && pks == 1 && strings.EqualFold(declared, "INTEGER")
-		info.nullable[strings.ToLower(name)] = !notNull && !rowidAlias
-	}
-	return info, rows.Err()
-}
-
-// asText is a column of alias read as text: itself when it holds text,
-// else CAST to text (an index on the same expression keeps it indexed).
-func (c columnInfo) asText(alias, col string) string {
-	name := ident(col)
-	if alias != "" {
-		name = alias + "." + name
-	}
-	if c.text[strings.ToLower(col)] {
-		return name
-	}
-	return "CAST(" + name + " AS TEXT)"
-}
-
-// byText is the column col of alias to compare with an id as memworker's
-// tables hold it (text): the column itself where SQLite converts the text
-// to the column's own type (a TEXT, INTEGER, REAL or NUMERIC column, so the
-// table's own key finds the row), else as text (asText).
-func (c columnInfo) byText(alias, col string) string {
-	if !c.untyped[strings.ToLower(col)] {
-		if alias == "" {
-			return ident(col)
-		}
-		return alias + "." + ident(col)
-	}
-	return c.asText(alias, col)
-}
-
-// rowColumn is the name under which a view shows the app row's own
-// column c, as it is, for its archive.
-func rowColumn(c string) string { return "row." + c }
-
-// rows are the app row's own columns of alias, each as it is under its
-// rowColumn name.
-func (c columnInfo) rows(alias string) string {
-	fields := make([]string, len(c.names))
-	for i, n := range c.names {
-		fields[i] = alias + "." + ident(n) + " AS " + ident(rowColumn(n))
-	}
-	return strings.Join(fields, ", ")
-}
-
-// keyTyped is true when every column of an edge key has a type that
-// converts text compared with it (TEXT, INTEGER, REAL or NUMERIC): the
-// key found by its text through the table's own index (byText).
-func keyTyped(cols columnInfo, key []string) bool {
-	for _, k := range key {
-		if cols.untyped[strings.ToLower(k)] {
-			return false
-		}
-	}
-	return true
-}
-
 // A key names one row only when it is not NULL and no other row's key
 // reads as the same text id: memworker reads ids as text, and a key
 // column of no type holds 1 and '1' side by side (keyTyped ones convert
@@ -197,14 +95,14 @@ func keyTyped(cols columnInfo, key []string) bool {
 // its text id, "AND …" to append to a WHERE; "" for a key whose columns
 // all have a type. The probe goes through the index on CAST(id AS TEXT)
 // that mappedIndexes declares for such columns.
-func (a *adapted) unshared(cols columnInfo, table, outer string, key []string) string {
-	if keyTyped(cols, key) {
+func (a *adapted) unshared(cols sweepsql.ColumnInfo, table, outer string, key []string) string {
+	if sweepsql.KeyTyped(cols, key) {
 		return ""
 	}
 	same, raw := make([]string, len(key)), make([]string, len(key))
 	for i, k := range key {
-		same[i] = cols.asText("x", k) + " = " + cols.asText(outer, k)
-		raw[i] = "x." + ident(k) + " IS " + outer + "." + ident(k)
+		same[i] = cols.AsText("x", k) + " = " + cols.AsText(outer, k)
+		raw[i] = "x." + sweepsql.Ident(k) + " IS " + outer + "." + sweepsql.Ident(k)
 	}
 	return " AND NOT EXISTS (SELECT 1 FROM " + a.table(table) + " x WHERE " + strings.Join(same, " AND ") +
 		" AND NOT (" + strings.Join(raw, " AND ") + "))"
@@ -217,37 +115,37 @@ func (a *adapted) unshared(cols columnInfo, table, outer string, key []string) s
 // for a key column of no type, each row whose key reads as another's
 // (found through the index on CAST(id AS TEXT)), named as the app holds
 // it (1, '1'). "" when no row can have either.
-func (a *adapted) keyProblems(kind string, cols columnInfo, table string, key []string) string {
+func (a *adapted) keyProblems(kind string, cols sweepsql.ColumnInfo, table string, key []string) string {
 	t := a.table(table)
 	named := func(alias string) string {
 		if len(key) == 1 {
-			return "quote(" + alias + "." + ident(key[0]) + ")"
+			return "quote(" + alias + "." + sweepsql.Ident(key[0]) + ")"
 		}
 		parts := make([]string, len(key))
 		for i, k := range key {
-			parts[i] = "quote(" + alias + "." + ident(k) + ")"
+			parts[i] = "quote(" + alias + "." + sweepsql.Ident(k) + ")"
 		}
 		return "'(' || " + strings.Join(parts, " || ', ' || ") + " || ')'"
 	}
 	var out strings.Builder
 	var present, xPresent []string
 	for _, k := range key {
-		col := "k." + ident(k)
-		if cols.nullable[strings.ToLower(k)] {
+		col := "k." + sweepsql.Ident(k)
+		if cols.Nullable[strings.ToLower(k)] {
 			where := append(append([]string{}, present...), col+" IS NULL")
-			fmt.Fprintf(&out, "\nUNION ALL SELECT %s, %s, %s FROM %s k WHERE %s", literal(kind), named("k"),
-				literal(table+"."+k+" is NULL"), t, strings.Join(where, " AND "))
+			fmt.Fprintf(&out, "\nUNION ALL SELECT %s, %s, %s FROM %s k WHERE %s", sweepsql.Literal(kind), named("k"),
+				sweepsql.Literal(table+"."+k+" is NULL"), t, strings.Join(where, " AND "))
 		}
-		present, xPresent = append(present, col+" IS NOT NULL"), append(xPresent, "x."+ident(k)+" IS NOT NULL")
+		present, xPresent = append(present, col+" IS NOT NULL"), append(xPresent, "x."+sweepsql.Ident(k)+" IS NOT NULL")
 	}
-	if keyTyped(cols, key) {
+	if sweepsql.KeyTyped(cols, key) {
 		return out.String()
 	}
 	text, xText, same, order := make([]string, len(key)), make([]string, len(key)), make([]string, len(key)), make([]string, len(key))
 	for i, k := range key {
-		text[i], xText[i] = cols.asText("k", k), cols.asText("x", k)
+		text[i], xText[i] = cols.AsText("k", k), cols.AsText("x", k)
 		same[i] = xText[i] + " = " + text[i]
-		order[i] = "x." + ident(k)
+		order[i] = "x." + sweepsql.Ident(k)
 	}
 	label, one := table+"."+key[0], "id"
 	if len(key) > 1 {
@@ -258,30 +156,21 @@ UNION ALL SELECT %s, %s, (SELECT %s || group_concat(v, ' and ') || ' read as one
                                 || CASE count(*) WHEN 2 THEN 'both' ELSE 'all ' || count(*) END || ' skipped'
                          FROM (SELECT %s AS v FROM %s x WHERE %s ORDER BY %s))
 FROM %s k WHERE (%s) IN (SELECT %s FROM %s x WHERE %s GROUP BY %s HAVING count(*) > 1)`,
-		literal(kind), named("k"), literal(label+" "), one, named("x"), t, strings.Join(same, " AND "), strings.Join(order, ", "),
+		sweepsql.Literal(kind), named("k"), sweepsql.Literal(label+" "), one, named("x"), t, strings.Join(same, " AND "), strings.Join(order, ", "),
 		t, strings.Join(text, ", "), strings.Join(xText, ", "), t, strings.Join(xPresent, " AND "),
 		strings.Join(xText, ", "))
 	return out.String()
-}
-
-// snapshot is the JSON of every column of the app's row alias.
-func (c columnInfo) snapshot(alias string) string {
-	fields := make([]string, len(c.names))
-	for i, n := range c.names {
-		fields[i] = literal(n) + ", " + snapshotValue(alias+"."+ident(n))
-	}
-	return "json_object(" + strings.Join(fields, ", ") + ")"
 }
 
 // rowOwn is the app row's own columns a view of alias shows, for a
 // removal's archive: its JSON snapshot, and each column as it is. The
 // readers' views need none, and without them outlive the app's changes to
 // its other columns.
-func (a *adapted) rowOwn(cols columnInfo, alias string) string {
+func (a *adapted) rowOwn(cols sweepsql.ColumnInfo, alias string) string {
 	if a.readersOnly {
 		return "NULL AS snapshot"
 	}
-	return cols.snapshot(alias) + " AS snapshot, " + cols.rows(alias)
+	return cols.Snapshot(alias) + " AS snapshot, " + cols.Rows(alias)
 }
 
 // or is col of alias, or def when the app has no such column.
@@ -289,7 +178,7 @@ func or(alias, col, def string) string {
 	if col == "" {
 		return def
 	}
-	return alias + "." + ident(col)
+	return alias + "." + sweepsql.Ident(col)
 }
 
 // edgeWeight is an edge's weight: its column (as column reads it), or
@@ -311,7 +200,7 @@ func orZero(alias, col string) string {
 	if col == "" {
 		return "0"
 	}
-	return "coalesce(" + alias + "." + ident(col) + ", 0)"
+	return "coalesce(" + alias + "." + sweepsql.Ident(col) + ", 0)"
 }
 
 // hoursOf reads a time column on clock as active hours: as it is on the
@@ -347,13 +236,13 @@ func timeFrom(hours, col, clock string) string {
 // status column col from the view's status: archived and active as the
 // app writes them, any other status left as it is.
 func statusWrite(col, archived, active string) string {
-	return changed(col, "status", `CASE NEW.status WHEN 'archived' THEN `+literal(archived)+` WHEN 'active' THEN `+literal(active)+
-		` ELSE `+ident(col)+` END`)
+	return changed(col, "status", `CASE NEW.status WHEN 'archived' THEN `+sweepsql.Literal(archived)+` WHEN 'active' THEN `+sweepsql.Literal(active)+
+		` ELSE `+sweepsql.Ident(col)+` END`)
 }
 
 // changed sets col to value only when the view's column moved.
 func changed(col, viewCol, value string) string {
-	return ident(col) + ` = CASE WHEN NEW.` + viewCol + ` IS OLD.` + viewCol + ` THEN ` + ident(col) + ` ELSE ` + value + ` END`
+	return sweepsql.Ident(col) + ` = CASE WHEN NEW.` + viewCol + ` IS OLD.` + viewCol + ` THEN ` + sweepsql.Ident(col) + ` ELSE ` + value + ` END`
 }
 
 // adapt builds the adapter of a mapping other than mem that the
@@ -378,7 +267,7 @@ func reinforceKept(n *mapping.Nodes) string {
 	case n == nil:
 		return "0"
 	case n.Reinforcement != "":
-		return reinforceKeptByCount
+		return sweepsql.ReinforceKeptByCount
 	case n.LastUsed != "":
 		return "n.last_reinforced_hours IS b.last AND b.last IS NOT :now"
 	}
@@ -407,7 +296,7 @@ func adaptAs(ctx context.Context, q memdb.Querier, a *adapted) (*adapted, error)
                     + (SELECT total(d.strength) FROM mem_edge_due d WHERE d.end_b = b.id)`,
 		"@END_A", "end_a", "@END_B", "end_b", "@KEPT_EDGES_POSSIBLE", "1",
 		"EDGE_SNAPSHOT", "json(e.snapshot)",
-		"@ARCHIVE_EDGES", archiveOf(m, "edge"), "@ARCHIVE_NODES", archiveOf(m, "block"), "@ARCHIVE_FACTS", archiveOf(m, "fact"),
+		"@ARCHIVE_EDGES", sweepsql.ArchiveOf(m, "edge"), "@ARCHIVE_NODES", sweepsql.ArchiveOf(m, "block"), "@ARCHIVE_FACTS", sweepsql.ArchiveOf(m, "fact"),
 	}
 	tokens = append(tokens, "@REINFORCE_KEPT", reinforceKept(m.Nodes))
 	for _, v := range []string{"blocks", "block_tags", "dependents", "edges", "facts"} {
@@ -432,15 +321,15 @@ func adaptAs(ctx context.Context, q memdb.Querier, a *adapted) (*adapted, error)
 	row := func(prefix string, cols []string) []string {
 		names, values := make([]string, len(cols)), make([]string, len(cols))
 		for i, c := range cols {
-			names[i], values[i] = ident(c), prefix+"."+ident(rowColumn(c))
+			names[i], values[i] = sweepsql.Ident(c), prefix+"."+sweepsql.Ident(sweepsql.RowColumn(c))
 		}
 		return []string{strings.Join(names, ", "), strings.Join(values, ", ")}
 	}
 	for _, r := range []struct {
 		token, alias string
 		cols, own    []string
-	}{{"@EDGE_ROW", "e", a.edgeColumns, edgeColumns}, {"@BLOCK_ROW", "b", a.nodeCols.names, blockColumns},
-		{"@FACT_ROW", "f", a.factColumns, factColumns}} {
+	}{{"@EDGE_ROW", "e", a.edgeColumns, sweepsql.EdgeColumns}, {"@BLOCK_ROW", "b", a.nodeCols.Names, sweepsql.BlockColumns},
+		{"@FACT_ROW", "f", a.factColumns, sweepsql.FactColumns}} {
 		nv := row(r.alias, r.cols)
 		if len(r.cols) == 0 { // no such role: its empty view archives nothing, into memworker's own archive
 			nv = []string{strings.Join(r.own, ", "), strings.TrimSuffix(strings.Repeat("NULL, ", len(r.own)), ", ")}
@@ -453,8 +342,8 @@ func adaptAs(ctx context.Context, q memdb.Querier, a *adapted) (*adapted, error)
 		}
 	}
 	tokens = append(tokens, a.keyTokens...)
-	a.tables = newDialect(append(tokens, edgeTokens...)...)
-	a.tables.teardown = a.teardown
+	a.tables = sweepsql.NewDialect(append(tokens, edgeTokens...)...)
+	a.tables.Teardown = a.teardown
 	return a, nil
 }
 
@@ -470,21 +359,21 @@ func (a *adapted) nodes(ctx context.Context, q memdb.Querier) error {
 		a.setup = append(a.setup, a.nothingToWrite("blocks", "UPDATE"), a.nothingToWrite("block_tags", "DELETE"))
 		return nil
 	}
-	cols, err := readColumns(ctx, q, n.Table)
+	cols, err := sweepsql.ReadColumns(ctx, q, n.Table)
 	if err != nil {
 		return err
 	}
 	a.nodeCols = cols
-	active := statusValues(n.StatusActive, "active")
+	active := sweepsql.StatusValues(n.StatusActive, "active")
 	status := a.nodeStatus("n")
 	key, table := n.Key[0], a.table(n.Table)
 	a.setup = append(a.setup, `CREATE `+a.temp()+`VIEW `+a.view("blocks")+` AS
-SELECT `+cols.asText("n", key)+` AS id, `+or("n", n.Category, "NULL")+` AS category, `+status+` AS status,
+SELECT `+cols.AsText("n", key)+` AS id, `+or("n", n.Category, "NULL")+` AS category, `+status+` AS status,
        `+or("n", n.ArchiveReason, "NULL")+` AS archive_reason, `+or("n", n.Confidence, "NULL")+` AS confidence,
        `+orZero("n", n.Reinforcement)+` AS reinforcement_count,
        `+hoursOf(or("n", n.LastUsed, "NULL"), n.LastUsedClock)+` AS last_reinforced_hours,
-       n.`+ident(key)+` AS key_raw, `+a.rowOwn(cols, "n")+`
-FROM `+table+` n WHERE n.`+ident(key)+` IS NOT NULL`+a.unshared(cols, n.Table, "n", n.Key))
+       n.`+sweepsql.Ident(key)+` AS key_raw, `+a.rowOwn(cols, "n")+`
+FROM `+table+` n WHERE n.`+sweepsql.Ident(key)+` IS NOT NULL`+a.unshared(cols, n.Table, "n", n.Key))
 	a.keyTokens = append(a.keyTokens, "@BLOCK_KEYS_INVALID", a.keyProblems("block", cols, n.Table, n.Key))
 	set := []string{statusWrite(n.Status, n.StatusArchived, active[0])}
 	if n.ArchiveReason != "" {
@@ -494,34 +383,34 @@ FROM `+table+` n WHERE n.`+ident(key)+` IS NOT NULL`+a.unshared(cols, n.Table, "
 		set = append(set, changed(n.Reinforcement, "reinforcement_count", "NEW.reinforcement_count"))
 	}
 	if n.LastUsed != "" {
-		set = append(set, changed(n.LastUsed, "last_reinforced_hours", timeFrom("NEW.last_reinforced_hours", ident(n.LastUsed), n.LastUsedClock)))
+		set = append(set, changed(n.LastUsed, "last_reinforced_hours", timeFrom("NEW.last_reinforced_hours", sweepsql.Ident(n.LastUsed), n.LastUsedClock)))
 	}
 	a.setup = append(a.setup, `CREATE `+a.temp()+`TRIGGER `+a.view("blocks")+`_update INSTEAD OF UPDATE ON `+a.view("blocks")+` BEGIN
 UPDATE `+table+` SET `+strings.Join(set, ",\n    ")+`
-WHERE `+ident(key)+` = OLD.key_raw;
+WHERE `+sweepsql.Ident(key)+` = OLD.key_raw;
 END`)
 	switch tg := n.Tags; {
 	case tg == nil:
 		a.setup = append(a.setup, `CREATE `+a.temp()+`VIEW `+a.view("block_tags")+` AS SELECT NULL AS block_id, NULL AS tag WHERE 0`)
 	case tg.Column != "":
-		c := "n." + ident(tg.Column)
+		c := "n." + sweepsql.Ident(tg.Column)
 		list := `'["' || replace(replace(replace(` + c + `, '\', '\\'), '"', '\"'), ',', '","') || '"]'`
 		a.setup = append(a.setup, `CREATE `+a.temp()+`VIEW `+a.view("block_tags")+` AS
-SELECT `+cols.asText("n", key)+` AS block_id, trim(j.value) AS tag
+SELECT `+cols.AsText("n", key)+` AS block_id, trim(j.value) AS tag
 FROM `+table+` n, json_each(CASE WHEN json_valid(`+c+`) AND json_type(`+c+`) = 'array' THEN `+c+`
                                WHEN typeof(`+c+`) = 'text' AND trim(`+c+`) != '' THEN `+list+` ELSE '[]' END) j
 WHERE j.type = 'text'`)
 	default:
-		tcols, err := readColumns(ctx, q, tg.Table)
+		tcols, err := sweepsql.ReadColumns(ctx, q, tg.Table)
 		if err != nil {
 			return err
 		}
 		a.setup = append(a.setup, `CREATE `+a.temp()+`VIEW `+a.view("block_tags")+` AS
-SELECT `+tcols.asText("t", tg.NodeID)+` AS block_id, t.`+ident(tg.Tag)+` AS tag FROM `+a.table(tg.Table)+` t`)
+SELECT `+tcols.AsText("t", tg.NodeID)+` AS block_id, t.`+sweepsql.Ident(tg.Tag)+` AS tag FROM `+a.table(tg.Table)+` t`)
 		// An archived node's tag rows go with it, as memworker's own do
 		// (its archive row keeps them; restore puts them back).
 		a.setup = append(a.setup, `CREATE `+a.temp()+`TRIGGER `+a.view("block_tags")+`_delete INSTEAD OF DELETE ON `+a.view("block_tags")+` BEGIN
-DELETE FROM `+a.table(tg.Table)+` WHERE `+tcols.asText("", tg.NodeID)+` = OLD.block_id AND `+ident(tg.Tag)+` IS OLD.tag;
+DELETE FROM `+a.table(tg.Table)+` WHERE `+tcols.AsText("", tg.NodeID)+` = OLD.block_id AND `+sweepsql.Ident(tg.Tag)+` IS OLD.tag;
 END`)
 		return nil
 	}
@@ -538,20 +427,20 @@ END`)
 // returns the tokens @DEPENDENTS and @DELETE_DEPENDENTS (apply.sql).
 func (a *adapted) dependents(ctx context.Context, q memdb.Querier) ([]string, error) {
 	if a.m.Nodes == nil || len(a.m.Nodes.Dependents) == 0 {
-		return noDependents, nil
+		return sweepsql.NoDependents, nil
 	}
 	var arms, deletes []string
 	for _, d := range a.m.Nodes.Dependents {
-		cols, err := readColumns(ctx, q, d.Table)
+		cols, err := sweepsql.ReadColumns(ctx, q, d.Table)
 		if err != nil {
 			return nil, err
 		}
 		for _, c := range d.Columns {
-			arms = append(arms, `SELECT `+cols.asText("t", c)+` AS block_id, `+literal(d.Table)+` AS dep_table, `+literal(c)+` AS dep_column,
-       t.`+ident(c)+` AS raw, `+cols.snapshot("t")+` AS row
-FROM `+a.table(d.Table)+` t WHERE t.`+ident(c)+` IS NOT NULL`)
-			deletes = append(deletes, `DELETE FROM `+a.table(d.Table)+` WHERE OLD.dep_table = `+literal(d.Table)+
-				` AND OLD.dep_column = `+literal(c)+` AND `+ident(c)+` = OLD.raw;`)
+			arms = append(arms, `SELECT `+cols.AsText("t", c)+` AS block_id, `+sweepsql.Literal(d.Table)+` AS dep_table, `+sweepsql.Literal(c)+` AS dep_column,
+       t.`+sweepsql.Ident(c)+` AS raw, `+cols.Snapshot("t")+` AS row
+FROM `+a.table(d.Table)+` t WHERE t.`+sweepsql.Ident(c)+` IS NOT NULL`)
+			deletes = append(deletes, `DELETE FROM `+a.table(d.Table)+` WHERE OLD.dep_table = `+sweepsql.Literal(d.Table)+
+				` AND OLD.dep_column = `+sweepsql.Literal(c)+` AND `+sweepsql.Ident(c)+` = OLD.raw;`)
 		}
 	}
 	view := a.view("dependents")
@@ -576,17 +465,17 @@ func (a *adapted) edges(ctx context.Context, q memdb.Querier) ([]string, error) 
 		return []string{"@SUBJECT_E", "e.from_id", "@SUBJECT", "from_id", "EDGE_NAME", "from_id", "@DELETE_EDGES", "SELECT 0",
 			"@KEY_A", "from_id", "@KEY_B", "to_id"}, nil
 	}
-	cols, err := readColumns(ctx, q, e.Table)
+	cols, err := sweepsql.ReadColumns(ctx, q, e.Table)
 	if err != nil {
 		return nil, err
 	}
-	a.edgeColumns, a.edgeCols = cols.names, cols
+	a.edgeColumns, a.edgeCols = cols.Names, cols
 	table := a.table(e.Table)
-	weight := edgeWeight(e, func(col string) string { return "l." + ident(col) })
-	k1, k2, raw2, where := cols.asText("l", e.Key[0]), "''", "''", ident(e.Key[0])+" = OLD.key_raw"
+	weight := edgeWeight(e, func(col string) string { return "l." + sweepsql.Ident(col) })
+	k1, k2, raw2, where := cols.AsText("l", e.Key[0]), "''", "''", sweepsql.Ident(e.Key[0])+" = OLD.key_raw"
 	if len(e.Key) == 2 {
-		k2, raw2 = cols.asText("l", e.Key[1]), "l."+ident(e.Key[1])
-		where += " AND " + ident(e.Key[1]) + " = OLD.key_raw2"
+		k2, raw2 = cols.AsText("l", e.Key[1]), "l."+sweepsql.Ident(e.Key[1])
+		where += " AND " + sweepsql.Ident(e.Key[1]) + " = OLD.key_raw2"
 	}
 	a.singleKey = len(e.Key) == 1
 	// An edge is found by its key as the app holds it (key_raw, key_raw2:
@@ -594,14 +483,14 @@ func (a *adapted) edges(ctx context.Context, q memdb.Querier) ([]string, error) 
 	// memworker holds ids as (keyTyped); else by the text (from_id, to_id,
 	// through the index on CAST(id AS TEXT)).
 	keyA, keyB := "from_id", "to_id"
-	if keyTyped(cols, e.Key) {
+	if sweepsql.KeyTyped(cols, e.Key) {
 		keyA, keyB = "key_raw", "key_raw2"
 	}
 	// A row with a NULL key, or one whose key reads as another's, can be
 	// named by no event: the sweep skips it, and names it (keyProblems).
-	notNull := "l." + ident(e.Key[0]) + " IS NOT NULL"
+	notNull := "l." + sweepsql.Ident(e.Key[0]) + " IS NOT NULL"
 	if !a.singleKey {
-		notNull += " AND l." + ident(e.Key[1]) + " IS NOT NULL"
+		notNull += " AND l." + sweepsql.Ident(e.Key[1]) + " IS NOT NULL"
 	}
 	notNull += a.unshared(cols, e.Table, "l", e.Key)
 	a.keyTokens = append(a.keyTokens, "@EDGE_KEYS_INVALID", a.keyProblems("edge", cols, e.Table, e.Key))
@@ -609,18 +498,18 @@ func (a *adapted) edges(ctx context.Context, q memdb.Querier) ([]string, error) 
 	// view's trigger would run a program per row, and the view's key read
 	// as text would find each row through an index on CAST(id AS TEXT)
 	// rather than the table's own key.
-	deleteEdges := `DELETE FROM ` + table + ` WHERE ` + cols.byText("", e.Key[0]) + ` IN (SELECT from_id FROM apply_edge_keys)`
+	deleteEdges := `DELETE FROM ` + table + ` WHERE ` + cols.ByText("", e.Key[0]) + ` IN (SELECT from_id FROM apply_edge_keys)`
 	if !a.singleKey {
-		deleteEdges = `DELETE FROM ` + table + ` WHERE (` + cols.byText("", e.Key[0]) + `, ` + cols.byText("", e.Key[1]) + `) IN (SELECT from_id, to_id FROM apply_edge_keys)`
+		deleteEdges = `DELETE FROM ` + table + ` WHERE (` + cols.ByText("", e.Key[0]) + `, ` + cols.ByText("", e.Key[1]) + `) IN (SELECT from_id, to_id FROM apply_edge_keys)`
 	}
 	// (By text, a key of no type would find every row that reads as it.)
 	deleteEdges += a.unshared(cols, e.Table, table, e.Key)
 	a.setup = append(a.setup, `CREATE `+a.temp()+`VIEW `+a.view("edges")+` AS
-SELECT `+k1+` AS from_id, `+k2+` AS to_id, `+cols.asText("l", e.From)+` AS end_a, `+cols.asText("l", e.To)+` AS end_b,
+SELECT `+k1+` AS from_id, `+k2+` AS to_id, `+cols.AsText("l", e.From)+` AS end_a, `+cols.AsText("l", e.To)+` AS end_b,
        `+weight+` AS weight, `+orZero("l", e.Reinforcement)+` AS reinforcement_count, `+or("l", e.Kind, "NULL")+` AS relation_type,
        `+or("l", e.Origin, "NULL")+` AS origin, `+hoursOf(or("l", e.LastActive, "NULL"), e.LastActiveClock)+` AS last_active_hours,
        `+or("l", e.LastObserved, "NULL")+` AS last_observed_at, `+orZero("l", e.Pinned)+` AS pinned, `+orZero("l", e.Excluded)+` AS excluded,
-       NULL AS note, NULL AS created_at, l.`+ident(e.Key[0])+` AS key_raw, `+raw2+` AS key_raw2, `+a.rowOwn(cols, "l")+`
+       NULL AS note, NULL AS created_at, l.`+sweepsql.Ident(e.Key[0])+` AS key_raw, `+raw2+` AS key_raw2, `+a.rowOwn(cols, "l")+`
 FROM `+table+` l WHERE `+notNull+``,
 		`CREATE `+a.temp()+`TRIGGER `+a.view("edges")+`_delete INSTEAD OF DELETE ON `+a.view("edges")+` BEGIN
 DELETE FROM `+table+` WHERE `+where+`;
@@ -637,7 +526,7 @@ END`)
 		return []string{"@SUBJECT_E", "e.from_id", "@SUBJECT", "from_id", "EDGE_NAME", "from_id", "@DELETE_EDGES", deleteEdges,
 			"@KEY_A", keyA, "@KEY_B", keyB}, nil
 	}
-	return []string{"@SUBJECT_E", "json_array(e.from_id, e.to_id)", "@SUBJECT", "json_array(from_id, to_id)", "EDGE_NAME", edgeName,
+	return []string{"@SUBJECT_E", "json_array(e.from_id, e.to_id)", "@SUBJECT", "json_array(from_id, to_id)", "EDGE_NAME", sweepsql.EdgeName,
 		"@DELETE_EDGES", deleteEdges, "@KEY_A", keyA, "@KEY_B", keyB}, nil
 }
 
@@ -653,11 +542,11 @@ func (a *adapted) facts(ctx context.Context, q memdb.Querier) error {
 			a.nothingToWrite("facts", "DELETE"), a.nothingToWrite("facts", "UPDATE"))
 		return nil
 	}
-	cols, err := readColumns(ctx, q, f.Table)
+	cols, err := sweepsql.ReadColumns(ctx, q, f.Table)
 	if err != nil {
 		return err
 	}
-	a.factColumns, a.factCols = cols.names, cols
+	a.factColumns, a.factCols = cols.Names, cols
 	a.keyTokens = append(a.keyTokens, "@FACT_KEYS_INVALID", a.keyProblems("fact", cols, f.Table, f.Key))
 	status := a.factStatus("f")
 	segment := or("f", f.Segment, "NULL")
@@ -666,17 +555,17 @@ func (a *adapted) facts(ctx context.Context, q memdb.Querier) error {
 	}
 	key, table := f.Key[0], a.table(f.Table)
 	a.setup = append(a.setup, `CREATE `+a.temp()+`VIEW `+a.view("facts")+` AS
-SELECT `+cols.asText("f", key)+` AS id, `+segment+` AS segment, `+fromSegment("tier", f.Tier)+` AS tier,
+SELECT `+cols.AsText("f", key)+` AS id, `+segment+` AS segment, `+fromSegment("tier", f.Tier)+` AS tier,
        `+fromSegment("importance", f.Importance)+` AS importance, `+fromSegment("decay_rate", f.DecayRate)+` AS decay_rate,
        `+orZero("f", f.AccessCount)+` AS access_count, `+or("f", f.LastAccess, "NULL")+` AS last_accessed_at, `+status+` AS status,
-       NULL AS content, `+or("f", f.CreatedAt, "NULL")+` AS created_at, f.`+ident(key)+` AS key_raw, `+a.rowOwn(cols, "f")+`
-FROM `+table+` f WHERE f.`+ident(key)+` IS NOT NULL`+a.unshared(cols, f.Table, "f", f.Key),
+       NULL AS content, `+or("f", f.CreatedAt, "NULL")+` AS created_at, f.`+sweepsql.Ident(key)+` AS key_raw, `+a.rowOwn(cols, "f")+`
+FROM `+table+` f WHERE f.`+sweepsql.Ident(key)+` IS NOT NULL`+a.unshared(cols, f.Table, "f", f.Key),
 		`CREATE `+a.temp()+`TRIGGER `+a.view("facts")+`_delete INSTEAD OF DELETE ON `+a.view("facts")+` BEGIN
-DELETE FROM `+table+` WHERE `+ident(key)+` = OLD.key_raw;
+DELETE FROM `+table+` WHERE `+sweepsql.Ident(key)+` = OLD.key_raw;
 END`,
 		`CREATE `+a.temp()+`TRIGGER `+a.view("facts")+`_update INSTEAD OF UPDATE ON `+a.view("facts")+` BEGIN
 UPDATE `+table+` SET `+strings.Join(a.factWrites(), ",\n    ")+`
-WHERE `+ident(key)+` = OLD.key_raw;
+WHERE `+sweepsql.Ident(key)+` = OLD.key_raw;
 END`)
 	return nil
 }
@@ -687,15 +576,15 @@ END`)
 func mappedIndexes(ctx context.Context, q memdb.Querier, m *mapping.Mapping) ([]string, error) {
 	var out []string
 	add := func(table string, col string) error {
-		cols, err := readColumns(ctx, q, table)
+		cols, err := sweepsql.ReadColumns(ctx, q, table)
 		if err != nil {
 			return err
 		}
-		if col == "" || col == mapping.RowID || cols.text[strings.ToLower(col)] {
+		if col == "" || col == mapping.RowID || cols.Text[strings.ToLower(col)] {
 			return nil
 		}
 		name := fmt.Sprintf("mem_map_%d_%s_%s_text", len(table), table, col) // the length: no two tables and columns give one name
-		out = append(out, `CREATE INDEX IF NOT EXISTS main.`+ident(name)+` ON `+ident(table)+` (CAST(`+ident(col)+` AS TEXT))`)
+		out = append(out, `CREATE INDEX IF NOT EXISTS main.`+sweepsql.Ident(name)+` ON `+sweepsql.Ident(table)+` (CAST(`+sweepsql.Ident(col)+` AS TEXT))`)
 		return nil
 	}
 	if n := m.Nodes; n != nil {
@@ -709,12 +598,12 @@ func mappedIndexes(ctx context.Context, q memdb.Querier, m *mapping.Mapping) ([]
 		}
 	}
 	if e := m.Edges; e != nil {
-		cols, err := readColumns(ctx, q, e.Table)
+		cols, err := sweepsql.ReadColumns(ctx, q, e.Table)
 		if err != nil {
 			return nil, err
 		}
 		indexed := []string{e.From, e.To}
-		if !keyTyped(cols, e.Key) { // else an edge is found by its own key (@KEY_A)
+		if !sweepsql.KeyTyped(cols, e.Key) { // else an edge is found by its own key (@KEY_A)
 			indexed = append(indexed, e.Key...)
 		}
 		for _, c := range indexed {
@@ -774,24 +663,6 @@ func (a *adapted) setUp(ctx context.Context, q memdb.Querier) error {
 		}
 	}
 	return nil
-}
-
-// statusValues are the status values a mapping lists for a meaning, or
-// def when it lists none.
-func statusValues(values []string, def string) []string {
-	if len(values) == 0 {
-		return []string{def}
-	}
-	return values
-}
-
-// sqlList is values as SQL text literals, separated by commas.
-func sqlList(values []string) string {
-	quoted := make([]string, len(values))
-	for i, v := range values {
-		quoted[i] = literal(v)
-	}
-	return strings.Join(quoted, ", ")
 }
 
 // createdName finds the name of what a statement of mappedIndexes or
@@ -870,7 +741,7 @@ func (a *adapted) hours(ctx context.Context, q memdb.Querier, wall time.Time) (h
 // appClockValue is the query of the value of key (an SQL expression) in
 // the app's own clock table, as a number.
 func appClockValue(c *mapping.Clock, key string) string {
-	return `SELECT CAST(` + ident(c.ValueColumn) + ` AS REAL) FROM main.` + ident(c.Table) + ` WHERE ` + ident(c.KeyColumn) + ` = ` + key
+	return `SELECT CAST(` + sweepsql.Ident(c.ValueColumn) + ` AS REAL) FROM main.` + sweepsql.Ident(c.Table) + ` WHERE ` + sweepsql.Ident(c.KeyColumn) + ` = ` + key
 }
 
 // recordCurate writes the sweep's clock where the app keeps the time of
@@ -883,8 +754,8 @@ func (a *adapted) recordCurate(ctx context.Context, q memdb.Querier, hours float
 	c := a.m.Clock
 	// One statement (a replica's transaction cannot read its own writes);
 	// the key column is unique (checked with the mapping).
-	_, err := q.ExecContext(ctx, `INSERT INTO `+a.table(c.Table)+` (`+ident(c.KeyColumn)+`, `+ident(c.ValueColumn)+`) VALUES (?, ?)
-		ON CONFLICT (`+ident(c.KeyColumn)+`) DO UPDATE SET `+ident(c.ValueColumn)+` = excluded.`+ident(c.ValueColumn),
+	_, err := q.ExecContext(ctx, `INSERT INTO `+a.table(c.Table)+` (`+sweepsql.Ident(c.KeyColumn)+`, `+sweepsql.Ident(c.ValueColumn)+`) VALUES (?, ?)
+		ON CONFLICT (`+sweepsql.Ident(c.KeyColumn)+`) DO UPDATE SET `+sweepsql.Ident(c.ValueColumn)+` = excluded.`+sweepsql.Ident(c.ValueColumn),
 		c.LastCurateKey, strconv.FormatFloat(hours, 'f', -1, 64))
 	return err
 }
@@ -917,9 +788,9 @@ func (a *adapted) temp() string {
 // main object's trigger may not name a schema.
 func (a *adapted) table(name string) string {
 	if a.replica {
-		return ident(name)
+		return sweepsql.Ident(name)
 	}
-	return "main." + ident(name)
+	return "main." + sweepsql.Ident(name)
 }
 
 // captureTriggers are the triggers a mapping puts on the app's tables so
@@ -934,7 +805,7 @@ func (a *adapted) table(name string) string {
 func captureTriggers(ctx context.Context, q memdb.Querier, m *mapping.Mapping) ([]string, error) {
 	var out []string
 	add := func(table, queue, cols string, keys func(row string) string, watched []string, extraDelete string) {
-		name := func(op string) string { return ident("mem_map_" + table + "_queue_" + op) }
+		name := func(op string) string { return sweepsql.Ident("mem_map_" + table + "_queue_" + op) }
 		values := func(rows ...string) string {
 			v := make([]string, len(rows))
 			for i, r := range rows {
@@ -947,30 +818,30 @@ func captureTriggers(ctx context.Context, q memdb.Querier, m *mapping.Mapping) (
 		for _, c := range watched {
 			if c != "" && c != mapping.RowID && !seen[strings.ToLower(c)] {
 				seen[strings.ToLower(c)] = true
-				of = append(of, ident(c))
+				of = append(of, sweepsql.Ident(c))
 			}
 		}
 		out = append(out,
-			`CREATE TRIGGER `+name("insert")+` AFTER INSERT ON `+ident(table)+` BEGIN
+			`CREATE TRIGGER `+name("insert")+` AFTER INSERT ON `+sweepsql.Ident(table)+` BEGIN
     INSERT INTO `+queue+` (`+cols+`) VALUES `+values("NEW")+`;
 END`,
-			`CREATE TRIGGER `+name("update")+` AFTER UPDATE OF `+strings.Join(of, ", ")+` ON `+ident(table)+` BEGIN
+			`CREATE TRIGGER `+name("update")+` AFTER UPDATE OF `+strings.Join(of, ", ")+` ON `+sweepsql.Ident(table)+` BEGIN
     INSERT INTO `+queue+` (`+cols+`) VALUES `+values("OLD", "NEW")+`;
 END`,
-			`CREATE TRIGGER `+name("delete")+` AFTER DELETE ON `+ident(table)+extraDelete+` BEGIN
+			`CREATE TRIGGER `+name("delete")+` AFTER DELETE ON `+sweepsql.Ident(table)+extraDelete+` BEGIN
     INSERT INTO `+queue+` (`+cols+`) VALUES `+values("OLD")+`;
 END`)
 	}
 	text := func(table, col string) (func(row string) string, error) {
-		cols, err := readColumns(ctx, q, table)
+		cols, err := sweepsql.ReadColumns(ctx, q, table)
 		if err != nil {
 			return nil, err
 		}
 		return func(row string) string {
-			if cols.text[strings.ToLower(col)] {
-				return "ifnull(" + row + "." + ident(col) + ", '')"
+			if cols.Text[strings.ToLower(col)] {
+				return "ifnull(" + row + "." + sweepsql.Ident(col) + ", '')"
 			}
-			return "ifnull(CAST(" + row + "." + ident(col) + " AS TEXT), '')"
+			return "ifnull(CAST(" + row + "." + sweepsql.Ident(col) + " AS TEXT), '')"
 		}, nil
 	}
 	if n := m.Nodes; n != nil {
@@ -1023,10 +894,10 @@ END`)
 // confirmed, archived or other.
 func (a *adapted) factStatus(alias string) string {
 	f := a.m.Facts
-	st := alias + "." + ident(f.Status)
-	return `CASE WHEN ` + st + ` IN (` + sqlList(statusValues(f.StatusActive, "active")) + `) THEN 'active' WHEN ` + st + ` IN (` +
-		sqlList(statusValues(f.StatusConfirmed, "confirmed")) +
-		`) THEN 'confirmed' WHEN ` + st + ` = ` + literal(f.StatusArchived) + ` THEN 'archived' ELSE 'other' END`
+	st := alias + "." + sweepsql.Ident(f.Status)
+	return `CASE WHEN ` + st + ` IN (` + sweepsql.SQLList(sweepsql.StatusValues(f.StatusActive, "active")) + `) THEN 'active' WHEN ` + st + ` IN (` +
+		sweepsql.SQLList(sweepsql.StatusValues(f.StatusConfirmed, "confirmed")) +
+		`) THEN 'confirmed' WHEN ` + st + ` = ` + sweepsql.Literal(f.StatusArchived) + ` THEN 'archived' ELSE 'other' END`
 }
 
 // statusCounts are status's queries of the app's rows: each role's rows
@@ -1037,33 +908,33 @@ func (a *adapted) statusCounts(blocks, facts map[string]int) (map[string]map[str
 		counts[`SELECT `+a.nodeStatus("b")+`, count(*) FROM `+a.nodeTable()+` b GROUP BY 1`] = blocks
 	}
 	if a.m.Facts != nil {
-		counts[`SELECT `+a.factStatus("f")+`, count(*) FROM main.`+ident(a.m.Facts.Table)+` f GROUP BY 1`] = facts
+		counts[`SELECT `+a.factStatus("f")+`, count(*) FROM main.`+sweepsql.Ident(a.m.Facts.Table)+` f GROUP BY 1`] = facts
 	}
 	edges := "SELECT 0"
 	if a.m.Edges != nil {
-		edges = "SELECT count(*) FROM main." + ident(a.m.Edges.Table)
+		edges = "SELECT count(*) FROM main." + sweepsql.Ident(a.m.Edges.Table)
 	}
 	return counts, edges
 }
 
 // nodeTable, nodeKey and nodeKey0 name the app's node table and key
 // column (quoted, and as the mapping has it).
-func (a *adapted) nodeTable() string { return "main." + ident(a.m.Nodes.Table) }
-func (a *adapted) nodeKey() string   { return ident(a.m.Nodes.Key[0]) }
+func (a *adapted) nodeTable() string { return "main." + sweepsql.Ident(a.m.Nodes.Table) }
+func (a *adapted) nodeKey() string   { return sweepsql.Ident(a.m.Nodes.Key[0]) }
 func (a *adapted) nodeKey0() string  { return a.m.Nodes.Key[0] }
 
 // nodeStatus is the node row alias's status as a sweep reads it: active,
 // archived or inbox (any other value).
 func (a *adapted) nodeStatus(alias string) string {
 	n := a.m.Nodes
-	col := alias + "." + ident(n.Status)
-	return `CASE WHEN ` + col + ` IN (` + sqlList(statusValues(n.StatusActive, "active")) + `) THEN 'active' WHEN ` + col + ` = ` +
-		literal(n.StatusArchived) + ` THEN 'archived' ELSE 'inbox' END`
+	col := alias + "." + sweepsql.Ident(n.Status)
+	return `CASE WHEN ` + col + ` IN (` + sweepsql.SQLList(sweepsql.StatusValues(n.StatusActive, "active")) + `) THEN 'active' WHEN ` + col + ` = ` +
+		sweepsql.Literal(n.StatusArchived) + ` THEN 'archived' ELSE 'inbox' END`
 }
 
 // nodeArchived holds for a node row alias the mapping calls archived.
 func (a *adapted) nodeArchived(alias string) string {
-	return alias + "." + ident(a.m.Nodes.Status) + " = " + literal(a.m.Nodes.StatusArchived)
+	return alias + "." + sweepsql.Ident(a.m.Nodes.Status) + " = " + sweepsql.Literal(a.m.Nodes.StatusArchived)
 }
 
 // nothingToWrite is the trigger that lets the sweep's statements write to
@@ -1160,13 +1031,13 @@ func sweepConfig(ctx context.Context, db *DB, wall time.Time) (cfg Config, mappe
 // views, made on the connection read is given and dropped after (on a
 // file; on rqlite, which keeps no temp view across requests, read's
 // queries carry the views as common table expressions: readOnly).
-func throughMapping(ctx context.Context, db *DB, read func(q memdb.Querier, tables *dialect) error) error {
+func throughMapping(ctx context.Context, db *DB, read func(q memdb.Querier, tables *sweepsql.Dialect) error) error {
 	a, err := adaptMapping(ctx, db, false)
 	if err != nil || a == nil {
 		if err != nil {
 			return err
 		}
-		return read(db.SQL, memTables)
+		return read(db.SQL, sweepsql.MemTables)
 	}
 	return a.readThrough(ctx, db, nil, nil, func(q memdb.Querier) error { return read(q, a.tables) })
 }
@@ -1185,23 +1056,23 @@ func (a *adapted) factUpdate(reset bool) string {
 	f := a.m.Facts
 	var set []string
 	if f.Importance != "" {
-		set = append(set, ident(f.Importance)+` = :after`)
+		set = append(set, sweepsql.Ident(f.Importance)+` = :after`)
 	}
 	if reset && f.AccessCount != "" {
-		set = append(set, ident(f.AccessCount)+` = coalesce(`+ident(f.AccessCount)+`, 0) + 1`)
+		set = append(set, sweepsql.Ident(f.AccessCount)+` = coalesce(`+sweepsql.Ident(f.AccessCount)+`, 0) + 1`)
 	}
 	if reset && f.LastAccess != "" {
-		set = append(set, ident(f.LastAccess)+` = `+timeFrom(":now / 3600.0", ident(f.LastAccess), f.LastAccessClock))
+		set = append(set, sweepsql.Ident(f.LastAccess)+` = `+timeFrom(":now / 3600.0", sweepsql.Ident(f.LastAccess), f.LastAccessClock))
 	}
 	if len(set) == 0 { // a recall with nothing to write: the event alone
-		set = append(set, ident(f.Key[0])+` = `+ident(f.Key[0]))
+		set = append(set, sweepsql.Ident(f.Key[0])+` = `+sweepsql.Ident(f.Key[0]))
 	}
-	return `UPDATE ` + a.table(f.Table) + ` SET ` + strings.Join(set, ", ") + ` WHERE ` + a.factCols.byText("", f.Key[0]) + ` = :id`
+	return `UPDATE ` + a.table(f.Table) + ` SET ` + strings.Join(set, ", ") + ` WHERE ` + a.factCols.ByText("", f.Key[0]) + ` = :id`
 }
 
 func (a *adapted) factWrites() []string {
 	f := a.m.Facts
-	set := []string{statusWrite(f.Status, f.StatusArchived, statusValues(f.StatusActive, "active")[0])}
+	set := []string{statusWrite(f.Status, f.StatusArchived, sweepsql.StatusValues(f.StatusActive, "active")[0])}
 	if f.Importance != "" {
 		set = append(set, changed(f.Importance, "importance", "NEW.importance"))
 	}
@@ -1209,7 +1080,7 @@ func (a *adapted) factWrites() []string {
 		set = append(set, changed(f.AccessCount, "access_count", "NEW.access_count"))
 	}
 	if f.LastAccess != "" {
-		set = append(set, changed(f.LastAccess, "last_accessed_at", timeFrom("NEW.last_accessed_at / 3600.0", ident(f.LastAccess), f.LastAccessClock)))
+		set = append(set, changed(f.LastAccess, "last_accessed_at", timeFrom("NEW.last_accessed_at / 3600.0", sweepsql.Ident(f.LastAccess), f.LastAccessClock)))
 	}
 	return set
 }

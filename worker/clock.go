@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"github.com/memdecay/memdecay/worker/internal/memdb"
+	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 )
 
 // lastCurate is the clock of the last sweep: ours (last), or the app's
@@ -20,7 +21,7 @@ func (a *adapted) lastCurate(ctx context.Context, q memdb.Querier, last *float64
 	}
 	c := a.m.Clock
 	var app sql.NullFloat64
-	err := q.QueryRowContext(ctx, appClockValue(c, "?")+` AND trim(`+ident(c.ValueColumn)+`) != '' AND typeof(`+ident(c.ValueColumn)+`) != 'blob'`,
+	err := q.QueryRowContext(ctx, appClockValue(c, "?")+` AND trim(`+sweepsql.Ident(c.ValueColumn)+`) != '' AND typeof(`+sweepsql.Ident(c.ValueColumn)+`) != 'blob'`,
 		c.LastCurateKey).Scan(&app)
 	switch {
 	case errors.Is(err, sql.ErrNoRows) || (err == nil && (!app.Valid || math.IsNaN(app.Float64) || math.IsInf(app.Float64, 0))):

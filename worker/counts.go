@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/memdecay/memdecay/worker/internal/memdb"
+	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 )
 
 // The report's counts: from the plan first (what a dry run reports), then
@@ -40,7 +41,7 @@ func (s *sweep) planReport(ctx context.Context, deferred int64) error {
 		{&r.Facts.Pruned, "SELECT count(*) FROM temp.plan_facts WHERE action = 'prune'"},
 	}
 	for _, c := range counts {
-		n, err := s.db.count(ctx, s.opt.sql().expand(c.query))
+		n, err := s.db.count(ctx, s.opt.sql().Expand(c.query))
 		if err != nil {
 			return err
 		}
@@ -68,7 +69,7 @@ func (s *sweep) planReport(ctx context.Context, deferred int64) error {
 		r.InvalidRows.Sample[i].Problem = s.mapped.appNames(v.Kind, v.Problem)
 		r.InvalidRows.Sample[i].Table = s.mapped.tableOf(v.Kind)
 	}
-	r.DecayedSample, err = memdb.QueryAll(ctx, s.db.querier(), s.opt.sql().expand(`SELECT @END_A, @END_B, weight, effective FROM temp.plan_edges
+	r.DecayedSample, err = memdb.QueryAll(ctx, s.db.querier(), s.opt.sql().Expand(`SELECT @END_A, @END_B, weight, effective FROM temp.plan_edges
 		WHERE phase IN ('temporal', 'policy') ORDER BY phase DESC, effective, from_id, to_id LIMIT 5`),
 		func(rows *sql.Rows, v *EdgeSample) error {
 			return rows.Scan(&v.From, &v.To, &v.Weight, &v.EffectiveWeight)
@@ -81,7 +82,7 @@ func (s *sweep) planReport(ctx context.Context, deferred int64) error {
 // incremental sweeps report alike. below_minimum is after this sweep.
 func (s *sweep) policyReport(ctx context.Context) error {
 	var err error
-	s.report.Policies, err = memdb.QueryAll(ctx, s.db.querier(), s.opt.sql().expand(`
+	s.report.Policies, err = memdb.QueryAll(ctx, s.db.querier(), s.opt.sql().Expand(`
 		SELECT p.relation_type,
 		       (SELECT count(*) FROM valid_edges e WHERE e.relation_type = p.relation_type AND NOT e.pinned
 		           AND (CASE p.clock WHEN 'wall' THEN e.last_observed_at ELSE e.last_active_hours END) IS NOT NULL
@@ -129,7 +130,7 @@ func (s *sweep) appliedReport(ctx context.Context) error {
 		if err := rows.Scan(&kind, &action, &reason, &n); err != nil {
 			return err
 		}
-		relation := policyOfReason(reason)
+		relation := sweepsql.PolicyOfReason(reason)
 		switch {
 		case kind == "block" && action == "remove_row":
 			// A dependent row that went with its block: counted with it.

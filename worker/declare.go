@@ -8,6 +8,7 @@ import (
 
 	"github.com/memdecay/memdecay/schema"
 	"github.com/memdecay/memdecay/worker/internal/memdb"
+	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 	"github.com/memdecay/memdecay/worker/mapping"
 )
 
@@ -33,7 +34,7 @@ func DeclareMapping(ctx context.Context, db *DB, m *mapping.Mapping, source stri
 		if err != nil {
 			return nil, err
 		}
-		archives, err := archiveSteps(ctx, q, m)
+		archives, err := sweepsql.ArchiveSteps(ctx, q, m)
 		if err != nil {
 			return nil, err
 		}
@@ -68,7 +69,7 @@ func indexSteps(ctx context.Context, q memdb.Querier, m *mapping.Mapping) ([]mem
 	var steps []memdb.Step
 	for _, o := range objects {
 		if o.ours {
-			steps = append(steps, memdb.Step{Query: "DROP " + strings.ToUpper(o.kind) + " IF EXISTS main." + ident(o.name), Args: nil})
+			steps = append(steps, memdb.Step{Query: "DROP " + strings.ToUpper(o.kind) + " IF EXISTS main." + sweepsql.Ident(o.name), Args: nil})
 		}
 	}
 	if m.IsDefault() {

@@ -3,6 +3,8 @@ package worker
 import (
 	"context"
 	"strings"
+
+	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 )
 
 // SweepReplicated sweeps a file as a sweep runs on rqlite (replicaStore).
@@ -44,7 +46,7 @@ func SetRankSeed(n int) (restore func()) {
 
 // ShadowState is temp.sql's shadow_state: the derived tables as a full
 // sweep computes them aside.
-func ShadowState() string { return strings.Join(stmts("shadow_state"), ";\n") }
+func ShadowState() string { return strings.Join(sweepsql.Stmts("shadow_state"), ";\n") }
 
 // EdgeLambdaSQL is the SQL rule for an edge's decay rate (rules.go).
-func EdgeLambdaSQL() string { return edgeLambda }
+func EdgeLambdaSQL() string { return sweepsql.EdgeLambda }

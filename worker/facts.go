@@ -11,6 +11,7 @@ import (
 	"github.com/memdecay/memdecay/sqlfuncs"
 	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/internal/settings"
+	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 )
 
 // FactChange is the before and after of a feedback or recall.
@@ -54,8 +55,8 @@ func Recall(ctx context.Context, db *DB, id string, auto bool, machine time.Time
 		}
 		var c FactChange
 		var problem sql.NullString
-		err = throughMapping(ctx, db, func(q memdb.Querier, tables *dialect) error {
-			return q.QueryRowContext(ctx, tables.expand(macros.Replace(`SELECT f.id, f.importance, f.importance, f.access_count,
+		err = throughMapping(ctx, db, func(q memdb.Querier, tables *sweepsql.Dialect) error {
+			return q.QueryRowContext(ctx, tables.Expand(sweepsql.Macros.Replace(`SELECT f.id, f.importance, f.importance, f.access_count,
 			`+factAccessedAt+`, FACT_PROBLEM FROM @FACTS f WHERE f.id = ?`)), id).
 				Scan(&c.ID, &c.ImportanceBefore, &c.ImportanceAfter, &c.AccessCountAfter, &c.LastAccessedAt, &problem)
 		})
@@ -82,7 +83,7 @@ func changeFact(ctx context.Context, db *DB, id, kind string, machine time.Time,
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	tables := memTables
+	tables := sweepsql.MemTables
 	mapped, err := adaptMapping(ctx, db, false)
 	// On rqlite, which keeps no temp view across requests, the adapter's
 	// views come with each statement as common table expressions (with),
@@ -119,7 +120,7 @@ func changeFact(ctx context.Context, db *DB, id, kind string, machine time.Time,
 			var count int64
 			var status string
 			var asRead [2]any // importance and access_count as stored, for the writes' condition
-			err := q.QueryRowContext(ctx, tables.expand(`SELECT importance, access_count, status, importance, access_count FROM @FACTS WHERE id = ?`), id).
+			err := q.QueryRowContext(ctx, tables.Expand(`SELECT importance, access_count, status, importance, access_count FROM @FACTS WHERE id = ?`), id).
 				Scan(&importance, &count, &status, &asRead[0], &asRead[1])
 			if errors.Is(err, sql.ErrNoRows) {
 				return nil, fmt.Errorf("fact %s: %q: %w", kind, id, memdb.ErrNoFact)
@@ -145,15 +146,15 @@ func changeFact(ctx context.Context, db *DB, id, kind string, machine time.Time,
 			args := []any{sql.Named("id", id), sql.Named("importance", asRead[0]), sql.Named("count", asRead[1]), sql.Named("status", status),
 				sql.Named("after", after), sql.Named("now", now.Unix()), sql.Named("action", action), sql.Named("kind", kind),
 				sql.Named("before", importance), sql.Named("count_after", c.AccessCountAfter), sql.Named("reset", reset)}
-			unchanged := tables.expand(`EXISTS (SELECT 1 FROM @FACTS f WHERE f.id = :id
+			unchanged := tables.Expand(`EXISTS (SELECT 1 FROM @FACTS f WHERE f.id = :id
 				AND f.importance IS :importance AND f.access_count IS :count AND f.status IS :status)`)
-			update := tables.expand(`UPDATE @FACTS SET `) + set + ` WHERE id = :id AND ` + unchanged
+			update := tables.Expand(`UPDATE @FACTS SET `) + set + ` WHERE id = :id AND ` + unchanged
 			if with != "" {
 				update = with + mapped.factUpdate(reset) + ` AND ` + unchanged
 			}
 			return []memdb.Step{
-				{Query: with + eventLogInsert + `
-					SELECT ` + nextEventID + `, NULL, :now, NULL, 'fact', :id, :action, :kind, json_object('importance_before', :before, 'importance_after', :after,
+				{Query: with + sweepsql.EventLogInsert + `
+					SELECT ` + sweepsql.NextEventID + `, NULL, :now, NULL, 'fact', :id, :action, :kind, json_object('importance_before', :before, 'importance_after', :after,
 						'access_count', :count_after, 'clock_reset', :reset) WHERE ` + unchanged, Args: args},
 				{Query: update, Args: args},
 			}, nil
@@ -174,8 +175,8 @@ func changeFact(ctx context.Context, db *DB, id, kind string, machine time.Time,
 	// keeps sweeps off it (a down vote leaves a bad access time as it was;
 	// an up vote or a recall writes a good one).
 	var problem sql.NullString
-	err = throughMapping(ctx, db, func(q memdb.Querier, tables *dialect) error {
-		return q.QueryRowContext(ctx, tables.expand(macros.Replace(`SELECT `+factAccessedAt+`, FACT_PROBLEM FROM @FACTS f WHERE f.id = ?`)), id).
+	err = throughMapping(ctx, db, func(q memdb.Querier, tables *sweepsql.Dialect) error {
+		return q.QueryRowContext(ctx, tables.Expand(sweepsql.Macros.Replace(`SELECT `+factAccessedAt+`, FACT_PROBLEM FROM @FACTS f WHERE f.id = ?`)), id).
 			Scan(&c.LastAccessedAt, &problem)
 	})
 	if err != nil && !errors.Is(err, sql.ErrNoRows) { // gone: removed since by someone else
@@ -225,8 +226,8 @@ func ExplainFact(ctx context.Context, db *DB, id string, machine time.Time) (*Fa
 	// when its age counts from; its numbers are read only when it is.
 	var segment, status, problem sql.NullString
 	var importance, decayRate, count, since any
-	err = throughMapping(ctx, db, func(q memdb.Querier, tables *dialect) error {
-		return q.QueryRowContext(ctx, tables.expand(macros.Replace(`SELECT f.segment, coalesce(f.tier, ''), f.status,
+	err = throughMapping(ctx, db, func(q memdb.Querier, tables *sweepsql.Dialect) error {
+		return q.QueryRowContext(ctx, tables.Expand(sweepsql.Macros.Replace(`SELECT f.segment, coalesce(f.tier, ''), f.status,
 		f.importance, f.decay_rate, f.access_count, FACT_SINCE, FACT_PROBLEM FROM @FACTS f WHERE f.id = ?`)), id).
 			Scan(&segment, &x.Tier, &status, &importance, &decayRate, &count, &since, &problem)
 	})

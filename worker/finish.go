@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/memdecay/memdecay/worker/internal/memdb"
+	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 )
 
 // The end of a sweep: reinforce and record it (finish), then tidy up what
@@ -22,7 +23,7 @@ func (s *sweep) finish(ctx context.Context) error {
 	if err := s.appliedReport(ctx); err != nil {
 		return err
 	}
-	n, err := s.db.count(ctx, s.opt.sql().expand("SELECT count(*) FROM @EDGES"))
+	n, err := s.db.count(ctx, s.opt.sql().Expand("SELECT count(*) FROM @EDGES"))
 	if err != nil {
 		return err
 	}
@@ -135,21 +136,21 @@ func (s *sweep) clearQueues(ctx context.Context, midSweep bool) error {
 		"mem_dirty_blocks": s.marks.block - keep, "mem_dirty_edges": s.marks.edge - keep,
 		"mem_dirty_facts": s.marks.fact - keep, "mem_sweep_plans": s.report.SweepID,
 	}
-	for _, t := range emptiedWhole {
+	for _, t := range sweepsql.EmptiedWhole {
 		if s.db.othersWriting() {
 			break // beside an app's writes, short batches below
 		}
-		mark, ok := marks[t.table]
+		mark, ok := marks[t.Table]
 		if !ok {
-			panic("worker: no mark for " + t.table)
+			panic("worker: no mark for " + t.Table)
 		}
 		err := s.db.inTx(ctx, func() error {
-			newer, err := s.db.count(ctx, "SELECT count(*) FROM (SELECT 1 FROM main."+t.table+" WHERE "+t.key+" > ? LIMIT ?)",
+			newer, err := s.db.count(ctx, "SELECT count(*) FROM (SELECT 1 FROM main."+t.Table+" WHERE "+t.Key+" > ? LIMIT ?)",
 				mark, keepRowsMax+1)
 			if err != nil || newer > keepRowsMax {
 				return err // too many: left to the batches below
 			}
-			_, err = s.db.exec(ctx, "empty_"+t.table, sql.Named("mark", mark))
+			_, err = s.db.exec(ctx, "empty_"+t.Table, sql.Named("mark", mark))
 			return err
 		})
 		if err != nil {
@@ -185,11 +186,11 @@ func (s *sweep) expireEvents(ctx context.Context) error {
 		list  []string
 		count *int64
 	}
-	expiries := []expiry{{"expire_events", s.opt.sql().stmts("expire_events"), &s.report.EventsExpired}}
+	expiries := []expiry{{"expire_events", s.opt.sql().Stmts("expire_events"), &s.report.EventsExpired}}
 	for _, a := range s.archives {
-		expiries = append(expiries, expiry{"expire " + a.name, []string{expireArchive(a.name)}, &s.report.EventsExpired})
+		expiries = append(expiries, expiry{"expire " + a.Name, []string{sweepsql.ExpireArchive(a.Name)}, &s.report.EventsExpired})
 	}
-	expiries = append(expiries, expiry{"expire_sweeps", s.opt.sql().stmts("expire_sweeps"), &s.report.SweepsExpired})
+	expiries = append(expiries, expiry{"expire_sweeps", s.opt.sql().Stmts("expire_sweeps"), &s.report.SweepsExpired})
 	for _, expire := range expiries {
 		for {
 			err := s.db.inTx(ctx, func() error {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/memdecay/memdecay/schema"
 	"github.com/memdecay/memdecay/worker/internal/settings"
+	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 	"github.com/memdecay/memdecay/worker/mapping"
 )
 
@@ -126,11 +127,11 @@ func GetStatus(ctx context.Context, db *DB) (*Status, error) {
 		}
 		rows.Close()
 	}
-	archives, err := readArchives(ctx, db.SQL)
+	archives, err := sweepsql.ReadArchives(ctx, db.SQL)
 	if err != nil {
 		return nil, err
 	}
-	if err := db.SQL.QueryRowContext(ctx, "SELECT ("+edges+"), "+eventCount(archives)).
+	if err := db.SQL.QueryRowContext(ctx, "SELECT ("+edges+"), "+sweepsql.EventCount(archives)).
 		Scan(&st.Edges, &st.Events); err != nil {
 		return nil, err
 	}
@@ -161,7 +162,7 @@ func AdvanceClock(ctx context.Context, db *DB, hours float64) (float64, error) {
 		return 0, fmt.Errorf("clock advance: %w", err)
 	}
 	var now float64
-	err := db.SQL.QueryRowContext(ctx, memSQL(`UPDATE mem_config SET value = value + :hours
+	err := db.SQL.QueryRowContext(ctx, sweepsql.MemSQL(`UPDATE mem_config SET value = value + :hours
 		WHERE key = 'active_hours' AND value + :hours <= MAX_FINITE RETURNING value`), sql.Named("hours", hours)).Scan(&now)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, fmt.Errorf("clock advance: %v more hours would take the clock past the largest finite number", hours)
@@ -229,11 +230,11 @@ type EdgeOutlook struct {
 // a mapping, the app's removals and links.
 func Decayed(ctx context.Context, db *DB, limit int) ([]DecayEvent, []EdgeOutlook, error) {
 	events := []DecayEvent{}
-	archives, err := readArchives(ctx, db.SQL)
+	archives, err := sweepsql.ReadArchives(ctx, db.SQL)
 	if err != nil {
 		return nil, nil, fmt.Errorf("decayed: %w", err)
 	}
-	rows, err := db.SQL.QueryContext(ctx, latestRemovals(archives), sql.Named("limit", limit))
+	rows, err := db.SQL.QueryContext(ctx, sweepsql.LatestRemovals(archives), sql.Named("limit", limit))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -362,7 +363,7 @@ func explainEdge(ctx context.Context, r viewsReader, cfg Config, k1, k2 string) 
 	var static, temporal sql.NullBool
 	// The sweep's own rules (rules.go) decide whether the row is valid and
 	// whether the static prune takes it.
-	err = r.q.QueryRowContext(ctx, r.tables.expand(macros.Replace(`
+	err = r.q.QueryRowContext(ctx, r.tables.Expand(sweepsql.Macros.Replace(`
 		SELECT e.@END_A, e.@END_B, e.weight, e.reinforcement_count, coalesce(e.origin, ''), coalesce(e.relation_type, ''), e.pinned,
 		       e.last_active_hours,
 		       coalesce((SELECT tier FROM `+r.tiers+` WHERE id = e.@END_A), 'standard'),
@@ -397,7 +398,7 @@ func explainEdge(ctx context.Context, r viewsReader, cfg Config, k1, k2 string) 
 	// The numbers, as the view computes them at its clock.
 	var lambda, elapsed, elapsedHours, left, observed sql.NullFloat64
 	var action sql.NullString
-	err = r.q.QueryRowContext(ctx, r.tables.expand(`
+	err = r.q.QueryRowContext(ctx, r.tables.Expand(`
 		SELECT v.model, v.clock, v.lambda, v.elapsed, v.elapsed_hours, v.effective_weight, v.threshold, v.time_left,
 		       v.state, v.excluded, try_unix_seconds(e.last_observed_at), p.action, (SELECT wall FROM `+r.clock+`)
 		FROM `+r.effective+` v JOIN @EDGES e ON e.@KEY_A = v.@KEY_A AND e.@KEY_B = v.@KEY_B

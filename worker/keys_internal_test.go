@@ -85,11 +85,11 @@ func TestKeysProbedOnlyWhereTheyCan(t *testing.T) {
 	} {
 		t.Run(strings.ReplaceAll(c.keyType, " ", "_"), func(t *testing.T) {
 			a, conn := adaptedFor(t, c.keyType)
-			statements := strings.Join(a.setup, "\n") + strings.Join(a.tables.stmts("remove_edges"), "\n")
+			statements := strings.Join(a.setup, "\n") + strings.Join(a.tables.Stmts("remove_edges"), "\n")
 			if got := strings.Contains(statements, "NOT EXISTS (SELECT 1 FROM main.\"notes\" x"); got != c.collide {
 				t.Errorf("the views probe for colliding keys: %v, want %v", got, c.collide)
 			}
-			invalid := strings.Join(a.tables.stmts("plan_invalid"), "\n")
+			invalid := strings.Join(a.tables.Stmts("plan_invalid"), "\n")
 			if got := strings.Contains(invalid, "read as one"); got != c.collide {
 				t.Errorf("plan_invalid names colliding keys: %v, want %v", got, c.collide)
 			}

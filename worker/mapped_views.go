@@ -12,6 +12,7 @@ import (
 
 	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/internal/settings"
+	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 )
 
 // The views memworker's own tables have (mem_clock, mem_block_tiers,
@@ -70,7 +71,7 @@ func (a *adapted) readerViews() ([]readerView, error) {
 	case a.wallHours:
 		hours = `(` + viewWall + ` / 3600.0)`
 	case c != nil:
-		hours = `(` + appClockValue(c, literal(c.ActiveHoursKey)) + `)`
+		hours = `(` + appClockValue(c, sweepsql.Literal(c.ActiveHoursKey)) + `)`
 	}
 	return a.source(hours).readerViews(from), nil
 }
@@ -81,7 +82,7 @@ func (a *adapted) readerViews() ([]readerView, error) {
 // whose own clock is hours when it keeps one.
 type viewsReader struct {
 	q                       memdb.Querier
-	tables                  *dialect
+	tables                  *sweepsql.Dialect
 	effective, tiers, clock string
 	mapped                  bool
 	hours                   *float64
@@ -101,7 +102,7 @@ func withEffectiveViews(ctx context.Context, db *DB, read func(r viewsReader) er
 		return err
 	}
 	if a == nil {
-		return read(viewsReader{q: db.SQL, tables: memTables, effective: "mem_edges_effective", tiers: "mem_block_tiers", clock: "mem_clock"})
+		return read(viewsReader{q: db.SQL, tables: sweepsql.MemTables, effective: "mem_edges_effective", tiers: "mem_block_tiers", clock: "mem_clock"})
 	}
 	cfg, err := LoadConfig(ctx, db.SQL)
 	if err != nil {

@@ -27,14 +27,14 @@ func (s *sweep) plan(ctx context.Context, full bool) (err error) {
 		}
 	}
 	r := &s.report
-	if r.EdgesBefore, err = s.db.count(ctx, s.opt.sql().expand("SELECT count(*) FROM @EDGES")); err != nil {
+	if r.EdgesBefore, err = s.db.count(ctx, s.opt.sql().Expand("SELECT count(*) FROM @EDGES")); err != nil {
 		return err
 	}
 	if _, err := s.db.exec(ctx, "plan_changed_blocks"); err != nil {
 		return err
 	}
 	var bridge sql.NullFloat64
-	if err := s.db.querier().QueryRowContext(ctx, s.opt.sql().stmts("bridge_threshold")[0]).Scan(&bridge); err != nil && !errors.Is(err, sql.ErrNoRows) {
+	if err := s.db.querier().QueryRowContext(ctx, s.opt.sql().Stmts("bridge_threshold")[0]).Scan(&bridge); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("bridge threshold: %w", err)
 	}
 	if bridge.Valid {

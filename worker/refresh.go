@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
+
+	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 )
 
 // The worker's derived state (mem_block_state, mem_edge_due, mem_fact_due)
@@ -63,7 +65,7 @@ func (s *sweep) prepare(ctx context.Context) error {
 		// The archives of the app's tables: made by the declaration, but
 		// a mapping declared before the archive existed, or a table that
 		// gained a column since, needs them made or widened first.
-		steps, err := archiveSteps(ctx, s.db.querier(), s.mapped.m)
+		steps, err := sweepsql.ArchiveSteps(ctx, s.db.querier(), s.mapped.m)
 		if err != nil {
 			return fmt.Errorf("sweep: %w", err)
 		}
@@ -71,7 +73,7 @@ func (s *sweep) prepare(ctx context.Context) error {
 			return fmt.Errorf("sweep: making the archives of the app's tables: %w", err)
 		}
 	}
-	if s.archives, err = readArchives(ctx, s.db.querier()); err != nil {
+	if s.archives, err = sweepsql.ReadArchives(ctx, s.db.querier()); err != nil {
 		return fmt.Errorf("sweep: %w", err)
 	}
 	for _, name := range []string{"plan_drop", "plan_create"} {

@@ -12,6 +12,7 @@ import (
 	"github.com/mattn/go-sqlite3"
 	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/internal/rqlite"
+	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 )
 
 // An app's trigger or constraint may refuse one of the sweep's changes (a
@@ -326,16 +327,16 @@ func (s *sweep) appHolds(ctx context.Context) (map[string][]string, error) {
 	// mapping, the adapter's view shows it under its rowColumn name.
 	column := func(alias, col string) string {
 		if s.mapped != nil {
-			return alias + "." + ident(rowColumn(col))
+			return alias + "." + sweepsql.Ident(sweepsql.RowColumn(col))
 		}
-		return alias + "." + ident(col)
+		return alias + "." + sweepsql.Ident(col)
 	}
 	referenced := func(fk foreignKey, alias string) string {
 		match := make([]string, len(fk.from))
 		for i := range fk.from {
-			match[i] = "c." + ident(fk.from[i]) + " = " + column(alias, fk.to[i])
+			match[i] = "c." + sweepsql.Ident(fk.from[i]) + " = " + column(alias, fk.to[i])
 		}
-		return "EXISTS (SELECT 1 FROM main." + ident(fk.child) + " c WHERE " + strings.Join(match, " AND ") + ")"
+		return "EXISTS (SELECT 1 FROM main." + sweepsql.Ident(fk.child) + " c WHERE " + strings.Join(match, " AND ") + ")"
 	}
 	why := func(fk foreignKey) string {
 		return "referenced by " + fk.child + "." + strings.Join(fk.from, ", ") + " (ON DELETE " + fk.onDelete + ")"
@@ -345,23 +346,23 @@ func (s *sweep) appHolds(ctx context.Context) (map[string][]string, error) {
 		if len(holds[table]) == 0 {
 			holds[table] = []string{"DELETE FROM apply_held"}
 		}
-		holds[table] = append(holds[table], s.opt.sql().expand(stmt))
+		holds[table] = append(holds[table], s.opt.sql().Expand(stmt))
 	}
 	for _, fk := range keys[strings.ToLower(edges)] {
 		add("plan_edges", `INSERT OR IGNORE INTO apply_held (seq, why)
-SELECT a.seq, `+literal(why(fk))+` FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq
+SELECT a.seq, `+sweepsql.Literal(why(fk))+` FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq
 CROSS JOIN @EDGES e ON e.@KEY_A = p.from_id AND e.@KEY_B = p.to_id
 WHERE `+referenced(fk, "e"))
 		for _, end := range []string{"@END_A", "@END_B"} {
 			add("plan_blocks", `INSERT OR IGNORE INTO apply_held (seq, why)
-SELECT a.seq, 'its edge ' || @SUBJECT_E || ' is ' || `+literal(why(fk))+` FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq
+SELECT a.seq, 'its edge ' || @SUBJECT_E || ' is ' || `+sweepsql.Literal(why(fk))+` FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq
 CROSS JOIN @EDGES e ON e.`+end+` = p.id
 WHERE `+referenced(fk, "e"))
 		}
 	}
 	for _, fk := range keys[strings.ToLower(facts)] {
 		add("plan_facts", `INSERT OR IGNORE INTO apply_held (seq, why)
-SELECT a.seq, `+literal(why(fk))+` FROM apply_rows a CROSS JOIN plan_facts p ON p.seq = a.seq
+SELECT a.seq, `+sweepsql.Literal(why(fk))+` FROM apply_rows a CROSS JOIN plan_facts p ON p.seq = a.seq
 CROSS JOIN @FACTS f ON f.id = p.id
 WHERE p.action = 'prune' AND `+referenced(fk, "f"))
 	}
@@ -418,7 +419,7 @@ func (s *sweep) foreignKeys(ctx context.Context, parents ...string) (map[string]
 	for _, k := range order {
 		fk := found[k]
 		if slices.Contains(fk.to, "") {
-			pk, err := memdb.QueryAll(ctx, s.db.querier(), `SELECT name FROM pragma_table_info(`+literal(wanted[parentOf[k]])+`) WHERE pk > 0 ORDER BY pk`,
+			pk, err := memdb.QueryAll(ctx, s.db.querier(), `SELECT name FROM pragma_table_info(`+sweepsql.Literal(wanted[parentOf[k]])+`) WHERE pk > 0 ORDER BY pk`,
 				func(rows *sql.Rows, v *string) error { return rows.Scan(v) })
 			if err != nil {
 				return nil, err

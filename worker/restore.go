@@ -11,6 +11,7 @@ import (
 
 	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/internal/settings"
+	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 	"github.com/memdecay/memdecay/worker/mapping"
 )
 
@@ -124,8 +125,8 @@ func RestoreEdge(ctx context.Context, db *DB, a, b string, wall time.Time) (*Res
 		back := args(sql.Named("from", a), sql.Named("to", b), sql.Named("block", nil), sql.Named("event", r.FromEvent),
 			sql.Named("kind", "edge"), sql.Named("subject", subject))
 		return []memdb.Step{
-			{Query: restoreEvent + ` WHERE ` + edgeCanReturn + ` AND ` + edgeSnapshotIsSubject, Args: back},
-			{Query: edgeFromSnapshot + ` AND ` + edgeCanReturn, Args: back},
+			{Query: sweepsql.RestoreEvent + ` WHERE ` + edgeCanReturn + ` AND ` + sweepsql.EdgeSnapshotIsSubject, Args: back},
+			{Query: sweepsql.EdgeFromSnapshot + ` AND ` + edgeCanReturn, Args: back},
 		}, nil
 	})
 	if err != nil {
@@ -140,7 +141,7 @@ func RestoreEdge(ctx context.Context, db *DB, a, b string, wall time.Time) (*Res
 	}
 	r.Edges = 1
 	var weak bool
-	err = db.SQL.QueryRowContext(ctx, memSQL(`SELECT STATIC_PRUNE AND NOT pinned
+	err = db.SQL.QueryRowContext(ctx, sweepsql.MemSQL(`SELECT STATIC_PRUNE AND NOT pinned
 		FROM mem_edges WHERE from_id = :a AND to_id = :b`), sql.Named("prune_threshold", pruneThreshold), sql.Named("a", a), sql.Named("b", b)).Scan(&weak)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) { // gone again: removed since by someone else
 		return nil, err
@@ -181,8 +182,8 @@ var ErrEditedEvent = errors.New("the event's snapshot is of another row than its
 func edgeSnapshotOf(ctx context.Context, q memdb.Querier, what string, event int64, a, b string) error {
 	var from, to sql.NullString
 	var ok bool
-	err := q.QueryRowContext(ctx, `SELECT `+snapshotRead("detail", "'$.edge.from_id'")+`, `+snapshotRead("detail", "'$.edge.to_id'")+`,
-		`+edgeSnapshotIsSubject+` FROM mem_events WHERE id = :event`,
+	err := q.QueryRowContext(ctx, `SELECT `+sweepsql.SnapshotRead("detail", "'$.edge.from_id'")+`, `+sweepsql.SnapshotRead("detail", "'$.edge.to_id'")+`,
+		`+sweepsql.EdgeSnapshotIsSubject+` FROM mem_events WHERE id = :event`,
 		sql.Named("event", event), sql.Named("from", a), sql.Named("to", b)).Scan(&from, &to, &ok)
 	if err != nil {
 		return fmt.Errorf("%s: event #%d: %w", what, event, err)
@@ -198,7 +199,7 @@ func edgeSnapshotOf(ctx context.Context, q memdb.Querier, what string, event int
 func snapshotOf(ctx context.Context, q memdb.Querier, what string, event int64, path, id string) error {
 	var got sql.NullString
 	var ok bool
-	err := q.QueryRowContext(ctx, `SELECT `+snapshotRead("detail", "'"+path+".id'")+`, `+snapshotRead("detail", "'"+path+".id'")+` IS :id
+	err := q.QueryRowContext(ctx, `SELECT `+sweepsql.SnapshotRead("detail", "'"+path+".id'")+`, `+sweepsql.SnapshotRead("detail", "'"+path+".id'")+` IS :id
 		FROM mem_events WHERE id = :event`, sql.Named("event", event), sql.Named("id", id)).Scan(&got, &ok)
 	if err != nil {
 		return fmt.Errorf("%s: event #%d: %w", what, event, err)
@@ -282,18 +283,18 @@ func RestoreBlock(ctx context.Context, db *DB, id string, wall time.Time) (*Rest
 		block := args(sql.Named("block", id), sql.Named("id", id), sql.Named("event", r.FromEvent),
 			sql.Named("kind", "block"), sql.Named("subject", id))
 		steps := []memdb.Step{
-			{Query: restoreEvent + ` WHERE ` + blockArchived + ` AND ` + blockSnapshotIsSubject, Args: block},
-			{Query: blockTagsFromSnapshot + ` AND ` + blockArchived, Args: block},
+			{Query: sweepsql.RestoreEvent + ` WHERE ` + blockArchived + ` AND ` + sweepsql.BlockSnapshotIsSubject, Args: block},
+			{Query: sweepsql.BlockTagsFromSnapshot + ` AND ` + blockArchived, Args: block},
 		}
 		for _, e := range edges {
 			edge := args(sql.Named("block", id), sql.Named("from", e.from), sql.Named("to", e.to), sql.Named("event", e.event),
 				sql.Named("kind", "edge"), sql.Named("subject", e.subject))
 			when := blockArchived + ` AND ` + edgeCanReturn
-			steps = append(steps, memdb.Step{Query: restoreEvent + ` WHERE ` + when + ` AND ` + edgeSnapshotIsSubject, Args: edge},
-				memdb.Step{Query: edgeFromSnapshot + ` AND ` + when, Args: edge})
+			steps = append(steps, memdb.Step{Query: sweepsql.RestoreEvent + ` WHERE ` + when + ` AND ` + sweepsql.EdgeSnapshotIsSubject, Args: edge},
+				memdb.Step{Query: sweepsql.EdgeFromSnapshot + ` AND ` + when, Args: edge})
 		}
 		return append(steps, memdb.Step{Query: `UPDATE mem_blocks SET status = 'active', archive_reason = NULL, last_reinforced_hours = :now
-			WHERE id = :id AND status = 'archived' AND ` + blockSnapshotIsSubject, Args: block}), nil
+			WHERE id = :id AND status = 'archived' AND ` + sweepsql.BlockSnapshotIsSubject, Args: block}), nil
 	})
 	if err != nil {
 		return nil, err
@@ -327,7 +328,7 @@ func archivedBlock(ctx context.Context, q memdb.Querier, id string, event *int64
 // of the log (events written before the typed archives): a row goes back
 // only to the table it left, whatever the mapping named since.
 func ownEvents(m *mapping.Mapping, kind, id string) string {
-	return id + ` IN (SELECT mem_event_id FROM ` + archiveOf(m, kind) + ` UNION ALL SELECT id FROM main.mem_event_log)`
+	return id + ` IN (SELECT mem_event_id FROM ` + sweepsql.ArchiveOf(m, kind) + ` UNION ALL SELECT id FROM main.mem_event_log)`
 }
 
 // archivedBlockIn is archivedBlock for the node table (aliased b) whose
@@ -371,11 +372,11 @@ func RestoreFact(ctx context.Context, db *DB, id string, wall time.Time) (*Resto
 				return nil, err
 			}
 			const missing = `NOT EXISTS (SELECT 1 FROM mem_facts f WHERE f.id = :id)`
-			return []memdb.Step{{Query: restoreEvent + ` WHERE ` + missing + ` AND ` + factSnapshotIsSubject, Args: fact},
-				{Query: factFromSnapshot + ` AND ` + missing, Args: fact}}, nil
+			return []memdb.Step{{Query: sweepsql.RestoreEvent + ` WHERE ` + missing + ` AND ` + sweepsql.FactSnapshotIsSubject, Args: fact},
+				{Query: sweepsql.FactFromSnapshot + ` AND ` + missing, Args: fact}}, nil
 		}
 		const archived = `EXISTS (SELECT 1 FROM mem_facts f WHERE f.id = :id AND f.status = 'archived')`
-		return []memdb.Step{{Query: restoreEvent + ` WHERE ` + archived, Args: fact},
+		return []memdb.Step{{Query: sweepsql.RestoreEvent + ` WHERE ` + archived, Args: fact},
 			{Query: `UPDATE mem_facts SET status = 'active', last_accessed_at = :wall WHERE id = :id AND status = 'archived'`, Args: fact}}, nil
 	})
 	if err != nil {

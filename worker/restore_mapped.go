@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/memdecay/memdecay/worker/internal/memdb"
+	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 	"github.com/memdecay/memdecay/worker/mapping"
 )
 
@@ -49,30 +50,30 @@ func (a mappedRestore) edgeBack() string {
 	read := func(col string) string { return snapColumn("d", "edge", col) }
 	cols, vals := []string{}, []string{}
 	for _, c := range a.edgeColumns {
-		cols = append(cols, ident(c))
+		cols = append(cols, sweepsql.Ident(c))
 		v := read(c)
 		if strings.EqualFold(c, e.LastActive) {
 			// Anchored now, in the column's own form; a link the app never
 			// stamped comes back unstamped, as memworker's own do.
 			v = `CASE WHEN ` + read(c) + ` IS NULL THEN NULL ELSE ` + timeFrom(":now", read(c), e.LastActiveClock) + ` END`
 		}
-		vals = append(vals, orDefault(v, c, a.edgeCols.defaults))
+		vals = append(vals, orDefault(v, c, a.edgeCols.Defaults))
 	}
-	insert := `INSERT INTO main.` + ident(e.Table) + ` (` + strings.Join(cols, ", ") + `)
+	insert := `INSERT INTO main.` + sweepsql.Ident(e.Table) + ` (` + strings.Join(cols, ", ") + `)
 SELECT ` + strings.Join(vals, ",\n       ") + `
 FROM (SELECT detail AS d FROM mem_events WHERE id = :event)
-WHERE NOT EXISTS (SELECT 1 FROM main.` + ident(e.Table) + ` x WHERE ` + a.keyOfSnapshot() + `)`
+WHERE NOT EXISTS (SELECT 1 FROM main.` + sweepsql.Ident(e.Table) + ` x WHERE ` + a.keyOfSnapshot() + `)`
 	if a.m.Nodes == nil {
 		return insert
 	}
 	ends := "CAST(" + read(e.From) + " AS TEXT), CAST(" + read(e.To) + " AS TEXT)"
 	present := func(end string) string {
-		return `EXISTS (SELECT 1 FROM ` + a.nodeTable() + ` k WHERE ` + a.nodeCols.asText("k", a.nodeKey0()) + ` = CAST(` + read(end) + ` AS TEXT))`
+		return `EXISTS (SELECT 1 FROM ` + a.nodeTable() + ` k WHERE ` + a.nodeCols.AsText("k", a.nodeKey0()) + ` = CAST(` + read(end) + ` AS TEXT))`
 	}
 	return insert + `
   AND ` + present(e.From) + ` AND ` + present(e.To) + `
-  AND NOT EXISTS (SELECT 1 FROM ` + a.nodeTable() + ` k WHERE ` + a.nodeCols.asText("k", a.nodeKey0()) + ` IN (` + ends + `) AND ` + a.nodeArchived("k") + `
-                  AND ` + a.nodeCols.asText("k", a.nodeKey0()) + ` IS NOT :block)`
+  AND NOT EXISTS (SELECT 1 FROM ` + a.nodeTable() + ` k WHERE ` + a.nodeCols.AsText("k", a.nodeKey0()) + ` IN (` + ends + `) AND ` + a.nodeArchived("k") + `
+                  AND ` + a.nodeCols.AsText("k", a.nodeKey0()) + ` IS NOT :block)`
 }
 
 // restoreEdge brings back the edge of key k1 (k2) from its last removal.
@@ -98,14 +99,14 @@ func (a mappedRestore) restoreEdge(ctx context.Context, db *DB, k1, k2 string, w
 			return nil, err
 		}
 		back := args(sql.Named("event", r.FromEvent), sql.Named("block", nil), sql.Named("kind", "edge"), sql.Named("subject", named))
-		return []memdb.Step{{Query: a.edgeBack(), Args: back}, {Query: restoreEvent + ` WHERE changes() = 1`, Args: back}}, nil
+		return []memdb.Step{{Query: a.edgeBack(), Args: back}, {Query: sweepsql.RestoreEvent + ` WHERE changes() = 1`, Args: back}}, nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	if applied[0] == 0 {
 		var there bool
-		if err := db.SQL.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM main.`+ident(a.m.Edges.Table)+` x WHERE `+a.keyOfSnapshot()+`)
+		if err := db.SQL.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM main.`+sweepsql.Ident(a.m.Edges.Table)+` x WHERE `+a.keyOfSnapshot()+`)
 			FROM (SELECT detail AS d FROM mem_events WHERE id = ?)`, r.FromEvent).Scan(&there); err != nil {
 			return nil, err
 		}
@@ -134,13 +135,13 @@ func (a mappedRestore) tagsBack() string {
 	if tg == nil || tg.Table == "" {
 		return ""
 	}
-	table := "main." + ident(tg.Table)
-	tag := snapshotRead("json_extract(detail, '$.tags')", "fullkey")
-	return `INSERT INTO ` + table + ` (` + ident(tg.NodeID) + `, ` + ident(tg.Tag) + `)
-SELECT (SELECT k.` + a.nodeKey() + ` FROM ` + a.nodeTable() + ` k WHERE ` + a.nodeCols.asText("k", a.nodeKey0()) + ` = :block), ` + tag + `
+	table := "main." + sweepsql.Ident(tg.Table)
+	tag := sweepsql.SnapshotRead("json_extract(detail, '$.tags')", "fullkey")
+	return `INSERT INTO ` + table + ` (` + sweepsql.Ident(tg.NodeID) + `, ` + sweepsql.Ident(tg.Tag) + `)
+SELECT (SELECT k.` + a.nodeKey() + ` FROM ` + a.nodeTable() + ` k WHERE ` + a.nodeCols.AsText("k", a.nodeKey0()) + ` = :block), ` + tag + `
 FROM mem_events, json_each(json_extract(detail, '$.tags'))
 WHERE mem_events.id = :event
-  AND NOT EXISTS (SELECT 1 FROM ` + table + ` t WHERE CAST(t.` + ident(tg.NodeID) + ` AS TEXT) = :block AND t.` + ident(tg.Tag) + ` IS ` + tag + `)`
+  AND NOT EXISTS (SELECT 1 FROM ` + table + ` t WHERE CAST(t.` + sweepsql.Ident(tg.NodeID) + ` AS TEXT) = :block AND t.` + sweepsql.Ident(tg.Tag) + ` IS ` + tag + `)`
 }
 
 // missingEnd is the end of the edge removed by event that the node table
@@ -153,7 +154,7 @@ func (a mappedRestore) missingEnd(ctx context.Context, db *DB, event int64) (str
 	var missing sql.NullString
 	err := db.SQL.QueryRowContext(ctx, `SELECT v FROM (SELECT CAST(`+snapColumn("detail", "edge", e.From)+` AS TEXT) AS v FROM mem_events WHERE id = ?1
 		UNION ALL SELECT CAST(`+snapColumn("detail", "edge", e.To)+` AS TEXT) FROM mem_events WHERE id = ?1) w
-		WHERE NOT EXISTS (SELECT 1 FROM `+a.nodeTable()+` k WHERE `+a.nodeCols.asText("k", a.nodeKey0())+` = w.v) LIMIT 1`, event).Scan(&missing)
+		WHERE NOT EXISTS (SELECT 1 FROM `+a.nodeTable()+` k WHERE `+a.nodeCols.AsText("k", a.nodeKey0())+` = w.v) LIMIT 1`, event).Scan(&missing)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
@@ -172,7 +173,7 @@ func (a mappedRestore) restoreBlock(ctx context.Context, db *DB, id string, wall
 	var names []string
 	var dependents int
 	applied, err := a.restoreTx(ctx, db, wall, what, func(q memdb.Querier, args func(...any) []any) ([]memdb.Step, error) {
-		sweepID, err := archivedBlockIn(ctx, q, id, &r.FromEvent, a.nodeTable()+" b", a.nodeStatus("b"), a.nodeCols.asText("b", a.nodeKey0()),
+		sweepID, err := archivedBlockIn(ctx, q, id, &r.FromEvent, a.nodeTable()+" b", a.nodeStatus("b"), a.nodeCols.AsText("b", a.nodeKey0()),
 			ownEvents(a.m, "block", "e.id"))
 		if err != nil {
 			return nil, err
@@ -201,15 +202,15 @@ func (a mappedRestore) restoreBlock(ctx context.Context, db *DB, id string, wall
 		}
 		block := args(sql.Named("block", id), sql.Named("id", id), sql.Named("event", r.FromEvent),
 			sql.Named("kind", "block"), sql.Named("subject", id))
-		archived := `EXISTS (SELECT 1 FROM ` + a.nodeTable() + ` k WHERE ` + a.nodeCols.asText("k", a.nodeKey0()) + ` = :block AND ` + a.nodeArchived("k") + `)`
-		steps := []memdb.Step{{Query: restoreEvent + ` WHERE ` + archived, Args: block}}
+		archived := `EXISTS (SELECT 1 FROM ` + a.nodeTable() + ` k WHERE ` + a.nodeCols.AsText("k", a.nodeKey0()) + ` = :block AND ` + a.nodeArchived("k") + `)`
+		steps := []memdb.Step{{Query: sweepsql.RestoreEvent + ` WHERE ` + archived, Args: block}}
 		if tags := a.tagsBack(); tags != "" {
 			steps = append(steps, memdb.Step{Query: tags + ` AND ` + archived, Args: block})
 		}
 		for i, ev := range edges {
 			edge := args(sql.Named("block", id), sql.Named("event", ev), sql.Named("kind", "edge"), sql.Named("subject", names[i]))
 			steps = append(steps, memdb.Step{Query: a.edgeBack() + ` AND ` + archived, Args: edge},
-				memdb.Step{Query: restoreEvent + ` WHERE changes() = 1 AND ` + archived, Args: edge})
+				memdb.Step{Query: sweepsql.RestoreEvent + ` WHERE changes() = 1 AND ` + archived, Args: edge})
 		}
 		back, err := a.dependentsBack(ctx, q, sweepID, id)
 		if err != nil {
@@ -287,23 +288,23 @@ func (a mappedRestore) dependentsBack(ctx context.Context, q memdb.Querier, swee
 			continue // no longer the mapping's: it stays in the log
 		}
 		d := a.m.Nodes.Dependents[i]
-		cols, err := readColumns(ctx, q, d.Table)
+		cols, err := sweepsql.ReadColumns(ctx, q, d.Table)
 		if err != nil {
 			return nil, err
 		}
 		read := func(c string) string { return snapColumn("d", "row", c) }
-		names, vals := make([]string, len(cols.names)), make([]string, len(cols.names))
-		for j, c := range cols.names {
-			names[j], vals[j] = ident(c), orDefault(read(c), c, cols.defaults)
+		names, vals := make([]string, len(cols.Names)), make([]string, len(cols.Names))
+		for j, c := range cols.Names {
+			names[j], vals[j] = sweepsql.Ident(c), orDefault(read(c), c, cols.Defaults)
 		}
 		same, linked := make([]string, len(d.Columns)), make([]string, len(d.Columns))
 		for j, c := range d.Columns {
-			same[j] = `x.` + ident(c) + ` IS ` + read(c)
+			same[j] = `x.` + sweepsql.Ident(c) + ` IS ` + read(c)
 			node := `CAST(` + read(c) + ` AS TEXT)`
 			linked[j] = `(` + read(c) + ` IS NULL OR ` + node + ` = :block OR EXISTS (SELECT 1 FROM ` + a.nodeTable() + ` k
-      WHERE ` + a.nodeCols.asText("k", a.nodeKey0()) + ` = ` + node + ` AND NOT ` + a.nodeArchived("k") + `))`
+      WHERE ` + a.nodeCols.AsText("k", a.nodeKey0()) + ` = ` + node + ` AND NOT ` + a.nodeArchived("k") + `))`
 		}
-		table := "main." + ident(d.Table)
+		table := "main." + sweepsql.Ident(d.Table)
 		steps = append(steps, memdb.Step{Query: `INSERT INTO ` + table + ` (` + strings.Join(names, ", ") + `)
 SELECT ` + strings.Join(vals, ",\n       ") + `
 FROM (SELECT detail AS d FROM mem_event_log WHERE id = :event)
@@ -344,7 +345,7 @@ func (a mappedRestore) weakWarning(ctx context.Context, db *DB, event int64) (st
 func (a mappedRestore) keyOfSnapshot() string {
 	var same []string
 	for _, k := range a.m.Edges.Key {
-		same = append(same, "x."+ident(k)+" IS "+snapColumn("d", "edge", k))
+		same = append(same, "x."+sweepsql.Ident(k)+" IS "+snapColumn("d", "edge", k))
 	}
 	return strings.Join(same, " AND ")
 }
@@ -353,15 +354,15 @@ func (a mappedRestore) keyOfSnapshot() string {
 // cleared and its time of last use now, each in the column's own form.
 func (a mappedRestore) nodeBack() string {
 	n := a.m.Nodes
-	set := []string{ident(n.Status) + " = " + activeAsBefore("block", n.Status, n.StatusActive)}
+	set := []string{sweepsql.Ident(n.Status) + " = " + activeAsBefore("block", n.Status, n.StatusActive)}
 	if n.ArchiveReason != "" {
-		set = append(set, ident(n.ArchiveReason)+" = NULL")
+		set = append(set, sweepsql.Ident(n.ArchiveReason)+" = NULL")
 	}
 	if n.LastUsed != "" {
-		set = append(set, ident(n.LastUsed)+" = "+timeFrom(":now", ident(n.LastUsed), n.LastUsedClock))
+		set = append(set, sweepsql.Ident(n.LastUsed)+" = "+timeFrom(":now", sweepsql.Ident(n.LastUsed), n.LastUsedClock))
 	}
 	return `UPDATE ` + a.nodeTable() + ` SET ` + strings.Join(set, ", ") + `
-WHERE ` + a.nodeCols.asText("", a.nodeKey0()) + ` = :id AND ` + ident(n.Status) + ` = ` + literal(n.StatusArchived)
+WHERE ` + a.nodeCols.AsText("", a.nodeKey0()) + ` = :id AND ` + sweepsql.Ident(n.Status) + ` = ` + sweepsql.Literal(n.StatusArchived)
 }
 
 // restoreFact brings back the fact id from its last archive or prune:
@@ -374,8 +375,8 @@ func (a mappedRestore) restoreFact(ctx context.Context, db *DB, id string, wall 
 	}
 	r := &Restored{Kind: "fact", ID: id, EdgesSkipped: []string{}}
 	what := fmt.Sprintf("restore: fact %q", id)
-	table := "main." + ident(f.Table)
-	keyText := func(alias string) string { return a.factCols.asText(alias, f.Key[0]) }
+	table := "main." + sweepsql.Ident(f.Table)
+	keyText := func(alias string) string { return a.factCols.AsText(alias, f.Key[0]) }
 	active := activeAsBefore("fact", f.Status, f.StatusActive)
 	accessed := func(old string) string { return timeFrom(":wall / 3600.0", old, f.LastAccessClock) }
 	applied, err := a.restoreTx(ctx, db, wall, what, func(q memdb.Querier, args func(...any) []any) ([]memdb.Step, error) {
@@ -403,24 +404,24 @@ func (a mappedRestore) restoreFact(ctx context.Context, db *DB, id string, wall 
 				case strings.EqualFold(c, f.LastAccess):
 					v = accessed(read(c))
 				}
-				cols, vals = append(cols, ident(c)), append(vals, orDefault(v, c, a.factCols.defaults))
+				cols, vals = append(cols, sweepsql.Ident(c)), append(vals, orDefault(v, c, a.factCols.Defaults))
 			}
 			back := `INSERT INTO ` + table + ` (` + strings.Join(cols, ", ") + `)
 SELECT ` + strings.Join(vals, ",\n       ") + `
 FROM (SELECT detail AS d FROM mem_events WHERE id = :event)
 WHERE NOT EXISTS (SELECT 1 FROM ` + table + ` x WHERE ` + keyText("x") + ` = :id)`
-			return []memdb.Step{{Query: back, Args: fact}, {Query: restoreEvent + ` WHERE changes() = 1`, Args: fact}}, nil
+			return []memdb.Step{{Query: back, Args: fact}, {Query: sweepsql.RestoreEvent + ` WHERE changes() = 1`, Args: fact}}, nil
 		case err != nil:
 			return nil, err
 		case status.String != "archived":
 			return nil, fmt.Errorf("%s is %s: %w", what, status.String, ErrNothingToRestore)
 		}
-		set := ident(f.Status) + ` = ` + active
+		set := sweepsql.Ident(f.Status) + ` = ` + active
 		if f.LastAccess != "" {
-			set += `, ` + ident(f.LastAccess) + ` = ` + accessed(ident(f.LastAccess))
+			set += `, ` + sweepsql.Ident(f.LastAccess) + ` = ` + accessed(sweepsql.Ident(f.LastAccess))
 		}
-		return []memdb.Step{{Query: `UPDATE ` + table + ` SET ` + set + ` WHERE ` + keyText("") + ` = :id AND ` + ident(f.Status) + ` = ` + literal(f.StatusArchived), Args: fact},
-			{Query: restoreEvent + ` WHERE changes() = 1`, Args: fact}}, nil
+		return []memdb.Step{{Query: `UPDATE ` + table + ` SET ` + set + ` WHERE ` + keyText("") + ` = :id AND ` + sweepsql.Ident(f.Status) + ` = ` + sweepsql.Literal(f.StatusArchived), Args: fact},
+			{Query: sweepsql.RestoreEvent + ` WHERE changes() = 1`, Args: fact}}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -435,7 +436,7 @@ WHERE NOT EXISTS (SELECT 1 FROM ` + table + ` x WHERE ` + keyText("x") + ` = :id
 // role ("edge", "block", "fact"), its name quoted: a column may be named
 // a.b or x[0].
 func snapPath(role, col string) string {
-	return literal(`$.` + role + `."` + col + `"`)
+	return sweepsql.Literal(`$.` + role + `."` + col + `"`)
 }
 
 // snapColumn is the value of column col in the snapshot of an event's role
@@ -443,11 +444,11 @@ func snapPath(role, col string) string {
 // key that holds a double quote, so such a column is found by its key.
 func snapColumn(doc, role, col string) string {
 	if !strings.Contains(col, `"`) {
-		return snapshotRead(doc, snapPath(role, col))
+		return sweepsql.SnapshotRead(doc, snapPath(role, col))
 	}
 	one := `(SELECT json_object('v', json(CASE WHEN type IN ('object', 'array') THEN value ELSE json_quote(value) END))
-	  FROM json_each(` + doc + `, '$.` + role + `') WHERE key = ` + literal(col) + `)`
-	return snapshotRead(one, `'$.v'`)
+	  FROM json_each(` + doc + `, '$.` + role + `') WHERE key = ` + sweepsql.Literal(col) + `)`
+	return sweepsql.SnapshotRead(one, `'$.v'`)
 }
 
 // orDefault is v, or the default of the column col where it is NOT NULL
@@ -464,7 +465,7 @@ func orDefault(v, col string, defaults map[string]string) string {
 // had when it was removed (its event :event's snapshot), when that is one
 // of the values meaning active, else the first of them.
 func activeAsBefore(role, status string, active []string) string {
-	active = statusValues(active, "active")
+	active = sweepsql.StatusValues(active, "active")
 	return `coalesce((SELECT v FROM (SELECT ` + snapColumn("detail", role, status) + ` AS v FROM mem_events WHERE id = :event)
-	WHERE v IN (` + sqlList(active) + `)), ` + literal(active[0]) + `)`
+	WHERE v IN (` + sweepsql.SQLList(active) + `)), ` + sweepsql.Literal(active[0]) + `)`
 }

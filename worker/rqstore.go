@@ -12,6 +12,7 @@ import (
 
 	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/internal/rqlite"
+	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 )
 
 // replicaStore runs a sweep whose every write is replicated: on rqlite,
@@ -85,7 +86,7 @@ func (st *replicaStore) dropWorking(ctx context.Context) error {
 		return nil
 	}
 	st.dropped = true
-	_, err := st.execEach(ctx, "plan_drop", append(st.opt.sql().stmts("plan_drop"), st.opt.sql().teardown...), nil)
+	_, err := st.execEach(ctx, "plan_drop", append(st.opt.sql().Stmts("plan_drop"), st.opt.sql().Teardown...), nil)
 	return err
 }
 
@@ -97,7 +98,7 @@ func (st *replicaStore) close() error {
 }
 
 func (st *replicaStore) exec(ctx context.Context, name string, extra ...any) (int64, error) {
-	return st.execList(ctx, name, st.opt.sql().stmts(name), extra...)
+	return st.execList(ctx, name, st.opt.sql().Stmts(name), extra...)
 }
 
 func (st *replicaStore) execList(ctx context.Context, name string, list []string, extra ...any) (int64, error) {
@@ -369,7 +370,7 @@ var (
 // temp. names.
 var workingNames = func() *regexp.Regexp {
 	seen := map[string]bool{}
-	for _, list := range statements {
+	for _, list := range sweepsql.Statements {
 		for _, q := range list {
 			for _, re := range []*regexp.Regexp{tempCreated, tempQualified} {
 				for _, m := range re.FindAllStringSubmatch(q, -1) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/memdecay/memdecay/sqlfuncs"
 	"github.com/memdecay/memdecay/worker/internal/memdb"
+	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 )
 
 // store is what a sweep needs of the database it runs on: a statement
@@ -119,13 +120,13 @@ type storeOptions struct {
 	SoloChunkSize int
 	SoloHold      time.Duration
 	Pause         time.Duration
-	tables        *dialect // nil: memworker's own tables
+	tables        *sweepsql.Dialect // nil: memworker's own tables
 }
 
 // sql is the dialect of the tables the sweep decides on.
-func (o storeOptions) sql() *dialect {
+func (o storeOptions) sql() *sweepsql.Dialect {
 	if o.tables == nil {
-		return memTables
+		return sweepsql.MemTables
 	}
 	return o.tables
 }
@@ -182,7 +183,7 @@ func (st *fileStore) dropWorking(ctx context.Context) error { return nil }
 
 func (st *fileStore) close() error {
 	st.discardIfQuiet()
-	for _, drop := range st.opt.sql().teardown { // a mapping's temp views: the connection goes back to the pool
+	for _, drop := range st.opt.sql().Teardown { // a mapping's temp views: the connection goes back to the pool
 		st.conn.ExecContext(context.Background(), drop)
 	}
 	st.conn.ExecContext(context.Background(), fmt.Sprintf("PRAGMA foreign_keys = %d", st.foreignKeys))
@@ -205,7 +206,7 @@ func (st *fileStore) exec(ctx context.Context, name string, extra ...any) (_ int
 			}
 		}()
 	}
-	return st.execList(ctx, name, st.opt.sql().stmts(name), extra...)
+	return st.execList(ctx, name, st.opt.sql().Stmts(name), extra...)
 }
 
 func (st *fileStore) execList(ctx context.Context, name string, list []string, extra ...any) (int64, error) {

@@ -57,7 +57,7 @@ func EdgeSketch(ctx context.Context, db *DB, a, b string) (*Sketch, error) {
 		return r.q.QueryRowContext(ctx, `
 		SELECT clock, elapsed, weight, pinned, coalesce(origin, ''), coalesce(relation_type, ''), threshold,
 		       json_object('model', 'exponential', 'lambda', lambda), c.active_hours, c.wall
-		FROM `+r.effective+`, `+r.clock+` c WHERE `+r.tables.expand(`@KEY_A = ? AND @KEY_B = ?`), a, b).
+		FROM `+r.effective+`, `+r.clock+` c WHERE `+r.tables.Expand(`@KEY_A = ? AND @KEY_B = ?`), a, b).
 			Scan(&clock, &elapsed, &weight, &pinned, &origin, &relation, &threshold, &curve, &hours, &wall)
 	})
 	if errors.Is(err, sql.ErrNoRows) {

@@ -11,6 +11,7 @@ import (
 	"github.com/mattn/go-sqlite3"
 	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/internal/settings"
+	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 )
 
 // sweep is one run in progress: the state of the sweep itself. How its
@@ -37,7 +38,7 @@ type sweep struct {
 	mapped *adapted
 	// archives: the database's archives (archive.go), each expired with
 	// the events.
-	archives []archive
+	archives []sweepsql.Archive
 	// The ranking (rank.go): rank_scale as it must be once its bounds are
 	// stored (nil: it ranked nothing).
 	rankScale *rankScale
@@ -232,12 +233,12 @@ func (s *sweep) dryRun(ctx context.Context) error {
 		}
 		if s.cfg.EventRetentionDays > 0 {
 			// As the sweep would, once its own row is the newest.
-			err = s.db.querier().QueryRowContext(ctx, s.opt.sql().stmts("count_expired")[0], sql.Named("cutoff", s.retentionCutoff()),
+			err = s.db.querier().QueryRowContext(ctx, s.opt.sql().Stmts("count_expired")[0], sql.Named("cutoff", s.retentionCutoff()),
 				sql.Named("sweep", math.MaxInt64)).Scan(&s.report.EventsExpired, &s.report.SweepsExpired)
 			for _, a := range s.archives {
 				var n int64
 				if err == nil {
-					err = s.db.querier().QueryRowContext(ctx, countExpiredArchive(a.name), sql.Named("cutoff", s.retentionCutoff())).Scan(&n)
+					err = s.db.querier().QueryRowContext(ctx, sweepsql.CountExpiredArchive(a.Name), sql.Named("cutoff", s.retentionCutoff())).Scan(&n)
 				}
 				s.report.EventsExpired += n
 			}

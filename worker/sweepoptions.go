@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/memdecay/memdecay/worker/internal/settings"
+	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 )
 
 // DefaultChunkSize bounds the rows one apply transaction touches while an
@@ -78,7 +79,7 @@ type SweepOptions struct {
 	// through export_test.go's WithChunk).
 	signals sweepSignals
 	// tables: the dialect of the tables swept (nil: memworker's own).
-	tables *dialect
+	tables *sweepsql.Dialect
 	// allInvalid: the report names every invalid row, not a sample
 	// (ListInvalid's dry run).
 	allInvalid bool
@@ -102,9 +103,9 @@ type sweepSignals struct {
 }
 
 // sql is the dialect of the tables the sweep decides on.
-func (o SweepOptions) sql() *dialect {
+func (o SweepOptions) sql() *sweepsql.Dialect {
 	if o.tables == nil {
-		return memTables
+		return sweepsql.MemTables
 	}
 	return o.tables
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/memdecay/memdecay/sqlfuncs"
 	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/internal/settings"
+	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 	"github.com/memdecay/memdecay/worker/mapping"
 )
 
@@ -24,18 +25,18 @@ import (
 
 // viewSource is what the views read, and under which names they are made.
 type viewSource struct {
-	tables                *dialect // expands the rules' tokens (an edge's ends)
-	blocks, tags, edges   string   // the tables (or the adapter's views)
-	facts                 string   // the facts table (or the adapter's view)
-	clock, tiers          string   // the names of the clock and tier views
-	effective             string   // the name of the edges' effective view
-	activeHours           string   // the active-hours clock: mem_config's, or a mapping's own
-	endA, endB, extraKeys string   // an edge's ends, and columns shown after its key
+	tables                *sweepsql.Dialect // expands the rules' tokens (an edge's ends)
+	blocks, tags, edges   string            // the tables (or the adapter's views)
+	facts                 string            // the facts table (or the adapter's view)
+	clock, tiers          string            // the names of the clock and tier views
+	effective             string            // the name of the edges' effective view
+	activeHours           string            // the active-hours clock: mem_config's, or a mapping's own
+	endA, endB, extraKeys string            // an edge's ends, and columns shown after its key
 }
 
 // memViews is what memworker's own views read.
 var memViews = viewSource{
-	tables: memTables, blocks: "mem_blocks", tags: "mem_block_tags", edges: "mem_edges", facts: "main.mem_facts",
+	tables: sweepsql.MemTables, blocks: "mem_blocks", tags: "mem_block_tags", edges: "mem_edges", facts: "main.mem_facts",
 	clock: "mem_clock", tiers: "mem_block_tiers", effective: "mem_edges_effective",
 	activeHours: "(SELECT value FROM mem_config WHERE key = 'active_hours')",
 	endA:        "from_id", endB: "to_id",
@@ -89,7 +90,7 @@ func (s viewSource) effectiveView() string {
 		}
 	}
 	standard := "'" + sqlfuncs.TierStandard + "'"
-	return s.tables.expand(`WITH cfg AS (SELECT active_hours AS now, wall, established, decay_threshold FROM ` + s.clock + `),
+	return s.tables.Expand(`WITH cfg AS (SELECT active_hours AS now, wall, established, decay_threshold FROM ` + s.clock + `),
 tiered AS (
     SELECT e.*, ta.tier AS tier_from, tb.tier AS tier_to,
            lambda_edge(coalesce(ta.tier, ` + standard + `), coalesce(tb.tier, ` + standard + `), e.reinforcement_count, cfg.established) AS lambda,
@@ -97,12 +98,12 @@ tiered AS (
     FROM ` + s.edges + ` e, cfg
     LEFT JOIN ` + s.tiers + ` ta ON ta.id = e.` + s.endA + `
     LEFT JOIN ` + s.tiers + ` tb ON tb.id = e.` + s.endB + `
-    WHERE ` + validEdge + `),
+    WHERE ` + sweepsql.ValidEdge + `),
 modelled AS (
     SELECT t.*,
            coalesce(p.clock, 'active_hours') AS clock,
            coalesce(p.model, 'tiered') AS model,
-           CASE WHEN p.clock = 'wall' THEN (t.wall - ` + wallSeconds("t.last_observed_at") + `) / 86400.0
+           CASE WHEN p.clock = 'wall' THEN (t.wall - ` + sweepsql.WallSeconds("t.last_observed_at") + `) / 86400.0
                 ELSE t.now - t.last_active_hours END AS elapsed,
            coalesce(p.threshold, t.decay_threshold) AS threshold,
            -- These curves die at weight <= 0, whether their threshold is NULL or 0.
@@ -137,11 +138,11 @@ FROM weighed`)
 // factsScoredView is each usable fact (factProblem finds nothing wrong)
 // with its score and the action a sweep would take now.
 func (s viewSource) factsScoredView() string {
-	return s.tables.expand(macros.Replace(`SELECT s.*,
+	return s.tables.Expand(sweepsql.Macros.Replace(`SELECT s.*,
        CASE WHEN s.status = 'archived' THEN 'archived'
             ELSE lifecycle_action(s.score, s.tier, s.status = 'confirmed') END AS action
 FROM (SELECT d.*, tideline_score(d.importance, d.decay_rate, d.days_since_access, d.access_count, d.tier) AS score
-      FROM (SELECT ` + columnsOf("f", factColumns) + `, max(0, (c.wall - FACT_SINCE) / 86400.0) AS days_since_access
+      FROM (SELECT ` + sweepsql.ColumnsOf("f", sweepsql.FactColumns) + `, max(0, (c.wall - FACT_SINCE) / 86400.0) AS days_since_access
             FROM ` + s.facts + ` f, ` + s.clock + ` c
             WHERE (FACT_PROBLEM) IS NULL) AS d) AS s`))
 }

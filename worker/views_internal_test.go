@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 )
 
 var updateViews = flag.Bool("update-views", false, "rewrite the readers' views migration ("+viewsMigration+") from views.go")
@@ -36,7 +38,7 @@ func viewsMigrationText() string {
 	}
 	b.WriteString("\nCREATE TABLE " + readerViewsTable + " (\n    name TEXT PRIMARY KEY,\n    sql  TEXT NOT NULL\n);\n")
 	for _, v := range memViews.readerViews(nil) {
-		b.WriteString("\nINSERT INTO " + readerViewsTable + " (name, sql) VALUES (" + literal(v.name) + ",\n" + literal(v.query) + ");\n")
+		b.WriteString("\nINSERT INTO " + readerViewsTable + " (name, sql) VALUES (" + sweepsql.Literal(v.name) + ",\n" + sweepsql.Literal(v.query) + ");\n")
 	}
 	return b.String()
 }

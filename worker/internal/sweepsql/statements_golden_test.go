@@ -1,4 +1,4 @@
-package worker
+package sweepsql
 
 import (
 	"flag"
@@ -19,15 +19,15 @@ var updateStatements = flag.Bool("update-statements", false, "rewrite testdata/s
 // it was. go test ./worker -run TestStatementsGolden -update-statements
 // rewrites it.
 func TestStatementsGolden(t *testing.T) {
-	names := make([]string, 0, len(statements))
-	for name := range statements {
+	names := make([]string, 0, len(Statements))
+	for name := range Statements {
 		names = append(names, name)
 	}
 	sort.Strings(names)
 	var b strings.Builder
 	for _, name := range names {
 		b.WriteString("-- name: " + name + "\n")
-		for _, s := range memTables.stmts(name) {
+		for _, s := range MemTables.Stmts(name) {
 			b.WriteString(s + "\n;\n")
 		}
 		b.WriteString("\n")

@@ -1,4 +1,4 @@
-package worker
+package sweepsql
 
 import (
 	"context"
@@ -30,11 +30,11 @@ import (
 // so the view (eventsView) and retention cover an archive made for a
 // mapping that is no longer in force.
 
-// archive is one archive table: its name, the kind of subject its rows
+// Archive is one archive table: its name, the kind of subject its rows
 // are ('edge', 'block' or 'fact'), the table its rows left, and that
 // table's columns, in order.
-type archive struct {
-	name, kind, source string
+type Archive struct {
+	Name, kind, source string
 	cols               []string
 }
 
@@ -54,10 +54,10 @@ var archiveNumbers = map[string][][2]string{
 
 // memArchives are the archives of memworker's own tables, made by the
 // schema's step 14.
-var memArchives = []archive{
-	{archiveName("mem_edges"), "edge", "mem_edges", edgeColumns},
-	{archiveName("mem_blocks"), "block", "mem_blocks", blockColumns},
-	{archiveName("mem_facts"), "fact", "mem_facts", factColumns},
+var memArchives = []Archive{
+	{archiveName("mem_edges"), "edge", "mem_edges", EdgeColumns},
+	{archiveName("mem_blocks"), "block", "mem_blocks", BlockColumns},
+	{archiveName("mem_facts"), "fact", "mem_facts", FactColumns},
 }
 
 // reservedColumn is true for a name an archive's own columns take.
@@ -91,20 +91,20 @@ func archiveInsertCols(kind string) string {
 // archiveDDL creates an archive: the event's columns, typed as
 // mem_event_log's, then the numbers and the row's columns, typeless; an
 // index finds a subject's events, another a sweep's.
-func archiveDDL(a archive) []string {
+func archiveDDL(a Archive) []string {
 	cols := []string{"mem_event_id INTEGER PRIMARY KEY", "mem_sweep_id INTEGER", "mem_at INTEGER NOT NULL", "mem_clock_hours REAL",
 		"mem_subject TEXT NOT NULL", "mem_action TEXT NOT NULL", "mem_reason TEXT"}
 	for _, n := range archiveNumbers[a.kind] {
 		cols = append(cols, n[0])
 	}
 	for _, c := range a.cols {
-		cols = append(cols, ident(c))
+		cols = append(cols, Ident(c))
 	}
 	return []string{
-		"CREATE TABLE " + ident(a.name) + " (\n    " + strings.Join(cols, ",\n    ") + "\n)",
-		"CREATE INDEX " + ident(a.name+"_subject") + " ON " + ident(a.name) + " (mem_subject)",
-		"CREATE INDEX " + ident(a.name+"_sweep") + " ON " + ident(a.name) + " (mem_sweep_id)",
-		"INSERT INTO mem_archives (name, kind, source) VALUES (" + literal(a.name) + ", " + literal(a.kind) + ", " + literal(a.source) + ")",
+		"CREATE TABLE " + Ident(a.Name) + " (\n    " + strings.Join(cols, ",\n    ") + "\n)",
+		"CREATE INDEX " + Ident(a.Name+"_subject") + " ON " + Ident(a.Name) + " (mem_subject)",
+		"CREATE INDEX " + Ident(a.Name+"_sweep") + " ON " + Ident(a.Name) + " (mem_sweep_id)",
+		"INSERT INTO mem_archives (name, kind, source) VALUES (" + Literal(a.Name) + ", " + Literal(a.kind) + ", " + Literal(a.source) + ")",
 	}
 }
 
@@ -112,10 +112,10 @@ func archiveDDL(a archive) []string {
 // held it: the row's snapshot under its kind's key and the numbers (an
 // edge's elapsed time is 'elapsed' under a relation policy, else
 // 'elapsed_hours'), the fields that are NULL left out.
-func archiveDetail(a archive, r string) string {
-	parts := []string{literal(a.kind), columnInfo{names: a.cols}.snapshot(r)}
+func archiveDetail(a Archive, r string) string {
+	parts := []string{Literal(a.kind), ColumnInfo{Names: a.cols}.Snapshot(r)}
 	for _, n := range archiveNumbers[a.kind] {
-		key, val := literal(n[1]), r+"."+n[0]
+		key, val := Literal(n[1]), r+"."+n[0]
 		switch n[1] {
 		case "elapsed":
 			key = "CASE WHEN substr(" + r + ".mem_reason, 1, 7) = 'policy:' THEN 'elapsed' ELSE 'elapsed_hours' END"
@@ -130,11 +130,11 @@ func archiveDetail(a archive, r string) string {
 // eventsView is the statements that (re)make mem_events over the log and
 // the archives, and its trigger that writes an event inserted into it to
 // the log (as an app or a script wrote events before).
-func eventsView(archives []archive) []string {
+func eventsView(archives []Archive) []string {
 	arms := []string{"SELECT id, sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail FROM mem_event_log"}
 	for _, a := range archives {
-		arms = append(arms, "SELECT r.mem_event_id, r.mem_sweep_id, r.mem_at, r.mem_clock_hours, "+literal(a.kind)+
-			", r.mem_subject, r.mem_action, r.mem_reason,\n       "+archiveDetail(a, "r")+"\nFROM "+ident(a.name)+" r")
+		arms = append(arms, "SELECT r.mem_event_id, r.mem_sweep_id, r.mem_at, r.mem_clock_hours, "+Literal(a.kind)+
+			", r.mem_subject, r.mem_action, r.mem_reason,\n       "+archiveDetail(a, "r")+"\nFROM "+Ident(a.Name)+" r")
 	}
 	return []string{
 		"DROP VIEW IF EXISTS mem_events",
@@ -148,9 +148,9 @@ END`,
 	}
 }
 
-// nextEventID is the id of the next event (the counter's; ids after it
+// NextEventID is the id of the next event (the counter's; ids after it
 // follow in the statement's order).
-const nextEventID = `(SELECT next FROM main.mem_event_ids)`
+const NextEventID = `(SELECT next FROM main.mem_event_ids)`
 
 // bumpEventIDs moves the counter past the ids an insert into the archive
 // table took (the macros BUMP_IDS_EDGES, BUMP_IDS_NODES, BUMP_IDS_FACTS
@@ -159,21 +159,21 @@ func bumpEventIDs(table string) string {
 	return `UPDATE main.mem_event_ids SET next = max(next, coalesce((SELECT max(mem_event_id) FROM ` + table + `), 0) + 1)`
 }
 
-// eventLogInsert begins an INSERT … SELECT of events into the log; the
+// EventLogInsert begins an INSERT … SELECT of events into the log; the
 // SELECT's first value is the event's id, nextEventID (the log's trigger
 // moves the counter past each row).
-const eventLogInsert = `INSERT INTO mem_event_log (id, sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)`
+const EventLogInsert = `INSERT INTO mem_event_log (id, sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)`
 
-// readArchives reads the archives mem_archives lists, with their columns.
-func readArchives(ctx context.Context, q memdb.Querier) ([]archive, error) {
+// ReadArchives reads the archives mem_archives lists, with their columns.
+func ReadArchives(ctx context.Context, q memdb.Querier) ([]Archive, error) {
 	rows, err := q.QueryContext(ctx, `SELECT name, kind, source FROM mem_archives ORDER BY rowid`)
 	if err != nil {
 		return nil, fmt.Errorf("reading the archives: %w", err)
 	}
-	var out []archive
+	var out []Archive
 	for rows.Next() {
-		var a archive
-		if err := rows.Scan(&a.name, &a.kind, &a.source); err != nil {
+		var a Archive
+		if err := rows.Scan(&a.Name, &a.kind, &a.source); err != nil {
 			rows.Close()
 			return nil, err
 		}
@@ -184,11 +184,11 @@ func readArchives(ctx context.Context, q memdb.Querier) ([]archive, error) {
 		return nil, err
 	}
 	for i := range out {
-		cols, err := readColumns(ctx, q, out[i].name)
+		cols, err := ReadColumns(ctx, q, out[i].Name)
 		if err != nil {
 			return nil, err
 		}
-		for _, c := range cols.names {
+		for _, c := range cols.Names {
 			if !reservedColumn(c) {
 				out[i].cols = append(out[i].cols, c)
 			}
@@ -197,40 +197,40 @@ func readArchives(ctx context.Context, q memdb.Querier) ([]archive, error) {
 	return out, nil
 }
 
-// archiveSteps are the statements that give each table a mapping removes
+// ArchiveSteps are the statements that give each table a mapping removes
 // rows from its archive: made when missing, given the columns the table
 // gained since; and, when any of that changes, mem_events made again over
 // every archive. It only reads (rqlite cannot read after a write in a
 // transaction).
-func archiveSteps(ctx context.Context, q memdb.Querier, m *mapping.Mapping) ([]string, error) {
+func ArchiveSteps(ctx context.Context, q memdb.Querier, m *mapping.Mapping) ([]string, error) {
 	if m.IsDefault() {
 		return nil, nil
 	}
-	have, err := readArchives(ctx, q)
+	have, err := ReadArchives(ctx, q)
 	if err != nil {
 		return nil, err
 	}
 	byName := map[string]int{}
 	for i, a := range have {
-		byName[a.name] = i
+		byName[a.Name] = i
 	}
-	var want []archive
+	var want []Archive
 	add := func(kind, table string) error {
-		cols, err := readColumns(ctx, q, table)
+		cols, err := ReadColumns(ctx, q, table)
 		if err != nil {
 			return err
 		}
-		for _, c := range cols.names {
+		for _, c := range cols.Names {
 			if reservedColumn(c) {
 				return fmt.Errorf("mapping: %s.%s: memworker's archive of the table keeps its own column of that name; rename the column", table, c)
 			}
 		}
 		for _, w := range want {
-			if w.name == archiveName(table) && w.kind != kind {
+			if w.Name == archiveName(table) && w.kind != kind {
 				return fmt.Errorf("mapping: %s holds both %ss and %ss; a table plays one role", table, w.kind, kind)
 			}
 		}
-		want = append(want, archive{archiveName(table), kind, table, cols.names})
+		want = append(want, Archive{archiveName(table), kind, table, cols.Names})
 		return nil
 	}
 	if n := m.Nodes; n != nil {
@@ -250,14 +250,14 @@ func archiveSteps(ctx context.Context, q memdb.Querier, m *mapping.Mapping) ([]s
 	}
 	var steps []string
 	for _, w := range want {
-		i, ok := byName[w.name]
+		i, ok := byName[w.Name]
 		if !ok {
 			steps = append(steps, archiveDDL(w)...)
-			have, byName[w.name] = append(have, w), len(have)
+			have, byName[w.Name] = append(have, w), len(have)
 			continue
 		}
 		if have[i].kind != w.kind {
-			return nil, fmt.Errorf("mapping: %s: its archive %s holds %ss, not %ss", w.source, w.name, have[i].kind, w.kind)
+			return nil, fmt.Errorf("mapping: %s: its archive %s holds %ss, not %ss", w.source, w.Name, have[i].kind, w.kind)
 		}
 		kept := map[string]bool{}
 		for _, c := range have[i].cols {
@@ -265,7 +265,7 @@ func archiveSteps(ctx context.Context, q memdb.Querier, m *mapping.Mapping) ([]s
 		}
 		for _, c := range w.cols {
 			if !kept[strings.ToLower(c)] {
-				steps = append(steps, "ALTER TABLE "+ident(w.name)+" ADD COLUMN "+ident(c))
+				steps = append(steps, "ALTER TABLE "+Ident(w.Name)+" ADD COLUMN "+Ident(c))
 				have[i].cols = append(have[i].cols, c)
 			}
 		}
@@ -276,9 +276,9 @@ func archiveSteps(ctx context.Context, q memdb.Querier, m *mapping.Mapping) ([]s
 	return append(steps, eventsView(have)...), nil
 }
 
-// archiveOf is the archive of the table a mapping's role keeps its rows
+// ArchiveOf is the archive of the table a mapping's role keeps its rows
 // in, or memworker's own.
-func archiveOf(m *mapping.Mapping, kind string) string {
+func ArchiveOf(m *mapping.Mapping, kind string) string {
 	table := map[string]string{"edge": "mem_edges", "block": "mem_blocks", "fact": "mem_facts"}[kind]
 	if m != nil && !m.IsDefault() {
 		switch {
@@ -290,46 +290,46 @@ func archiveOf(m *mapping.Mapping, kind string) string {
 			table = m.Facts.Table
 		}
 	}
-	return "main." + ident(archiveName(table))
+	return "main." + Ident(archiveName(table))
 }
 
-// expireArchive deletes a chunk (:limit) of an archive's rows older than
+// ExpireArchive deletes a chunk (:limit) of an archive's rows older than
 // :cutoff. Its rows are in the order they were written, so the oldest
 // come first: the statement reads the chunk, not the archive.
-func expireArchive(name string) string {
-	t := "main." + ident(name)
+func ExpireArchive(name string) string {
+	t := "main." + Ident(name)
 	return `DELETE FROM ` + t + ` WHERE mem_event_id IN (SELECT mem_event_id FROM (
     SELECT mem_event_id, mem_at FROM ` + t + ` ORDER BY mem_event_id LIMIT :limit) WHERE mem_at < :cutoff)`
 }
 
-// countExpiredArchive is how many rows expireArchive would delete, chunk
+// CountExpiredArchive is how many rows expireArchive would delete, chunk
 // after chunk: those before the first that has not expired.
-func countExpiredArchive(name string) string {
-	t := "main." + ident(name)
+func CountExpiredArchive(name string) string {
+	t := "main." + Ident(name)
 	return `SELECT count(*) FROM ` + t + ` WHERE mem_event_id < coalesce(
     (SELECT mem_event_id FROM ` + t + ` WHERE mem_at >= :cutoff ORDER BY mem_event_id LIMIT 1), 9223372036854775807)`
 }
 
-// latestRemovals is the newest :limit removals and exclusions of
+// LatestRemovals is the newest :limit removals and exclusions of
 // mem_events (id, sweep, time, clock, subject, action, reason), newest
 // first: the newest of the log and of each archive, each read backwards
 // by id, then merged (through the view, every event would be read).
-func latestRemovals(archives []archive) string {
+func LatestRemovals(archives []Archive) string {
 	arms := []string{`SELECT * FROM (SELECT id, sweep_id, at, coalesce(clock_hours, 0), subject_kind, subject_id, action, coalesce(reason, '')
     FROM mem_event_log WHERE action IN ('archive', 'prune', 'decay', 'delete', 'exclude') ORDER BY id DESC LIMIT :limit)`}
 	for _, a := range archives {
-		arms = append(arms, `SELECT * FROM (SELECT mem_event_id, mem_sweep_id, mem_at, coalesce(mem_clock_hours, 0), `+literal(a.kind)+
-			`, mem_subject, mem_action, coalesce(mem_reason, '') FROM `+ident(a.name)+` ORDER BY mem_event_id DESC LIMIT :limit)`)
+		arms = append(arms, `SELECT * FROM (SELECT mem_event_id, mem_sweep_id, mem_at, coalesce(mem_clock_hours, 0), `+Literal(a.kind)+
+			`, mem_subject, mem_action, coalesce(mem_reason, '') FROM `+Ident(a.Name)+` ORDER BY mem_event_id DESC LIMIT :limit)`)
 	}
 	return strings.Join(arms, "\nUNION ALL\n") + "\nORDER BY 1 DESC LIMIT :limit"
 }
 
-// eventCount is the number of events mem_events shows, counted table by
+// EventCount is the number of events mem_events shows, counted table by
 // table (through the view, every row would be built).
-func eventCount(archives []archive) string {
+func EventCount(archives []Archive) string {
 	counts := []string{`(SELECT count(*) FROM mem_event_log)`}
 	for _, a := range archives {
-		counts = append(counts, `(SELECT count(*) FROM `+ident(a.name)+`)`)
+		counts = append(counts, `(SELECT count(*) FROM `+Ident(a.Name)+`)`)
 	}
 	return "(" + strings.Join(counts, " + ") + ")"
 }

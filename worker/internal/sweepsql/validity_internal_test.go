@@ -1,4 +1,4 @@
-package worker
+package sweepsql
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/memdecay/memdecay/worker/internal/memdb"
 )
 
 // TestPlainlyValidEdgeIsTheRule: validEdge, which answers most rows with
@@ -15,7 +17,7 @@ import (
 // stays as written), for memworker's dialect and a mapping's (whose edges
 // have separate ends).
 func TestPlainlyValidEdgeIsTheRule(t *testing.T) {
-	db, err := Open(filepath.Join(t.TempDir(), "v.db"), OpenOptions{Create: true})
+	db, err := memdb.Open(filepath.Join(t.TempDir(), "v.db"), memdb.OpenOptions{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,15 +79,15 @@ func TestPlainlyValidEdgeIsTheRule(t *testing.T) {
 		}
 		for _, d := range []struct {
 			name    string
-			dialect *dialect
+			dialect *Dialect
 		}{
-			{"mem", memTables},
-			{"mapped", newDialect("@ENDS_PRESENT", "e.end_a IS NOT NULL AND e.end_b IS NOT NULL AND ",
+			{"mem", MemTables},
+			{"mapped", NewDialect("@ENDS_PRESENT", "e.end_a IS NOT NULL AND e.end_b IS NOT NULL AND ",
 				"@END_PROBLEMS", "WHEN e.end_a IS NULL THEN 'from is NULL' WHEN e.end_b IS NULL THEN 'to is NULL'\n\t")},
 		} {
-			query := d.dialect.expand(fmt.Sprintf(`SELECT quote(from_id), quote(to_id), quote(relation_type), quote(weight),
+			query := d.dialect.Expand(fmt.Sprintf(`SELECT quote(from_id), quote(to_id), quote(relation_type), quote(weight),
 				quote(reinforcement_count), quote(last_active_hours), quote(last_observed_at), quote(pinned), quote(end_a), quote(end_b),
-				%s, %s, %s FROM %s e`, validEdge, edgeValidByRule, plainlyValidEdge, table))
+				%s, %s, %s FROM %s e`, ValidEdge, edgeValidByRule, plainlyValidEdge, table))
 			got, err := db.SQL.Query(query)
 			if err != nil {
 				t.Fatal(err)
@@ -132,7 +134,7 @@ func TestPlainlyValidEdgeIsTheRule(t *testing.T) {
 // edge_strength, gives the function's bits for every valid weight and
 // count, 0 and -0.0 counts among them, stored as integers and reals.
 func TestEdgeStrengthShortcutIsTheFunction(t *testing.T) {
-	db, err := Open(filepath.Join(t.TempDir(), "s.db"), OpenOptions{Create: true})
+	db, err := memdb.Open(filepath.Join(t.TempDir(), "s.db"), memdb.OpenOptions{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package worker
+package sweepsql
 
 import (
 	"fmt"
@@ -37,28 +37,28 @@ import (
 // For memworker's tables an edge's key is its ends, so the ends' tokens
 // expand to nothing or to from_id and to_id, and the statements are the
 // ones memworker always ran (testdata/statements.golden).
-type dialect struct {
+type Dialect struct {
 	tokens *strings.Replacer
-	// teardown drops the views a replicated sweep through a mapping
+	// Teardown drops the views a replicated sweep through a mapping
 	// created in main (adapter.go), with its working tables.
-	teardown []string
+	Teardown []string
 	mu       sync.Mutex
 	cache    map[string][]string
 }
 
-func newDialect(pairs ...string) *dialect {
-	return &dialect{tokens: strings.NewReplacer(pairs...), cache: map[string][]string{}}
+func NewDialect(pairs ...string) *Dialect {
+	return &Dialect{tokens: strings.NewReplacer(pairs...), cache: map[string][]string{}}
 }
 
-// stmts is the statement list of a name in this dialect; a name that is
+// Stmts is the statement list of a name in this dialect; a name that is
 // not in the SQL files is a programming error.
-func (d *dialect) stmts(name string) []string {
+func (d *Dialect) Stmts(name string) []string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if list, ok := d.cache[name]; ok {
 		return list
 	}
-	base, ok := statements[name]
+	base, ok := Statements[name]
 	if !ok {
 		panic(fmt.Sprintf("worker: no statement %q in sql/", name))
 	}
@@ -70,8 +70,8 @@ func (d *dialect) stmts(name string) []string {
 	return list
 }
 
-// expand is one query of Go code in this dialect.
-func (d *dialect) expand(query string) string { return d.tokens.Replace(query) }
+// Expand is one query of Go code in this dialect.
+func (d *Dialect) Expand(query string) string { return d.tokens.Replace(query) }
 
 // memNewBlockDegree is the degree of a block with no state yet, from the
 // strengths stored in its edges' due rows: those keyed by it, those of
@@ -89,20 +89,20 @@ const memNewBlockDegree = `(SELECT total(d.strength) FROM mem_edge_due d WHERE d
 const memEdgesMayStay = `EXISTS (SELECT 1 FROM main.sqlite_master WHERE type = 'trigger' AND tbl_name = 'mem_edges'
     AND name NOT IN ('mem_edges_queue_insert', 'mem_edges_queue_update', 'mem_edges_queue_delete'))`
 
-// reinforceKeptByCount holds for a block (n, as it is after
+// ReinforceKeptByCount holds for a block (n, as it is after
 // apply_reinforce; b, as it was before) whose reinforcement an app's
 // trigger ignored: every applied reinforcement raises the count.
-const reinforceKeptByCount = "n.reinforcement_count IS b.count"
+const ReinforceKeptByCount = "n.reinforcement_count IS b.count"
 
-// noDependents are @DEPENDENTS and @DELETE_DEPENDENTS where nodes have no
+// NoDependents are @DEPENDENTS and @DELETE_DEPENDENTS where nodes have no
 // dependent rows (memworker's own blocks): no rows, and a statement that
 // deletes nothing.
-var noDependents = []string{"@DEPENDENTS", "(SELECT NULL AS block_id, NULL AS dep_table, NULL AS row WHERE 0)",
+var NoDependents = []string{"@DEPENDENTS", "(SELECT NULL AS block_id, NULL AS dep_table, NULL AS row WHERE 0)",
 	"@DELETE_DEPENDENTS", "DELETE FROM apply_block_ids WHERE 0"}
 
-// memTables is the dialect of memworker's own tables (the mapping mem).
+// MemTables is the dialect of memworker's own tables (the mapping mem).
 // Longer tokens come first: at each place the first that matches wins.
-var memTables = newDialect(append([]string{
+var MemTables = NewDialect(append([]string{
 	"@EDGES_SCAN", "main.mem_edges e NOT INDEXED", "@EDGES_NAME", "mem_edges", "@EDGES", "main.mem_edges",
 	"@NODES_NAME", "mem_blocks", "@NODES", "main.mem_blocks", "@FACTS", "main.mem_facts", "@TAGS", "main.mem_block_tags",
 	"@ENDS_COLS", "", "@ENDS_E", "", "@ENDS_K", "", "@ENDS_N", "", "@ENDS_MOVED", "", "@ENDS_UNMOVED", "", "@END_PROBLEMS", "", "@ENDS_PRESENT", "",
@@ -110,17 +110,17 @@ var memTables = newDialect(append([]string{
 	"@NEW_BLOCK_DEGREE", memNewBlockDegree,
 	"@BLOCK_KEYS_INVALID", "", "@EDGE_KEYS_INVALID", "", "@FACT_KEYS_INVALID", "",
 	"@DELETE_EDGES", "DELETE FROM main.mem_edges WHERE (from_id, to_id) IN (SELECT from_id, to_id FROM apply_edge_keys)",
-	"@KEPT_EDGES_POSSIBLE", memEdgesMayStay, "@REINFORCE_KEPT", reinforceKeptByCount,
+	"@KEPT_EDGES_POSSIBLE", memEdgesMayStay, "@REINFORCE_KEPT", ReinforceKeptByCount,
 	"@SUBJECT_E", "json_array(e.from_id, e.to_id)", "@SUBJECT", "json_array(from_id, to_id)",
-	"EDGE_SNAPSHOT", edgeSnapshot, "EDGE_NAME", edgeName,
-	"@ARCHIVE_EDGES", archiveOf(nil, "edge"), "@ARCHIVE_NODES", archiveOf(nil, "block"), "@ARCHIVE_FACTS", archiveOf(nil, "fact"),
-	"@EDGE_ROW_COLS", strings.Join(edgeColumns, ", "), "@EDGE_ROW", columnsOf("e", edgeColumns),
-	"@BLOCK_ROW_COLS", strings.Join(blockColumns, ", "), "@BLOCK_ROW", columnsOf("b", blockColumns),
-	"@FACT_ROW_COLS", strings.Join(factColumns, ", "), "@FACT_ROW", columnsOf("f", factColumns),
-}, noDependents...)...)
+	"EDGE_SNAPSHOT", edgeSnapshot, "EDGE_NAME", EdgeName,
+	"@ARCHIVE_EDGES", ArchiveOf(nil, "edge"), "@ARCHIVE_NODES", ArchiveOf(nil, "block"), "@ARCHIVE_FACTS", ArchiveOf(nil, "fact"),
+	"@EDGE_ROW_COLS", strings.Join(EdgeColumns, ", "), "@EDGE_ROW", ColumnsOf("e", EdgeColumns),
+	"@BLOCK_ROW_COLS", strings.Join(BlockColumns, ", "), "@BLOCK_ROW", ColumnsOf("b", BlockColumns),
+	"@FACT_ROW_COLS", strings.Join(FactColumns, ", "), "@FACT_ROW", ColumnsOf("f", FactColumns),
+}, NoDependents...)...)
 
-// columnsOf is the columns cols of a row alias, separated by commas.
-func columnsOf(alias string, cols []string) string {
+// ColumnsOf is the columns cols of a row alias, separated by commas.
+func ColumnsOf(alias string, cols []string) string {
 	out := make([]string, len(cols))
 	for i, c := range cols {
 		out[i] = alias + "." + c
@@ -128,6 +128,6 @@ func columnsOf(alias string, cols []string) string {
 	return strings.Join(out, ", ")
 }
 
-// memSQL is a query of Go code on memworker's own tables, its rules'
+// MemSQL is a query of Go code on memworker's own tables, its rules'
 // macros and tables' tokens expanded.
-func memSQL(query string) string { return memTables.expand(macros.Replace(query)) }
+func MemSQL(query string) string { return MemTables.Expand(Macros.Replace(query)) }

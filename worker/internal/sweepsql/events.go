@@ -1,4 +1,4 @@
-package worker
+package sweepsql
 
 import (
 	"strings"
@@ -27,10 +27,10 @@ func snapshotValue(col string) string {
 	    ELSE ` + col + ` END`
 }
 
-// snapshotRead is the SQLite value that snapshotValue wrote at path (an SQL
+// SnapshotRead is the SQLite value that snapshotValue wrote at path (an SQL
 // expression) of the JSON doc; a plain value, as every snapshot held
 // before, reads as json_extract reads it.
-func snapshotRead(doc, path string) string {
+func SnapshotRead(doc, path string) string {
 	at := func(key string) string { return `json_extract(` + doc + `, ` + path + ` || '.` + key + `')` }
 	return `(CASE WHEN json_type(` + doc + `, ` + path + `) = 'object' AND json_type(` + doc + `, ` + path + ` || '.blob') = 'text'
 	    THEN unhex(` + at("blob") + `)
@@ -54,29 +54,29 @@ func snapshotObject(alias string, cols ...string) string {
 func snapshotColumns(doc, path string, cols ...string) string {
 	vals := make([]string, len(cols))
 	for i, c := range cols {
-		vals[i] = snapshotRead(doc, `'`+path+`.`+c+`'`)
+		vals[i] = SnapshotRead(doc, `'`+path+`.`+c+`'`)
 	}
 	return strings.Join(vals, ",\n\t")
 }
 
-// edgeColumns are the columns of an edge row a snapshot keeps.
-var edgeColumns = []string{"from_id", "to_id", "weight", "reinforcement_count", "relation_type", "origin",
+// EdgeColumns are the columns of an edge row a snapshot keeps.
+var EdgeColumns = []string{"from_id", "to_id", "weight", "reinforcement_count", "relation_type", "origin",
 	"last_active_hours", "last_observed_at", "pinned", "note", "created_at", "excluded"}
 
 // edgeSnapshot is the JSON snapshot of an edge row e kept in mem_events, so
 // restore can bring the row back exactly (edgeFromSnapshot).
-var edgeSnapshot = snapshotObject("e", edgeColumns...)
+var edgeSnapshot = snapshotObject("e", EdgeColumns...)
 
 // blockTags is the JSON array of the tags of a block row b.
 
-// blockColumns are the columns of a block row a snapshot keeps.
-var blockColumns = []string{"id", "category", "status", "archive_reason", "confidence",
+// BlockColumns are the columns of a block row a snapshot keeps.
+var BlockColumns = []string{"id", "category", "status", "archive_reason", "confidence",
 	"reinforcement_count", "last_reinforced_hours", "content", "created_at"}
 
 var blockTags = `json((SELECT json_group_array(` + snapshotValue("t.tag") + `) FROM @TAGS t WHERE t.block_id = b.id))`
 
-// factColumns are the columns of a fact row a snapshot keeps.
-var factColumns = []string{"id", "segment", "tier", "importance", "decay_rate", "access_count", "last_accessed_at",
+// FactColumns are the columns of a fact row a snapshot keeps.
+var FactColumns = []string{"id", "segment", "tier", "importance", "decay_rate", "access_count", "last_accessed_at",
 	"status", "content", "created_at"}
 
 // A restore takes back only the row its subject names: the ids in the
@@ -84,63 +84,63 @@ var factColumns = []string{"id", "segment", "tier", "importance", "decay_rate", 
 // restore.go), and the row's key is written from the subject, not from
 // the snapshot.
 
-// edgeSnapshotIsSubject holds while the event :event's snapshot is of the
+// EdgeSnapshotIsSubject holds while the event :event's snapshot is of the
 // edge :from — :to.
-var edgeSnapshotIsSubject = `EXISTS (SELECT 1 FROM mem_events v WHERE v.id = :event
-	AND ` + snapshotRead("v.detail", "'$.edge.from_id'") + ` IS :from AND ` + snapshotRead("v.detail", "'$.edge.to_id'") + ` IS :to)`
+var EdgeSnapshotIsSubject = `EXISTS (SELECT 1 FROM mem_events v WHERE v.id = :event
+	AND ` + SnapshotRead("v.detail", "'$.edge.from_id'") + ` IS :from AND ` + SnapshotRead("v.detail", "'$.edge.to_id'") + ` IS :to)`
 
-// edgeFromSnapshot inserts the edge :from — :to from the JSON snapshot at
+// EdgeFromSnapshot inserts the edge :from — :to from the JSON snapshot at
 // '$.edge' of the event :event's detail d, with its anchors refreshed to
 // :now and :wall; a restore appends the conditions (AND …) under which it
 // comes back.
-var edgeFromSnapshot = `
+var EdgeFromSnapshot = `
 INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, relation_type, origin, last_active_hours,
                        last_observed_at, pinned, note, created_at)
 SELECT :from, :to, ` + snapshotColumns("d", "$.edge", "weight", "reinforcement_count", "relation_type", "origin") + `,
        CASE WHEN json_extract(d, '$.edge.last_active_hours') IS NULL THEN NULL ELSE :now END,
        CASE WHEN json_extract(d, '$.edge.last_observed_at') IS NULL THEN NULL ELSE :wall END,
        ` + snapshotColumns("d", "$.edge", "pinned", "note", "created_at") + `
-FROM (SELECT detail AS d FROM mem_events WHERE id = :event) WHERE ` + edgeSnapshotIsSubject
+FROM (SELECT detail AS d FROM mem_events WHERE id = :event) WHERE ` + EdgeSnapshotIsSubject
 
-// blockSnapshotIsSubject holds while the event :event's snapshot is of the
+// BlockSnapshotIsSubject holds while the event :event's snapshot is of the
 // block :id.
-var blockSnapshotIsSubject = `EXISTS (SELECT 1 FROM mem_events v WHERE v.id = :event
-	AND ` + snapshotRead("v.detail", "'$.block.id'") + ` IS :id)`
+var BlockSnapshotIsSubject = `EXISTS (SELECT 1 FROM mem_events v WHERE v.id = :event
+	AND ` + SnapshotRead("v.detail", "'$.block.id'") + ` IS :id)`
 
-// blockTagsFromSnapshot puts back the tags of the archived block :id from
+// BlockTagsFromSnapshot puts back the tags of the archived block :id from
 // the event :event (tags an older sweep kept as a string holding the JSON
 // array included).
-var blockTagsFromSnapshot = `INSERT OR IGNORE INTO mem_block_tags (block_id, tag)
-SELECT :id, ` + snapshotRead("json_extract(detail, '$.tags')", "fullkey") + `
+var BlockTagsFromSnapshot = `INSERT OR IGNORE INTO mem_block_tags (block_id, tag)
+SELECT :id, ` + SnapshotRead("json_extract(detail, '$.tags')", "fullkey") + `
 FROM mem_events, json_each(json_extract(detail, '$.tags'))
-WHERE mem_events.id = :event AND ` + blockSnapshotIsSubject
+WHERE mem_events.id = :event AND ` + BlockSnapshotIsSubject
 
-// factSnapshotIsSubject holds while the event :event's snapshot is of the
+// FactSnapshotIsSubject holds while the event :event's snapshot is of the
 // fact :id.
-var factSnapshotIsSubject = `EXISTS (SELECT 1 FROM mem_events v WHERE v.id = :event
-	AND ` + snapshotRead("v.detail", "'$.fact.id'") + ` IS :id)`
+var FactSnapshotIsSubject = `EXISTS (SELECT 1 FROM mem_events v WHERE v.id = :event
+	AND ` + SnapshotRead("v.detail", "'$.fact.id'") + ` IS :id)`
 
-// factFromSnapshot inserts the pruned fact :id of the event :event, active
+// FactFromSnapshot inserts the pruned fact :id of the event :event, active
 // and accessed at :wall.
-var factFromSnapshot = `INSERT INTO mem_facts (id, segment, tier, importance, decay_rate, access_count,
+var FactFromSnapshot = `INSERT INTO mem_facts (id, segment, tier, importance, decay_rate, access_count,
 	last_accessed_at, status, content, created_at)
 SELECT :id, ` + snapshotColumns("detail", "$.fact", "segment", "tier", "importance", "decay_rate", "access_count") + `,
        :wall, 'active', ` + snapshotColumns("detail", "$.fact", "content", "created_at") + `
-FROM mem_events WHERE id = :event AND ` + factSnapshotIsSubject
+FROM mem_events WHERE id = :event AND ` + FactSnapshotIsSubject
 
-// restoreEvent records a restore, pointing at the event it undid; a
+// RestoreEvent records a restore, pointing at the event it undid; a
 // restore appends the WHERE under which the row it records comes back.
-const restoreEvent = eventLogInsert + `
-SELECT ` + nextEventID + `, NULL, :wall, :now, :kind, :subject, 'restore', 'manual', json_object('from_event', :event)`
+const RestoreEvent = EventLogInsert + `
+SELECT ` + NextEventID + `, NULL, :wall, :now, :kind, :subject, 'restore', 'manual', json_object('from_event', :event)`
 
 // An event's reason is a word ('temporal', 'static', 'decayed',
 // 'orphaned', 'block_archived', 'faded', 'manual'), or for a relation
 // policy's decisions the word, a colon and the relation type
 // ('policy:supersedes', 'below_minimum:cites', 'reobserved:cites').
 
-// policyOfReason is the relation type a policy's reason names, "" for any
+// PolicyOfReason is the relation type a policy's reason names, "" for any
 // other reason.
-func policyOfReason(reason string) string {
+func PolicyOfReason(reason string) string {
 	_, relation, _ := strings.Cut(reason, ":")
 	return relation
 }

@@ -1,4 +1,4 @@
-package worker
+package sweepsql
 
 import (
 	"embed"
@@ -16,14 +16,14 @@ import (
 //go:embed sql/*.sql
 var sqlFiles embed.FS
 
-// macros expands the rules and encoders named in the SQL files.
-var macros = strings.NewReplacer(
-	"BLOCK_TAGS", blockTags, "VALID_EDGE", validEdge, "EDGE_PROBLEM", edgeProblem, "EDGE_LAMBDA", edgeLambda, "EDGE_STRENGTH", edgeStrength,
+// Macros expands the rules and encoders named in the SQL files.
+var Macros = strings.NewReplacer(
+	"BLOCK_TAGS", blockTags, "VALID_EDGE", ValidEdge, "EDGE_PROBLEM", edgeProblem, "EDGE_LAMBDA", EdgeLambda, "EDGE_STRENGTH", edgeStrength,
 	"STATIC_PRUNE", staticPrune, "MAX_FINITE", maxFinite, "TEMPORAL_DECAY", temporalDecay, "REMOVAL_PHASES", removalPhases,
 	"EDGE_EVALUATION", edgeEvaluation, "EDGE_DUE_ROWS", edgeDueRows, "EDGE_OBSERVED_AT", edgeObservedAt,
 	"FACT_PROBLEM", factProblem, "FACT_SINCE", factSince, "BLOCK_KEY_PROBLEM", blockKeyProblem,
 	"BLOCK_ANCHOR_NOT_FINITE", blockAnchorNotFinite, "BLOCK_CONFIDENCE_NOT_FINITE", blockConfidenceNotFinite,
-	"EXPIRED_SWEEP", expiredSweep, "NEXT_EVENT_ID", nextEventID,
+	"EXPIRED_SWEEP", expiredSweep, "NEXT_EVENT_ID", NextEventID,
 	"EDGE_ARCHIVE_COLS", archiveInsertCols("edge"), "BLOCK_ARCHIVE_COLS", archiveInsertCols("block"),
 	"FACT_ARCHIVE_COLS", archiveInsertCols("fact"), "BUMP_IDS_EDGES", bumpEventIDs("@ARCHIVE_EDGES"),
 	"BUMP_IDS_NODES", bumpEventIDs("@ARCHIVE_NODES"), "BUMP_IDS_FACTS", bumpEventIDs("@ARCHIVE_FACTS"),
@@ -35,8 +35,8 @@ var macros = strings.NewReplacer(
 // (its own row stays: status reads it, later ids count from it).
 const expiredSweep = `(started_at < :cutoff AND finished_at IS NOT NULL AND status != 'running' AND id < :sweep)`
 
-// statements holds the named statement lists of the SQL files.
-var statements = func() map[string][]string {
+// Statements holds the named statement lists of the SQL files.
+var Statements = func() map[string][]string {
 	named := map[string][]string{}
 	files, err := fs.Glob(sqlFiles, "sql/*.sql")
 	if err != nil {
@@ -58,22 +58,22 @@ var statements = func() map[string][]string {
 				add(name, f, list)
 				continue
 			}
-			for _, q := range emptiedWhole {
-				r := strings.NewReplacer("QUEUE_KEY", q.key, "QUEUE", q.table)
+			for _, q := range EmptiedWhole {
+				r := strings.NewReplacer("QUEUE_KEY", q.Key, "QUEUE", q.Table)
 				each := make([]string, len(list))
 				for i, stmt := range list {
 					each[i] = r.Replace(stmt)
 				}
-				add("empty_"+q.table, f, each)
+				add("empty_"+q.Table, f, each)
 			}
 		}
 	}
 	return named
 }()
 
-// emptiedWhole are the tables a finished sweep may empty whole but for the
+// EmptiedWhole are the tables a finished sweep may empty whole but for the
 // rows queued after its mark (empty_QUEUE), each with its mark's column.
-var emptiedWhole = []struct{ table, key string }{
+var EmptiedWhole = []struct{ Table, Key string }{
 	{"mem_dirty_blocks", "seq"}, {"mem_dirty_edges", "seq"}, {"mem_dirty_facts", "seq"}, {"mem_sweep_plans", "sweep_id"},
 }
 
@@ -86,7 +86,7 @@ func parseNamed(text string) map[string][]string {
 	var cur strings.Builder
 	flush := func() {
 		if s := strings.TrimSpace(cur.String()); s != "" && name != "" {
-			out[name] = append(out[name], macros.Replace(s))
+			out[name] = append(out[name], Macros.Replace(s))
 		}
 		cur.Reset()
 	}
@@ -110,6 +110,6 @@ func parseNamed(text string) map[string][]string {
 	return out
 }
 
-// stmts is the statement list of a name for memworker's own tables; a
+// Stmts is the statement list of a name for memworker's own tables; a
 // name that is not in the SQL files is a programming error.
-func stmts(name string) []string { return memTables.stmts(name) }
+func Stmts(name string) []string { return MemTables.Stmts(name) }

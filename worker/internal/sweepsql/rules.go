@@ -1,4 +1,4 @@
-package worker
+package sweepsql
 
 import (
 	"strconv"
@@ -25,9 +25,9 @@ func notFinite(col string) string {
 // SQL that gives what the function gives (a finite number is its own unix
 // seconds), so a scan of every edge makes no function call per row.
 
-// wallSeconds is a wall-clock column's value in unix seconds, for a row
+// WallSeconds is a wall-clock column's value in unix seconds, for a row
 // whose column badWallClock passes; NULL when the column is NULL.
-func wallSeconds(col string) string {
+func WallSeconds(col string) string {
 	return `(CASE WHEN typeof(` + col + `) IN ('integer', 'real') THEN ` + col + ` ELSE try_unix_seconds(` + col + `) END)`
 }
 
@@ -66,10 +66,10 @@ var (
 	blockConfidenceNotFinite = notFinite("b.confidence")
 )
 
-// edgeName is how a report names an edge of a table with from_id and
+// EdgeName is how a report names an edge of a table with from_id and
 // to_id columns: the JSON array of its ends, as its events' subject_id, an
 // end that is a blob (an invalid edge) as its SQL literal.
-const edgeName = `json_array(CASE typeof(from_id) WHEN 'blob' THEN quote(from_id) ELSE from_id END,
+const EdgeName = `json_array(CASE typeof(from_id) WHEN 'blob' THEN quote(from_id) ELSE from_id END,
 	CASE typeof(to_id) WHEN 'blob' THEN quote(to_id) ELSE to_id END)`
 
 // edgeProblem names what makes an edge row e invalid, NULL when it is
@@ -112,15 +112,15 @@ const plainlyValidEdge = `(@ENDS_PRESENT+e.from_id < x'' AND +e.to_id < x'' AND 
 	AND (e.last_observed_at IS NULL OR +e.last_observed_at BETWEEN -` + maxFinite + ` AND ` + maxFinite + `)
 	AND typeof(e.pinned) = 'integer' AND +e.pinned IN (0, 1))`
 
-// validEdge is edgeValidByRule, answered by plainlyValidEdge for the rows
+// ValidEdge is edgeValidByRule, answered by plainlyValidEdge for the rows
 // it passes (nearly all of them): a scan of every edge, a sweep's or a
 // reader's view, pays a few comparisons per row, not the rule's dozen tests.
 // TestPlainlyValidEdgeIsTheRule checks the two agree on hostile rows.
-var validEdge = `(CASE WHEN ` + plainlyValidEdge + ` THEN 1 ELSE ` + edgeValidByRule + ` END)`
+var ValidEdge = `(CASE WHEN ` + plainlyValidEdge + ` THEN 1 ELSE ` + edgeValidByRule + ` END)`
 
 // edgeObservedAt is an edge e's last_observed_at in unix seconds (the
 // anchor of wall-clock policies).
-var edgeObservedAt = wallSeconds("e.last_observed_at")
+var edgeObservedAt = WallSeconds("e.last_observed_at")
 
 // factProblem names what makes a fact row f unusable, NULL when it is
 // usable: an id that is a blob, no tier, an importance outside [0, 1], a
@@ -144,14 +144,14 @@ END`
 
 // factSince is the unix time a fact f's age counts from: its last access,
 // or its creation when it was never accessed.
-var factSince = wallSeconds("coalesce(f.last_accessed_at, f.created_at)")
+var factSince = WallSeconds("coalesce(f.last_accessed_at, f.created_at)")
 
-// edgeLambda is an edge e's decay rate from its ends' block states ta and
+// EdgeLambda is an edge e's decay rate from its ends' block states ta and
 // tb (a block with none is standard): lambda_edge of their tiers, written
 // in SQL over the rates the states store (sqlfuncs.LambdaEdgeSQL, the
 // same bits, which TestEdgeLambdaInSQL checks), so evaluating a million
 // edges makes no Go call for it.
-var edgeLambda = func() string {
+var EdgeLambda = func() string {
 	standard, err := sqlfuncs.TierLambda(sqlfuncs.TierStandard)
 	if err != nil {
 		panic(err)
@@ -209,7 +209,7 @@ var edgeEvaluation = `SELECT e.*, CASE WHEN lambda IS NOT NULL THEN max(0, :now 
 FROM (
     SELECT e.from_id, e.to_id, @ENDS_Ee.weight, e.reinforcement_count, e.relation_type, e.origin,
            e.last_active_hours, e.last_observed_at, e.pinned, e.excluded, e.has_policy,
-           CASE WHEN ` + temporalDecay + ` AND NOT e.has_policy THEN ` + edgeLambda + ` END AS lambda
+           CASE WHEN ` + temporalDecay + ` AND NOT e.has_policy THEN ` + EdgeLambda + ` END AS lambda
     FROM (SELECT e.*, e.relation_type IN (SELECT relation_type FROM sweep_policy) AS has_policy FROM eval_source e) e
     LEFT JOIN mem_block_state ta ON ta.id = e.@END_A
     LEFT JOIN mem_block_state tb ON tb.id = e.@END_B
@@ -233,7 +233,7 @@ var edgeDueRows = `SELECT from_id, to_id,
        problem, strength
 FROM (
     SELECT from_id, to_id, @ENDS_COLSproblem, clock, strength,
-           CASE WHEN clock = 'wall' THEN ` + wallSeconds("last_observed_at") + ` ELSE last_active_hours END AS anchor,
+           CASE WHEN clock = 'wall' THEN ` + WallSeconds("last_observed_at") + ` ELSE last_active_hours END AS anchor,
            CASE WHEN problem IS NOT NULL OR pinned THEN NULL
                 WHEN policy IS NOT NULL THEN
                     CASE WHEN excluded AND action = 'exclude' THEN NULL
