@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/memdecay/memdecay/worker/internal/memdb"
+	"github.com/memdecay/memdecay/worker/internal/report"
 	"github.com/memdecay/memdecay/worker/internal/settings"
 )
 
@@ -54,6 +55,10 @@ func IsRqliteURL(db string) bool {
 	return memdb.IsRqliteURL(db)
 }
 
+// ListInvalidCommand is the command that lists every invalid row, where a
+// report names only InvalidSampleSize of them.
+const ListInvalidCommand = report.ListInvalidCommand
+
 // LoadConfig reads and validates mem_config.
 func LoadConfig(ctx context.Context, q memdb.Querier) (Config, error) {
 	return settings.LoadConfig(ctx, q)
@@ -79,6 +84,18 @@ func OpenMemory(path string, readOnly bool) (*DB, error) {
 
 // OpenOptions says how to open a database file.
 type OpenOptions = memdb.OpenOptions
+
+// Printable is database text (an id, a relation type, a value) as a
+// terminal should show it: unchanged when every character is printable,
+// else Go-quoted ("a\x1b[2J", "b\nc"), so an id can neither drive the
+// terminal nor forge a line of output.
+func Printable(s string) string {
+	return report.Printable(s)
+}
+
+// Report is the result of one sweep (docs/sweep.md, the report), printed by sweep --json
+// and stored in mem_sweeps.result.
+type Report = report.Report
 
 // SetConfig validates and stores one setting; it refuses moving
 // active_hours back (SetConfigForce does it).

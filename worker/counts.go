@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/memdecay/memdecay/worker/internal/memdb"
+	"github.com/memdecay/memdecay/worker/internal/report"
 	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 )
 
@@ -56,13 +57,13 @@ func (s *sweep) planReport(ctx context.Context, deferred int64) error {
 		r.TotalEdgesAfter -= p.Decayed
 	}
 	var err error
-	limit := InvalidSampleSize
+	limit := report.InvalidSampleSize
 	if s.opt.allInvalid {
 		limit = -1 // no limit
 	}
 	if r.InvalidRows.Sample, err = memdb.QueryAll(ctx, s.db.querier(),
 		fmt.Sprintf(`SELECT kind, id, problem FROM temp.sweep_invalid ORDER BY kind, id LIMIT %d`, limit),
-		func(rows *sql.Rows, v *InvalidRow) error { return rows.Scan(&v.Kind, &v.ID, &v.Problem) }); err != nil {
+		func(rows *sql.Rows, v *report.InvalidRow) error { return rows.Scan(&v.Kind, &v.ID, &v.Problem) }); err != nil {
 		return err
 	}
 	for i, v := range r.InvalidRows.Sample {
@@ -71,7 +72,7 @@ func (s *sweep) planReport(ctx context.Context, deferred int64) error {
 	}
 	r.DecayedSample, err = memdb.QueryAll(ctx, s.db.querier(), s.opt.sql().Expand(`SELECT @END_A, @END_B, weight, effective FROM temp.plan_edges
 		WHERE phase IN ('temporal', 'policy') ORDER BY phase DESC, effective, from_id, to_id LIMIT 5`),
-		func(rows *sql.Rows, v *EdgeSample) error {
+		func(rows *sql.Rows, v *report.EdgeSample) error {
 			return rows.Scan(&v.From, &v.To, &v.Weight, &v.EffectiveWeight)
 		})
 	return err
@@ -96,7 +97,7 @@ func (s *sweep) policyReport(ctx context.Context) error {
 		       (SELECT count(*) FROM temp.plan_flags f WHERE f.relation_type = p.relation_type AND f.excluded_to),
 		       (SELECT count(*) FROM temp.plan_flags f WHERE f.relation_type = p.relation_type AND NOT f.excluded_to)
 		FROM temp.sweep_policy p ORDER BY p.relation_type`),
-		func(rows *sql.Rows, c *PolicyCount) error {
+		func(rows *sql.Rows, c *report.PolicyCount) error {
 			return rows.Scan(&c.RelationType, &c.Processed, &c.Decayed, &c.BelowMinimum, &c.Pinned, &c.Excluded, &c.Readmitted)
 		})
 	return err
@@ -109,7 +110,7 @@ func (s *sweep) appliedReport(ctx context.Context) error {
 	// Skipped counts planned decisions an app's write overtook. Edges going
 	// with an archived block and orphans are taken as found when applied.
 	planned := r.Archived + r.EdgesPruned + r.EdgesDecayed + r.Facts.Archived + r.Facts.Pruned
-	byPolicy := map[string]*PolicyCount{}
+	byPolicy := map[string]*report.PolicyCount{}
 	for i := range r.Policies {
 		p := &r.Policies[i]
 		planned += p.Decayed + p.Excluded + p.Readmitted
@@ -169,13 +170,13 @@ func (s *sweep) appliedReport(ctx context.Context) error {
 	}
 	if held > 0 {
 		r.InvalidRows.Count += held
-		limit := int64(InvalidSampleSize - len(r.InvalidRows.Sample))
+		limit := int64(report.InvalidSampleSize - len(r.InvalidRows.Sample))
 		if s.opt.allInvalid {
 			limit = held
 		}
 		more, err := memdb.QueryAll(ctx, s.db.querier(),
 			fmt.Sprintf(`SELECT kind, id, problem FROM temp.sweep_invalid WHERE planned IS NOT NULL ORDER BY kind, id LIMIT %d`, max(limit, 0)),
-			func(rows *sql.Rows, v *InvalidRow) error { return rows.Scan(&v.Kind, &v.ID, &v.Problem) })
+			func(rows *sql.Rows, v *report.InvalidRow) error { return rows.Scan(&v.Kind, &v.ID, &v.Problem) })
 		if err != nil {
 			return err
 		}

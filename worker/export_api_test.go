@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/memdecay/memdecay/worker/internal/memdb"
+	"github.com/memdecay/memdecay/worker/internal/report"
 )
 
 // Names the tests of package worker_test use that the root does not
@@ -17,6 +18,18 @@ var ErrNoFact = memdb.ErrNoFact
 
 var ErrNotSQLite = memdb.ErrNotSQLite
 
+// FactCounts is the fact lifecycle tally.
+type FactCounts = report.FactCounts
+
+// InvalidRow names one skipped row: its kind (block, edge, fact), its id
+// and what is wrong with it; through a mapping, also the app's table it
+// is in (Kind names memworker's own).
+type InvalidRow = report.InvalidRow
+
+// InvalidSampleSize is how many invalid rows a report names (ListInvalid
+// lists them all).
+const InvalidSampleSize = report.InvalidSampleSize
+
 // OpenRqlite connects to the rqlite cluster of the node at rawURL (any node:
 // requests follow the leader) and checks that it answers with memdecay's
 // functions. Basic auth comes from the URL or from MEMWORKER_RQLITE_USER and
@@ -25,3 +38,6 @@ var ErrNotSQLite = memdb.ErrNotSQLite
 func OpenRqlite(ctx context.Context, rawURL string) (*DB, error) {
 	return memdb.OpenRqlite(ctx, rawURL)
 }
+
+// PolicyCount is the per-relation-policy tally.
+type PolicyCount = report.PolicyCount

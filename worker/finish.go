@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/memdecay/memdecay/worker/internal/memdb"
+	"github.com/memdecay/memdecay/worker/internal/report"
 	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 )
 
@@ -86,8 +87,8 @@ func (s *sweep) keptReinforcements(ctx context.Context) error {
 		}
 		named[k.id] = true
 		r.InvalidRows.Count++
-		if len(r.InvalidRows.Sample) < InvalidSampleSize || s.opt.allInvalid {
-			r.InvalidRows.Sample = append(r.InvalidRows.Sample, InvalidRow{Kind: "block", ID: k.id,
+		if len(r.InvalidRows.Sample) < report.InvalidSampleSize || s.opt.allInvalid {
+			r.InvalidRows.Sample = append(r.InvalidRows.Sample, report.InvalidRow{Kind: "block", ID: k.id,
 				Problem: reinforceKeptProblem, Table: s.mapped.tableOf("block")})
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/memdecay/memdecay/schema"
+	"github.com/memdecay/memdecay/worker/internal/report"
 	"github.com/memdecay/memdecay/worker/internal/settings"
 	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 	"github.com/memdecay/memdecay/worker/mapping"
@@ -264,7 +265,7 @@ func Decayed(ctx context.Context, db *DB, limit int) ([]DecayEvent, []EdgeOutloo
 // ListInvalid lists every row a sweep now would skip as invalid, by kind
 // and id: all of those a sweep's report names InvalidSampleSize of. It is
 // the sweep's own rules in a dry run, so the file is only read.
-func ListInvalid(ctx context.Context, db *DB) ([]InvalidRow, error) {
+func ListInvalid(ctx context.Context, db *DB) ([]report.InvalidRow, error) {
 	r, err := Sweep(ctx, db, SweepOptions{DryRun: true, allInvalid: true})
 	if err != nil {
 		return nil, fmt.Errorf("invalid rows: %w", err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mattn/go-sqlite3"
 	"github.com/memdecay/memdecay/worker/internal/memdb"
+	"github.com/memdecay/memdecay/worker/internal/report"
 	"github.com/memdecay/memdecay/worker/internal/rqlite"
 	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 )
@@ -194,23 +195,23 @@ func (s *sweep) refused(ctx context.Context, table string, seq int64, message st
 		return fmt.Errorf("recording a refused change: %w", err)
 	}
 	q := s.db.querier()
-	var row InvalidRow
+	var row report.InvalidRow
 	if err := q.QueryRowContext(ctx, `SELECT kind, id, problem FROM temp.sweep_invalid ORDER BY rowid DESC LIMIT 1`).
 		Scan(&row.Kind, &row.ID, &row.Problem); err != nil {
 		return err
 	}
 	r := &s.report
 	r.InvalidRows.Count++
-	if len(r.InvalidRows.Sample) < InvalidSampleSize {
+	if len(r.InvalidRows.Sample) < report.InvalidSampleSize {
 		r.InvalidRows.Sample = append(r.InvalidRows.Sample, row)
 	}
-	policy := func(relation string) *PolicyCount {
+	policy := func(relation string) *report.PolicyCount {
 		for i := range r.Policies {
 			if r.Policies[i].RelationType == relation {
 				return &r.Policies[i]
 			}
 		}
-		return &PolicyCount{}
+		return &report.PolicyCount{}
 	}
 	var what, relation string
 	var err error
