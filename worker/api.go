@@ -2,10 +2,12 @@ package worker
 
 import (
 	"context"
+	"database/sql"
 
 	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/internal/report"
 	"github.com/memdecay/memdecay/worker/internal/settings"
+	"github.com/memdecay/memdecay/worker/internal/store"
 )
 
 // The root's API: each name is the one of the package below that
@@ -25,6 +27,27 @@ func ConfigValues(ctx context.Context, q memdb.Querier) (map[string]string, erro
 
 // DB is a memory database opened by the worker.
 type DB = memdb.DB
+
+// DefaultChunkSize bounds the rows one apply transaction touches while an
+// app writes to the same file, so that app never waits long for the lock.
+const DefaultChunkSize = store.DefaultChunkSize
+
+// DefaultPause is the least time the lock stays free between two of the
+// sweep's transactions: enough for a writer already retrying to take it.
+const DefaultPause = store.DefaultPause
+
+// DefaultSoloChunkSize caps the rows per apply transaction while no other
+// connection writes to the file: fewer, bigger commits copy each index page
+// into the WAL (and back) fewer times. The cap is loose on purpose: the
+// time a transaction may hold the lock, SoloHold, is the bound that keeps
+// an app that starts writing from waiting long. Once an app has written,
+// the sweep takes ChunkSize rows at a time.
+const DefaultSoloChunkSize = store.DefaultSoloChunkSize
+
+// DefaultSoloHold bounds how long one of those bigger transactions holds
+// the write lock, on any machine: an app that starts writing waits at
+// least for the one under way (bench/README.md has the measurements).
+const DefaultSoloHold = store.DefaultSoloHold
 
 // DisplayName is a database argument as messages and logs show it: URLs
 // with their passwords hidden.
@@ -67,6 +90,13 @@ func LoadConfig(ctx context.Context, q memdb.Querier) (Config, error) {
 // LookupConfigKey finds a setting by name.
 func LookupConfigKey(name string) (settings.ConfigKey, bool) {
 	return settings.LookupConfigKey(name)
+}
+
+// NoSweepRunning is the migrations' guard: the schema does not change
+// under a running sweep. It runs inside the migration's transaction, so no
+// sweep can claim the file between the check and the change.
+func NoSweepRunning(ctx context.Context, conn *sql.Conn) error {
+	return store.NoSweepRunning(ctx, conn)
 }
 
 // Open checks that path is a SQLite file (refusing anything else without

@@ -42,7 +42,7 @@ func (s *sweep) planReport(ctx context.Context, deferred int64) error {
 		{&r.Facts.Pruned, "SELECT count(*) FROM temp.plan_facts WHERE action = 'prune'"},
 	}
 	for _, c := range counts {
-		n, err := s.db.count(ctx, s.opt.sql().Expand(c.query))
+		n, err := s.db.Count(ctx, s.opt.sql().Expand(c.query))
 		if err != nil {
 			return err
 		}
@@ -61,7 +61,7 @@ func (s *sweep) planReport(ctx context.Context, deferred int64) error {
 	if s.opt.allInvalid {
 		limit = -1 // no limit
 	}
-	if r.InvalidRows.Sample, err = memdb.QueryAll(ctx, s.db.querier(),
+	if r.InvalidRows.Sample, err = memdb.QueryAll(ctx, s.db.Querier(),
 		fmt.Sprintf(`SELECT kind, id, problem FROM temp.sweep_invalid ORDER BY kind, id LIMIT %d`, limit),
 		func(rows *sql.Rows, v *report.InvalidRow) error { return rows.Scan(&v.Kind, &v.ID, &v.Problem) }); err != nil {
 		return err
@@ -70,7 +70,7 @@ func (s *sweep) planReport(ctx context.Context, deferred int64) error {
 		r.InvalidRows.Sample[i].Problem = s.mapped.appNames(v.Kind, v.Problem)
 		r.InvalidRows.Sample[i].Table = s.mapped.tableOf(v.Kind)
 	}
-	r.DecayedSample, err = memdb.QueryAll(ctx, s.db.querier(), s.opt.sql().Expand(`SELECT @END_A, @END_B, weight, effective FROM temp.plan_edges
+	r.DecayedSample, err = memdb.QueryAll(ctx, s.db.Querier(), s.opt.sql().Expand(`SELECT @END_A, @END_B, weight, effective FROM temp.plan_edges
 		WHERE phase IN ('temporal', 'policy') ORDER BY phase DESC, effective, from_id, to_id LIMIT 5`),
 		func(rows *sql.Rows, v *report.EdgeSample) error {
 			return rows.Scan(&v.From, &v.To, &v.Weight, &v.EffectiveWeight)
@@ -83,7 +83,7 @@ func (s *sweep) planReport(ctx context.Context, deferred int64) error {
 // incremental sweeps report alike. below_minimum is after this sweep.
 func (s *sweep) policyReport(ctx context.Context) error {
 	var err error
-	s.report.Policies, err = memdb.QueryAll(ctx, s.db.querier(), s.opt.sql().Expand(`
+	s.report.Policies, err = memdb.QueryAll(ctx, s.db.Querier(), s.opt.sql().Expand(`
 		SELECT p.relation_type,
 		       (SELECT count(*) FROM valid_edges e WHERE e.relation_type = p.relation_type AND NOT e.pinned
 		           AND (CASE p.clock WHEN 'wall' THEN e.last_observed_at ELSE e.last_active_hours END) IS NOT NULL
@@ -119,7 +119,7 @@ func (s *sweep) appliedReport(ctx context.Context) error {
 	}
 	r.Archived, r.OrphansArchived, r.EdgesRemovedWithBlocks, r.EdgesPruned, r.EdgesDecayed = 0, 0, 0, 0, 0
 	r.Facts.Archived, r.Facts.Pruned = 0, 0
-	rows, err := s.db.querier().QueryContext(ctx, `SELECT subject_kind, action, coalesce(reason, ''), count(*) FROM main.mem_events
+	rows, err := s.db.Querier().QueryContext(ctx, `SELECT subject_kind, action, coalesce(reason, ''), count(*) FROM main.mem_events
 		WHERE sweep_id = ? GROUP BY 1, 2, 3`, r.SweepID)
 	if err != nil {
 		return err
@@ -164,7 +164,7 @@ func (s *sweep) appliedReport(ctx context.Context) error {
 	// The rows the app's rules held or kept while applied (apply.sql):
 	// invalid rows, and no longer planned changes.
 	var held, heldPlanned int64
-	if err := s.db.querier().QueryRowContext(ctx, `SELECT count(*), coalesce(sum(planned), 0) FROM temp.sweep_invalid
+	if err := s.db.Querier().QueryRowContext(ctx, `SELECT count(*), coalesce(sum(planned), 0) FROM temp.sweep_invalid
 		WHERE planned IS NOT NULL`).Scan(&held, &heldPlanned); err != nil {
 		return err
 	}
@@ -174,7 +174,7 @@ func (s *sweep) appliedReport(ctx context.Context) error {
 		if s.opt.allInvalid {
 			limit = held
 		}
-		more, err := memdb.QueryAll(ctx, s.db.querier(),
+		more, err := memdb.QueryAll(ctx, s.db.Querier(),
 			fmt.Sprintf(`SELECT kind, id, problem FROM temp.sweep_invalid WHERE planned IS NOT NULL ORDER BY kind, id LIMIT %d`, max(limit, 0)),
 			func(rows *sql.Rows, v *report.InvalidRow) error { return rows.Scan(&v.Kind, &v.ID, &v.Problem) })
 		if err != nil {

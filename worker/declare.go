@@ -8,6 +8,7 @@ import (
 
 	"github.com/memdecay/memdecay/schema"
 	"github.com/memdecay/memdecay/worker/internal/memdb"
+	"github.com/memdecay/memdecay/worker/internal/store"
 	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 	"github.com/memdecay/memdecay/worker/mapping"
 )
@@ -19,7 +20,7 @@ import (
 // fingerprint goes and the next sweep computes every row.
 func DeclareMapping(ctx context.Context, db *DB, m *mapping.Mapping, source string, now time.Time) error {
 	_, err := memdb.ReadThenWrite(ctx, db, "map", func(q memdb.Querier) ([]memdb.Step, error) {
-		if err := refuseLiveSweep(ctx, q); err != nil {
+		if err := store.RefuseLiveSweep(ctx, q); err != nil {
 			return nil, err
 		}
 		if err := m.Validate(ctx, q); err != nil {

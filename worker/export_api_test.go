@@ -5,10 +5,21 @@ import (
 
 	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/internal/report"
+	"github.com/memdecay/memdecay/worker/internal/store"
 )
 
 // Names the tests of package worker_test use that the root does not
 // export: the packages below hold them.
+
+// ErrDatabaseBusy: another connection held the file's write lock longer
+// than the busy timeout (BusyTimeoutMS). Like ErrSweepRunning, it means
+// "try again later", and matches ErrSweepRunning too (errors.Is), so every
+// caller that waits or retries for one does for the other.
+var ErrDatabaseBusy = store.ErrDatabaseBusy
+
+// ErrLeaseLost: the sweep stopped because another sweep took its place
+// (it was paused or cut off past its lease); it wrote nothing more.
+var ErrLeaseLost = store.ErrLeaseLost
 
 // ErrNoExtension: a node answers without memdecay's functions.
 var ErrNoExtension = memdb.ErrNoExtension
@@ -41,3 +52,8 @@ func OpenRqlite(ctx context.Context, rawURL string) (*DB, error) {
 
 // PolicyCount is the per-relation-policy tally.
 type PolicyCount = report.PolicyCount
+
+// WALSizeLimit is the size a sweep cuts a file's WAL back to when it
+// restarts it: SQLite reuses a WAL from its start but never shrinks it by
+// itself, so one that a long read transaction let grow would stay that big.
+const WALSizeLimit = store.WALSizeLimit

@@ -2,6 +2,8 @@ package worker
 
 import (
 	"time"
+
+	"github.com/memdecay/memdecay/worker/internal/store"
 )
 
 // WithLease is opt with the sweep's lease lasting d instead of
@@ -14,12 +16,12 @@ func WithLease(opt SweepOptions, d time.Duration) SweepOptions {
 // started at start, on the machine whose boot id is boot, in pid namespace
 // ns.
 func OwnerName(pid int, host, boot, ns, start string) string {
-	return ownerName(pid, host, boot, ns, start)
+	return store.OwnerName(pid, host, boot, ns, start)
 }
 
 // ThisMachine is this boot's id and this process's pid namespace ("" when
 // unknown).
-func ThisMachine() (boot, ns string) { return machine() }
+func ThisMachine() (boot, ns string) { return store.Machine() }
 
 // ProcessStart is when process pid started, as a lease owner records it.
-func ProcessStart(pid int) string { return processStart(pid) }
+func ProcessStart(pid int) string { return store.ProcessStart(pid) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/memdecay/memdecay/worker/internal/store"
 	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 )
 
@@ -15,12 +16,12 @@ func SweepReplicated(ctx context.Context, db *DB, opt SweepOptions) (*Report, er
 // QuietRemovals says whether a sweep of db would run its removals with its
 // connection's triggers off.
 func QuietRemovals(ctx context.Context, db *DB) (bool, error) {
-	st, err := openFileStore(ctx, db, storeOptions{})
+	st, err := store.OpenFile(ctx, db, store.Options{})
 	if err != nil {
 		return false, err
 	}
-	defer st.close()
-	return st.quietAllowed(ctx), nil
+	defer st.Close()
+	return st.QuietAllowed(ctx), nil
 }
 
 // WithChunk sets the test hook a sweep calls before each transaction of a

@@ -7,6 +7,7 @@ import (
 
 	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/internal/report"
+	"github.com/memdecay/memdecay/worker/internal/store"
 	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 )
 
@@ -24,13 +25,13 @@ func (s *sweep) finish(ctx context.Context) error {
 	if err := s.appliedReport(ctx); err != nil {
 		return err
 	}
-	n, err := s.db.count(ctx, s.opt.sql().Expand("SELECT count(*) FROM @EDGES"))
+	n, err := s.db.Count(ctx, s.opt.sql().Expand("SELECT count(*) FROM @EDGES"))
 	if err != nil {
 		return err
 	}
 	r.TotalEdgesAfter = n
-	err = s.db.inTx(ctx, func() error {
-		q := s.db.querier()
+	err = s.db.InTx(ctx, func() error {
+		q := s.db.Querier()
 		if err := s.reinforce(ctx); err != nil {
 			return err
 		}
@@ -67,7 +68,7 @@ const reinforceKeptProblem = "reinforce kept by app: its update was ignored"
 // Read once committed: a replica's transaction cannot read its own writes.
 func (s *sweep) keptReinforcements(ctx context.Context) error {
 	type kept struct{ id, kind string }
-	rows, err := memdb.QueryAll(ctx, s.db.querier(), `SELECT i.id, p.kind FROM temp.sweep_invalid i
+	rows, err := memdb.QueryAll(ctx, s.db.Querier(), `SELECT i.id, p.kind FROM temp.sweep_invalid i
 		JOIN temp.plan_reinforce p ON p.id = i.id
 		WHERE i.kind = 'block' AND i.problem = '`+reinforceKeptProblem+`' ORDER BY i.id, p.kind`,
 		func(rows *sql.Rows, v *kept) error { return rows.Scan(&v.id, &v.kind) })
@@ -93,7 +94,7 @@ func (s *sweep) keptReinforcements(ctx context.Context) error {
 		}
 	}
 	r.Summary = r.BuildSummary()
-	return s.recordSweep(ctx, s.db.querier(), "done")
+	return s.recordSweep(ctx, s.db.Querier(), "done")
 }
 
 // settle refreshes what this sweep changed itself (degrees of blocks that
@@ -101,13 +102,13 @@ func (s *sweep) keptReinforcements(ctx context.Context) error {
 // with nothing queued by this one, then clears the queues and expires old
 // events.
 func (s *sweep) settle(ctx context.Context) error {
-	done := phase("settle")
+	done := store.Phase("settle")
 	s.marks.blockFrom, s.marks.edgeFrom, s.marks.factFrom = s.marks.block, s.marks.edge, s.marks.fact
 	if err := s.refresh(ctx, false); err != nil {
 		return fmt.Errorf("sweep: refreshing derived state: %w", err)
 	}
 	done()
-	done = phase("clear queues")
+	done = store.Phase("clear queues")
 	if err := s.clearQueues(ctx, false); err != nil {
 		return fmt.Errorf("sweep: clearing queues: %w", err)
 	}
@@ -138,20 +139,20 @@ func (s *sweep) clearQueues(ctx context.Context, midSweep bool) error {
 		"mem_dirty_facts": s.marks.fact - keep, "mem_sweep_plans": s.report.SweepID,
 	}
 	for _, t := range sweepsql.EmptiedWhole {
-		if s.db.othersWriting() {
+		if s.db.OthersWriting() {
 			break // beside an app's writes, short batches below
 		}
 		mark, ok := marks[t.Table]
 		if !ok {
 			panic("worker: no mark for " + t.Table)
 		}
-		err := s.db.inTx(ctx, func() error {
-			newer, err := s.db.count(ctx, "SELECT count(*) FROM (SELECT 1 FROM main."+t.Table+" WHERE "+t.Key+" > ? LIMIT ?)",
+		err := s.db.InTx(ctx, func() error {
+			newer, err := s.db.Count(ctx, "SELECT count(*) FROM (SELECT 1 FROM main."+t.Table+" WHERE "+t.Key+" > ? LIMIT ?)",
 				mark, keepRowsMax+1)
 			if err != nil || newer > keepRowsMax {
 				return err // too many: left to the batches below
 			}
-			_, err = s.db.exec(ctx, "empty_"+t.Table, sql.Named("mark", mark))
+			_, err = s.db.Exec(ctx, "empty_"+t.Table, sql.Named("mark", mark))
 			return err
 		})
 		if err != nil {
@@ -161,14 +162,14 @@ func (s *sweep) clearQueues(ctx context.Context, midSweep bool) error {
 	// Otherwise a bounded batch at a time (queue rows go in runs of seq).
 	limit := int64(10 * s.opt.ChunkSize)
 	for {
-		err := s.db.inTx(ctx, func() error {
-			if _, err := s.db.exec(ctx, "clear_queues", sql.Named("limit", limit), sql.Named("keep", keep)); err != nil {
+		err := s.db.InTx(ctx, func() error {
+			if _, err := s.db.Exec(ctx, "clear_queues", sql.Named("limit", limit), sql.Named("keep", keep)); err != nil {
 				return err
 			}
-			_, err := s.db.exec(ctx, "clear_plan", sql.Named("limit", limit))
+			_, err := s.db.Exec(ctx, "clear_plan", sql.Named("limit", limit))
 			return err
 		})
-		if err != nil || s.db.changed() == 0 {
+		if err != nil || s.db.Changed() == 0 {
 			return err
 		}
 	}
@@ -194,15 +195,15 @@ func (s *sweep) expireEvents(ctx context.Context) error {
 	expiries = append(expiries, expiry{"expire_sweeps", s.opt.sql().Stmts("expire_sweeps"), &s.report.SweepsExpired})
 	for _, expire := range expiries {
 		for {
-			err := s.db.inTx(ctx, func() error {
-				_, err := s.db.execList(ctx, expire.name, expire.list, sql.Named("cutoff", cutoff), sql.Named("sweep", s.report.SweepID),
+			err := s.db.InTx(ctx, func() error {
+				_, err := s.db.ExecList(ctx, expire.name, expire.list, sql.Named("cutoff", cutoff), sql.Named("sweep", s.report.SweepID),
 					sql.Named("limit", int64(s.opt.ChunkSize)))
 				return err
 			})
 			if err != nil {
 				return err
 			}
-			n := s.db.changed()
+			n := s.db.Changed()
 			*expire.count += n
 			if n < int64(s.opt.ChunkSize) {
 				break
@@ -212,5 +213,5 @@ func (s *sweep) expireEvents(ctx context.Context) error {
 	if s.report.EventsExpired == 0 && s.report.SweepsExpired == 0 {
 		return nil
 	}
-	return s.db.inTx(ctx, func() error { return s.recordSweep(ctx, s.db.querier(), "done") })
+	return s.db.InTx(ctx, func() error { return s.recordSweep(ctx, s.db.Querier(), "done") })
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/memdecay/memdecay/schema"
 	"github.com/memdecay/memdecay/worker/internal/report"
 	"github.com/memdecay/memdecay/worker/internal/settings"
+	"github.com/memdecay/memdecay/worker/internal/store"
 	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 	"github.com/memdecay/memdecay/worker/mapping"
 )
@@ -57,7 +58,7 @@ type Status struct {
 // LargeWAL reports a WAL worth a person's attention: bigger than the file
 // it belongs to, or than a sweep leaves it (WALSizeLimit).
 func (st *Status) LargeWAL() bool {
-	return st.WALBytes != nil && st.FileBytes != nil && (*st.WALBytes > *st.FileBytes || *st.WALBytes > WALSizeLimit)
+	return st.WALBytes != nil && st.FileBytes != nil && (*st.WALBytes > *st.FileBytes || *st.WALBytes > store.WALSizeLimit)
 }
 
 // SweepRecord is one row of mem_sweeps.

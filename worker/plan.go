@@ -22,19 +22,19 @@ func (s *sweep) plan(ctx context.Context, full bool) (err error) {
 		names = []string{"scope_full", "plan_invalid"} // every edge was evaluated by the full refresh
 	}
 	for _, name := range names {
-		if _, err := s.db.exec(ctx, name); err != nil {
+		if _, err := s.db.Exec(ctx, name); err != nil {
 			return err
 		}
 	}
 	r := &s.report
-	if r.EdgesBefore, err = s.db.count(ctx, s.opt.sql().Expand("SELECT count(*) FROM @EDGES")); err != nil {
+	if r.EdgesBefore, err = s.db.Count(ctx, s.opt.sql().Expand("SELECT count(*) FROM @EDGES")); err != nil {
 		return err
 	}
-	if _, err := s.db.exec(ctx, "plan_changed_blocks"); err != nil {
+	if _, err := s.db.Exec(ctx, "plan_changed_blocks"); err != nil {
 		return err
 	}
 	var bridge sql.NullFloat64
-	if err := s.db.querier().QueryRowContext(ctx, s.opt.sql().Stmts("bridge_threshold")[0]).Scan(&bridge); err != nil && !errors.Is(err, sql.ErrNoRows) {
+	if err := s.db.Querier().QueryRowContext(ctx, s.opt.sql().Stmts("bridge_threshold")[0]).Scan(&bridge); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("bridge threshold: %w", err)
 	}
 	if bridge.Valid {
@@ -44,16 +44,16 @@ func (s *sweep) plan(ctx context.Context, full bool) (err error) {
 	// second sweep at the same clock removes nothing new.
 	sameClock := s.cfg.LastCurateAt != nil && *s.cfg.LastCurateAt == s.clock.Hours
 	if s.cfg.BlockArchival && !sameClock {
-		if _, err := s.db.exec(ctx, "plan_archive", sql.Named("bridge", bridge)); err != nil {
+		if _, err := s.db.Exec(ctx, "plan_archive", sql.Named("bridge", bridge)); err != nil {
 			return err
 		}
 	}
 	for _, name := range []string{"plan_static", "plan_decay_candidates"} {
-		if _, err := s.db.exec(ctx, name); err != nil {
+		if _, err := s.db.Exec(ctx, name); err != nil {
 			return err
 		}
 	}
-	candidates, err := s.db.count(ctx, "SELECT count(*) FROM temp.plan_decay")
+	candidates, err := s.db.Count(ctx, "SELECT count(*) FROM temp.plan_decay")
 	if err != nil {
 		return err
 	}
@@ -66,37 +66,37 @@ func (s *sweep) plan(ctx context.Context, full bool) (err error) {
 	}
 	// Sorting the candidates is needed only when the cap leaves some.
 	if budget < candidates {
-		if _, err := s.db.exec(ctx, "plan_decay_cap", sql.Named("budget", budget)); err != nil {
+		if _, err := s.db.Exec(ctx, "plan_decay_cap", sql.Named("budget", budget)); err != nil {
 			return err
 		}
 	}
-	if _, err := s.db.exec(ctx, "plan_decay"); err != nil {
+	if _, err := s.db.Exec(ctx, "plan_decay"); err != nil {
 		return err
 	}
-	policies, err := s.db.count(ctx, "SELECT count(*) FROM temp.sweep_policy")
+	policies, err := s.db.Count(ctx, "SELECT count(*) FROM temp.sweep_policy")
 	if err != nil {
 		return err
 	}
 	if policies > 0 {
-		if _, err := s.db.exec(ctx, "plan_policy"); err != nil {
+		if _, err := s.db.Exec(ctx, "plan_policy"); err != nil {
 			return err
 		}
 	}
-	if _, err := s.db.exec(ctx, "plan_lost"); err != nil {
+	if _, err := s.db.Exec(ctx, "plan_lost"); err != nil {
 		return err
 	}
 	// Reinforcement too happens once per clock value: a sweep at a clock
 	// already swept (an idle app under run --every) reinforces nothing.
 	s.rankScale = nil
 	if !sameClock {
-		if _, err := s.db.exec(ctx, "plan_reinforce"); err != nil {
+		if _, err := s.db.Exec(ctx, "plan_reinforce"); err != nil {
 			return err
 		}
 		if err := s.rank(ctx, full); err != nil {
 			return fmt.Errorf("ranking: %w", err)
 		}
 	}
-	if _, err := s.db.exec(ctx, "plan_facts"); err != nil {
+	if _, err := s.db.Exec(ctx, "plan_facts"); err != nil {
 		return err
 	}
 	return s.planReport(ctx, candidates-budget)
@@ -106,7 +106,7 @@ func (s *sweep) plan(ctx context.Context, full bool) (err error) {
 // its durations in the clock's unit, in temp.sweep_policy. A broken row
 // fails the sweep before anything changes.
 func (s *sweep) loadPolicies(ctx context.Context) error {
-	q := s.db.querier()
+	q := s.db.Querier()
 	policies, err := settings.ReadPolicies(ctx, q)
 	if err != nil {
 		return fmt.Errorf("%w (nothing was swept)", err)

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+
+	"github.com/memdecay/memdecay/worker/internal/store"
 )
 
 // The ranking for reinforcement (docs/sweep.md, phase 6) picks the top N
@@ -84,11 +86,11 @@ func (s *sweep) rank(ctx context.Context, full bool) error {
 		}
 	}
 	if !incremental {
-		if _, err := s.db.exec(ctx, "plan_rank_all"); err != nil {
+		if _, err := s.db.Exec(ctx, "plan_rank_all"); err != nil {
 			return err
 		}
 	}
-	if _, err := s.db.exec(ctx, "plan_rank_top"); err != nil {
+	if _, err := s.db.Exec(ctx, "plan_rank_top"); err != nil {
 		return err
 	}
 	scale, err := s.readRankScale(ctx)
@@ -103,7 +105,7 @@ func (s *sweep) rank(ctx context.Context, full bool) error {
 	}
 	s.rankScale = &scale
 	if s.opt.signals.Ranked != nil {
-		scored, err := s.db.count(ctx, "SELECT count(*) FROM temp.plan_rank")
+		scored, err := s.db.Count(ctx, "SELECT count(*) FROM temp.plan_rank")
 		if err != nil {
 			return err
 		}
@@ -115,7 +117,7 @@ func (s *sweep) rank(ctx context.Context, full bool) error {
 // rankIncremental ranks from the stored bounds; done is false when the
 // scales shrank too far, and the sweep must score every block.
 func (s *sweep) rankIncremental(ctx context.Context, old rankScale) (done bool, err error) {
-	if _, err := s.db.exec(ctx, "plan_rank_scale"); err != nil {
+	if _, err := s.db.Exec(ctx, "plan_rank_scale"); err != nil {
 		return false, err
 	}
 	now, err := s.readRankScale(ctx)
@@ -132,14 +134,14 @@ func (s *sweep) rankIncremental(ctx context.Context, old rankScale) (done bool, 
 	if alpha > maxAlpha {
 		return false, nil
 	}
-	if _, err := s.db.exec(ctx, "plan_rank_seed", sql.Named("seed", rankSeed(s.cfg.ReinforceTopN))); err != nil {
+	if _, err := s.db.Exec(ctx, "plan_rank_seed", sql.Named("seed", rankSeed(s.cfg.ReinforceTopN))); err != nil {
 		return false, err
 	}
-	if _, err := s.db.exec(ctx, "plan_rank_ids"); err != nil {
+	if _, err := s.db.Exec(ctx, "plan_rank_ids"); err != nil {
 		return false, err
 	}
 	var nth sql.NullFloat64
-	err = s.db.querier().QueryRowContext(ctx, `SELECT score FROM temp.plan_rank ORDER BY score DESC, id LIMIT 1 OFFSET ?`,
+	err = s.db.Querier().QueryRowContext(ctx, `SELECT score FROM temp.plan_rank ORDER BY score DESC, id LIMIT 1 OFFSET ?`,
 		s.cfg.ReinforceTopN-1).Scan(&nth)
 	if err != nil && err != sql.ErrNoRows {
 		return false, err
@@ -148,10 +150,10 @@ func (s *sweep) rankIncremental(ctx context.Context, old rankScale) (done bool, 
 	if nth.Valid {
 		cut = nth.Float64 / alpha * (1 - rankCutMargin)
 	}
-	if _, err := s.db.exec(ctx, "plan_rank_more", sql.Named("cut", cut-2*float64(old.Epoch))); err != nil {
+	if _, err := s.db.Exec(ctx, "plan_rank_more", sql.Named("cut", cut-2*float64(old.Epoch))); err != nil {
 		return false, err
 	}
-	if _, err := s.db.exec(ctx, "plan_rank_ids"); err != nil {
+	if _, err := s.db.Exec(ctx, "plan_rank_ids"); err != nil {
 		return false, err
 	}
 	return true, nil
@@ -160,7 +162,7 @@ func (s *sweep) rankIncremental(ctx context.Context, old rankScale) (done bool, 
 // readRankScale reads the scales the plan ranked on.
 func (s *sweep) readRankScale(ctx context.Context) (rankScale, error) {
 	var m, c sql.NullFloat64
-	err := s.db.querier().QueryRowContext(ctx, `SELECT max_degree, max_count FROM temp.rank_scale`).Scan(&m, &c)
+	err := s.db.Querier().QueryRowContext(ctx, `SELECT max_degree, max_count FROM temp.rank_scale`).Scan(&m, &c)
 	if err != nil && err != sql.ErrNoRows {
 		return rankScale{}, fmt.Errorf("rank scales: %w", err)
 	}
@@ -171,7 +173,7 @@ func (s *sweep) readRankScale(ctx context.Context) (rankScale, error) {
 // is none (no bound stored yet) or it does not parse.
 func (s *sweep) storedRankScale(ctx context.Context) (rankScale, bool, error) {
 	var text sql.NullString
-	err := s.db.querier().QueryRowContext(ctx, `SELECT value FROM main.mem_config WHERE key = 'rank_scale'`).Scan(&text)
+	err := s.db.Querier().QueryRowContext(ctx, `SELECT value FROM main.mem_config WHERE key = 'rank_scale'`).Scan(&text)
 	if err == sql.ErrNoRows || (err == nil && !text.Valid) {
 		return rankScale{}, false, nil
 	}
@@ -195,14 +197,14 @@ func (s *sweep) storeRankBounds(ctx context.Context) error {
 	}
 	scale := *s.rankScale
 	first := true
-	return s.chunks(ctx, "plan_rank", syncChunkFactor*s.opt.ChunkSize, true, func(lo, hi int64) error {
+	return s.chunks(ctx, "plan_rank", store.SyncChunkFactor*s.opt.ChunkSize, true, func(lo, hi int64) error {
 		if first {
 			if err := s.setRankScale(ctx, scale); err != nil {
 				return err
 			}
 			first = false
 		}
-		_, err := s.db.exec(ctx, "apply_rank_bounds", append(chunkArgs(lo, hi), sql.Named("epoch", scale.Epoch))...)
+		_, err := s.db.Exec(ctx, "apply_rank_bounds", append(chunkArgs(lo, hi), sql.Named("epoch", scale.Epoch))...)
 		return err
 	})
 }
@@ -212,7 +214,7 @@ func (s *sweep) setRankScale(ctx context.Context, r rankScale) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.db.querier().ExecContext(ctx, `INSERT INTO main.mem_config (key, value) VALUES ('rank_scale', ?)
+	_, err = s.db.Querier().ExecContext(ctx, `INSERT INTO main.mem_config (key, value) VALUES ('rank_scale', ?)
 		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, string(text))
 	return err
 }

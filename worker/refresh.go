@@ -28,9 +28,9 @@ func (s *sweep) execInTx(ctx context.Context, stmts []string) error {
 	if len(stmts) == 0 {
 		return nil
 	}
-	return s.db.inTx(ctx, func() error {
+	return s.db.InTx(ctx, func() error {
 		for _, stmt := range stmts {
-			if _, err := s.db.querier().ExecContext(ctx, stmt); err != nil {
+			if _, err := s.db.Querier().ExecContext(ctx, stmt); err != nil {
 				return err
 			}
 		}
@@ -44,10 +44,10 @@ const keepRowsMax = 10000
 
 // prepare resets the temp tables and stages the relation policies.
 func (s *sweep) prepare(ctx context.Context) error {
-	if err := s.mapped.install(ctx, s.db.querier()); err != nil {
+	if err := s.mapped.install(ctx, s.db.Querier()); err != nil {
 		return fmt.Errorf("sweep: %w", err)
 	}
-	missing, err := s.mapped.missingObjects(ctx, s.db.querier())
+	missing, err := s.mapped.missingObjects(ctx, s.db.Querier())
 	if err != nil {
 		return fmt.Errorf("sweep: %w", err)
 	}
@@ -65,7 +65,7 @@ func (s *sweep) prepare(ctx context.Context) error {
 		// The archives of the app's tables: made by the declaration, but
 		// a mapping declared before the archive existed, or a table that
 		// gained a column since, needs them made or widened first.
-		steps, err := sweepsql.ArchiveSteps(ctx, s.db.querier(), s.mapped.m)
+		steps, err := sweepsql.ArchiveSteps(ctx, s.db.Querier(), s.mapped.m)
 		if err != nil {
 			return fmt.Errorf("sweep: %w", err)
 		}
@@ -73,11 +73,11 @@ func (s *sweep) prepare(ctx context.Context) error {
 			return fmt.Errorf("sweep: making the archives of the app's tables: %w", err)
 		}
 	}
-	if s.archives, err = sweepsql.ReadArchives(ctx, s.db.querier()); err != nil {
+	if s.archives, err = sweepsql.ReadArchives(ctx, s.db.Querier()); err != nil {
 		return fmt.Errorf("sweep: %w", err)
 	}
 	for _, name := range []string{"plan_drop", "plan_create"} {
-		if _, err := s.db.exec(ctx, name); err != nil {
+		if _, err := s.db.Exec(ctx, name); err != nil {
 			return fmt.Errorf("sweep: %w", err)
 		}
 	}
@@ -102,7 +102,7 @@ func (s *sweep) refresh(ctx context.Context, full bool) error {
 	}
 	for _, p := range parts {
 		var err error
-		if *p.mark, err = s.db.count(ctx, "SELECT coalesce(max(seq), 0) FROM main."+p.queue); err != nil {
+		if *p.mark, err = s.db.Count(ctx, "SELECT coalesce(max(seq), 0) FROM main."+p.queue); err != nil {
 			return err
 		}
 		if full && p.chunk == "refresh_edges" {
@@ -111,11 +111,11 @@ func (s *sweep) refresh(ctx context.Context, full bool) error {
 			// later), and the unusable ones into the temp shadow; on a
 			// file, the degrees from that evaluation.
 			names := []string{"evaluate_edges_all", "refresh_edges_invalid"}
-			if s.db.snapshots() {
+			if s.db.Snapshots() {
 				names = append(names, "degrees_from_evaluation")
 			}
 			for _, name := range names {
-				if _, err := s.db.exec(ctx, name); err != nil {
+				if _, err := s.db.Exec(ctx, name); err != nil {
 					return err
 				}
 			}
@@ -132,14 +132,14 @@ func (s *sweep) refresh(ctx context.Context, full bool) error {
 // write transactions, or (full) at once into the temp shadow tables in the
 // caller's snapshot.
 func (s *sweep) refreshPart(ctx context.Context, p refreshPart, full bool) error {
-	if _, err := s.db.querier().ExecContext(ctx, "DELETE FROM temp."+p.ids); err != nil {
+	if _, err := s.db.Querier().ExecContext(ctx, "DELETE FROM temp."+p.ids); err != nil {
 		return err
 	}
 	fill := p.fill + "_queued"
 	if full {
 		fill = p.fill + "_all"
 	}
-	if _, err := s.db.exec(ctx, fill); err != nil {
+	if _, err := s.db.Exec(ctx, fill); err != nil {
 		return err
 	}
 	names := []string{p.chunk}
@@ -155,15 +155,15 @@ func (s *sweep) refreshPart(ctx context.Context, p refreshPart, full bool) error
 		// (refresh_edges, remove_edges).
 		if full {
 			degrees := "degrees_all"
-			if s.db.snapshots() {
+			if s.db.Snapshots() {
 				degrees = "degrees_later"
 			}
-			if _, err := s.db.exec(ctx, degrees); err != nil {
+			if _, err := s.db.Exec(ctx, degrees); err != nil {
 				return err
 			}
 		}
 	}
-	size, aside := s.opt.ChunkSize, full && s.db.snapshots()
+	size, aside := s.opt.ChunkSize, full && s.db.Snapshots()
 	if aside {
 		size = math.MaxInt32 // temp tables only, in the caller's snapshot
 	}
@@ -173,7 +173,7 @@ func (s *sweep) refreshPart(ctx context.Context, p refreshPart, full bool) error
 	}
 	return s.chunks(ctx, p.ids, size, !aside, func(lo, hi int64) error {
 		for _, n := range names {
-			if _, err := s.db.exec(ctx, n, append(chunkArgs(lo, hi), sql.Named("queued", queued))...); err != nil {
+			if _, err := s.db.Exec(ctx, n, append(chunkArgs(lo, hi), sql.Named("queued", queued))...); err != nil {
 				return err
 			}
 		}
@@ -186,7 +186,7 @@ func (s *sweep) refreshPart(ctx context.Context, p refreshPart, full bool) error
 // only the usable edges' due times are left to refresh_edges_all, which
 // takes them from the plan's evaluation once the snapshot has ended.
 func (s *sweep) planFull(ctx context.Context) error {
-	if _, err := s.db.exec(ctx, "shadow_state"); err != nil {
+	if _, err := s.db.Exec(ctx, "shadow_state"); err != nil {
 		return err
 	}
 	if err := s.refresh(ctx, true); err != nil {
@@ -198,8 +198,8 @@ func (s *sweep) planFull(ctx context.Context) error {
 // forgetFingerprint clears the stored fingerprint while derived state is
 // rewritten: a sweep cut off meanwhile makes the next one full.
 func (s *sweep) forgetFingerprint(ctx context.Context) error {
-	return s.db.inTx(ctx, func() error {
-		_, err := s.db.querier().ExecContext(ctx, `DELETE FROM main.mem_config WHERE key = 'derived_fingerprint'`)
+	return s.db.InTx(ctx, func() error {
+		_, err := s.db.Querier().ExecContext(ctx, `DELETE FROM main.mem_config WHERE key = 'derived_fingerprint'`)
 		return err
 	})
 }
@@ -226,11 +226,11 @@ func (s *sweep) syncDerived(ctx context.Context) error {
 	if s.rankScale != nil {
 		epoch = s.rankScale.Epoch
 	}
-	if _, err := s.db.exec(ctx, "sync_collect", sql.Named("epoch", epoch)); err != nil {
+	if _, err := s.db.Exec(ctx, "sync_collect", sql.Named("epoch", epoch)); err != nil {
 		return err
 	}
 	if s.rankScale != nil {
-		if err := s.db.inTx(ctx, func() error { return s.setRankScale(ctx, *s.rankScale) }); err != nil {
+		if err := s.db.InTx(ctx, func() error { return s.setRankScale(ctx, *s.rankScale) }); err != nil {
 			return err
 		}
 		s.rankStored = true
@@ -242,6 +242,6 @@ func (s *sweep) syncDerived(ctx context.Context) error {
 		return err
 	}
 	s.netDegrees = true // sync_collect left the plan's removals out
-	_, err := s.db.exec(ctx, "drop_shadow_state")
+	_, err := s.db.Exec(ctx, "drop_shadow_state")
 	return err
 }

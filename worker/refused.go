@@ -80,18 +80,18 @@ func (s *sweep) applyChunk(ctx context.Context, table string, names []string, lo
 				if len(s.holds[table]) == 0 {
 					continue
 				}
-				if _, err := s.db.execList(ctx, "hold "+table, s.holds[table], args...); err != nil {
+				if _, err := s.db.ExecList(ctx, "hold "+table, s.holds[table], args...); err != nil {
 					return err
 				}
 				name = "held_" + table
 			}
-			if _, err := s.db.exec(ctx, name, args...); err != nil {
+			if _, err := s.db.Exec(ctx, name, args...); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	if !s.db.savepoints() {
+	if !s.db.Savepoints() {
 		return run(lo, hi)
 	}
 	return s.applyOrIsolate(ctx, table, run, lo, hi)
@@ -131,7 +131,7 @@ func (s *sweep) applyOrIsolate(ctx context.Context, table string, run func(lo, h
 // RELEASE is where SQLite's refusal comes, once the transaction tries its
 // writes (replicaStore.inTx).
 func (s *sweep) tryRows(ctx context.Context, run func(lo, hi int64) error, lo, hi int64) error {
-	q := s.db.querier()
+	q := s.db.Querier()
 	if _, err := q.ExecContext(ctx, "SAVEPOINT sweep_chunk"); err != nil {
 		return err
 	}
@@ -159,7 +159,7 @@ func (s *sweep) tryRows(ctx context.Context, run func(lo, hi int64) error, lo, h
 // tryNoRows runs the statements of plan row seq's chunk with no plan row
 // at all, and undoes them: their error, if they fail even so.
 func (s *sweep) tryNoRows(ctx context.Context, run func(lo, hi int64) error, seq int64) error {
-	q := s.db.querier()
+	q := s.db.Querier()
 	if _, err := q.ExecContext(ctx, "SAVEPOINT sweep_no_rows"); err != nil {
 		return err
 	}
@@ -191,10 +191,10 @@ func refusal(err error) (message string, certain, ok bool) {
 // and no longer one of the changes it planned (so it is not counted as
 // skipped for a concurrent change either).
 func (s *sweep) refused(ctx context.Context, table string, seq int64, message string) error {
-	if _, err := s.db.exec(ctx, "refused_"+table, sql.Named("seq", seq), sql.Named("reason", message)); err != nil {
+	if _, err := s.db.Exec(ctx, "refused_"+table, sql.Named("seq", seq), sql.Named("reason", message)); err != nil {
 		return fmt.Errorf("recording a refused change: %w", err)
 	}
-	q := s.db.querier()
+	q := s.db.Querier()
 	var row report.InvalidRow
 	if err := q.QueryRowContext(ctx, `SELECT kind, id, problem FROM temp.sweep_invalid ORDER BY rowid DESC LIMIT 1`).
 		Scan(&row.Kind, &row.ID, &row.Problem); err != nil {
@@ -259,14 +259,14 @@ func (s *sweep) refused(ctx context.Context, table string, seq int64, message st
 // refused plan row, named, and not counted as reinforced.
 func (s *sweep) reinforce(ctx context.Context) error {
 	run := func(lo, hi int64) error {
-		_, err := s.db.exec(ctx, "apply_reinforce", chunkArgs(lo, hi)...)
+		_, err := s.db.Exec(ctx, "apply_reinforce", chunkArgs(lo, hi)...)
 		return err
 	}
-	last, err := s.db.count(ctx, "SELECT coalesce(max(rowid), 0) FROM temp.plan_reinforce")
+	last, err := s.db.Count(ctx, "SELECT coalesce(max(rowid), 0) FROM temp.plan_reinforce")
 	if err != nil || last == 0 {
 		return err
 	}
-	if !s.db.savepoints() {
+	if !s.db.Savepoints() {
 		return run(1, last)
 	}
 	return s.applyOrIsolate(ctx, "plan_reinforce", run, 1, last)
@@ -287,13 +287,13 @@ func (s *sweep) planHolds(ctx context.Context) error {
 		if len(holds[st.table]) == 0 {
 			continue
 		}
-		if _, err := s.db.exec(ctx, "dry_pick_"+st.table); err != nil {
+		if _, err := s.db.Exec(ctx, "dry_pick_"+st.table); err != nil {
 			return err
 		}
-		if _, err := s.db.execList(ctx, "hold "+st.table, holds[st.table]); err != nil {
+		if _, err := s.db.ExecList(ctx, "hold "+st.table, holds[st.table]); err != nil {
 			return err
 		}
-		if _, err := s.db.exec(ctx, "dry_held_"+st.table); err != nil {
+		if _, err := s.db.Exec(ctx, "dry_held_"+st.table); err != nil {
 			return err
 		}
 	}
@@ -379,7 +379,7 @@ func (s *sweep) foreignKeys(ctx context.Context, parents ...string) (map[string]
 			wanted[strings.ToLower(p)] = p
 		}
 	}
-	rows, err := s.db.querier().QueryContext(ctx, `SELECT m.name, f.id, f."table", f."from", f."to", f.on_delete
+	rows, err := s.db.Querier().QueryContext(ctx, `SELECT m.name, f.id, f."table", f."from", f."to", f.on_delete
 		FROM main.sqlite_master m, pragma_foreign_key_list(m.name) f WHERE m.type = 'table' ORDER BY m.name, f.id, f.seq`)
 	if err != nil {
 		return nil, err
@@ -420,7 +420,7 @@ func (s *sweep) foreignKeys(ctx context.Context, parents ...string) (map[string]
 	for _, k := range order {
 		fk := found[k]
 		if slices.Contains(fk.to, "") {
-			pk, err := memdb.QueryAll(ctx, s.db.querier(), `SELECT name FROM pragma_table_info(`+sweepsql.Literal(wanted[parentOf[k]])+`) WHERE pk > 0 ORDER BY pk`,
+			pk, err := memdb.QueryAll(ctx, s.db.Querier(), `SELECT name FROM pragma_table_info(`+sweepsql.Literal(wanted[parentOf[k]])+`) WHERE pk > 0 ORDER BY pk`,
 				func(rows *sql.Rows, v *string) error { return rows.Scan(v) })
 			if err != nil {
 				return nil, err

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/memdecay/memdecay/worker/internal/store"
 )
 
 // A sweep saves its plan in mem_sweep_plans before applying it, so a sweep
@@ -41,7 +43,7 @@ var savedSteps = []struct{ table, where string }{
 // planColumns lists a plan table's columns, in order (rowid stands for the
 // seq of a table that has none).
 func (s *sweep) planColumns(ctx context.Context, table string) ([]string, error) {
-	rows, err := s.db.querier().QueryContext(ctx, "SELECT * FROM temp."+table+" LIMIT 0")
+	rows, err := s.db.Querier().QueryContext(ctx, "SELECT * FROM temp."+table+" LIMIT 0")
 	if err != nil {
 		return nil, err
 	}
@@ -75,21 +77,21 @@ func (s *sweep) savePlan(ctx context.Context) error {
 		// the working tables a statement names, and would rename it too.
 		query := fmt.Sprintf(`INSERT INTO main.mem_sweep_plans (sweep_id, step, seq, row)
 			SELECT :sweep, :step, rowid, json_array(%s) FROM temp.%s WHERE %s`, strings.Join(cols, ", "), st.table, where)
-		maxRow, err := s.db.count(ctx, "SELECT coalesce(max(rowid), 0) FROM temp."+st.table)
+		maxRow, err := s.db.Count(ctx, "SELECT coalesce(max(rowid), 0) FROM temp."+st.table)
 		if err != nil {
 			return err
 		}
-		rows := s.db.txRows(s.opt.ChunkSize)
+		rows := s.db.TxRows(s.opt.ChunkSize)
 		for lo, step := int64(1), int64(0); lo <= maxRow; lo += step {
-			err := s.db.inTx(ctx, func() error {
-				step = rows.next()
-				_, err := s.db.querier().ExecContext(ctx, query, s.args(append(chunkArgs(lo, lo+step-1), sql.Named("step", st.table))...)...)
+			err := s.db.InTx(ctx, func() error {
+				step = rows.Next()
+				_, err := s.db.Querier().ExecContext(ctx, query, s.args(append(chunkArgs(lo, lo+step-1), sql.Named("step", st.table))...)...)
 				return err
 			})
 			if err != nil {
 				return err
 			}
-			rows.took(step)
+			rows.Took(step)
 		}
 	}
 	meta, err := json.Marshal(savedPlan{Settings: s.planSettings(), Report: s.report, BlockMark: s.marks.block, EdgeMark: s.marks.edge, FactMark: s.marks.fact,
@@ -97,8 +99,8 @@ func (s *sweep) savePlan(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.db.inTx(ctx, func() error {
-		_, err := s.db.querier().ExecContext(ctx, `UPDATE mem_sweeps SET plan = ? WHERE id = ?`, string(meta), s.report.SweepID)
+	return s.db.InTx(ctx, func() error {
+		_, err := s.db.Querier().ExecContext(ctx, `UPDATE mem_sweeps SET plan = ? WHERE id = ?`, string(meta), s.report.SweepID)
 		return err
 	})
 }
@@ -118,7 +120,7 @@ func (s *sweep) restorePlan(ctx context.Context) error {
 		}
 		query := fmt.Sprintf(`INSERT INTO temp.%s (%s) SELECT %s FROM main.mem_sweep_plans WHERE sweep_id = ? AND step = ? ORDER BY seq`,
 			st.table, strings.Join(cols, ", "), strings.Join(extracts, ", "))
-		if _, err := s.db.querier().ExecContext(ctx, query, s.report.SweepID, st.table); err != nil {
+		if _, err := s.db.Querier().ExecContext(ctx, query, s.report.SweepID, st.table); err != nil {
 			return err
 		}
 	}
@@ -141,9 +143,9 @@ func (s *sweep) discardStalePlan(ctx context.Context) error {
 		return nil
 	}
 	stale := s.report.SweepID
-	err := s.db.inTx(ctx, func() error {
-		q := s.db.querier()
-		id, err := nextSweepID(ctx, q)
+	err := s.db.InTx(ctx, func() error {
+		q := s.db.Querier()
+		id, err := store.NextSweepID(ctx, q)
 		if err != nil {
 			return err
 		}
@@ -155,7 +157,7 @@ func (s *sweep) discardStalePlan(ctx context.Context) error {
 		if _, err := q.ExecContext(ctx, `DELETE FROM mem_sweep_plans WHERE sweep_id = ?`, stale); err != nil {
 			return err
 		}
-		return s.recordNew(ctx, q, leaseClaim{id: id, owner: s.opt.Owner, until: time.Now().Add(LeaseDuration).Unix()}, false)
+		return s.recordNew(ctx, q, store.LeaseClaim{ID: id, Owner: s.opt.Owner, Until: time.Now().Add(LeaseDuration).Unix()}, false)
 	})
 	if err != nil {
 		return fmt.Errorf("sweep: discarding the plan of sweep %d, made under other settings: %w", stale, err)

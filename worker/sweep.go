@@ -8,9 +8,8 @@ import (
 	"math"
 	"time"
 
-	"github.com/mattn/go-sqlite3"
-	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/internal/settings"
+	"github.com/memdecay/memdecay/worker/internal/store"
 	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 )
 
@@ -18,7 +17,7 @@ import (
 // statements reach the database and how its transactions are paced belong
 // to the store (runner.go, pacer.go).
 type sweep struct {
-	db    store
+	db    store.Store
 	opt   SweepOptions
 	start time.Time
 	marks queueMarks
@@ -28,7 +27,7 @@ type sweep struct {
 	resume bool
 	saved  savedPlan
 	// claim: the lease this sweep holds (its row and owner) while held.
-	claim  leaseClaim
+	claim  store.LeaseClaim
 	held   bool
 	cfg    Config
 	clock  settings.Clock
@@ -63,7 +62,7 @@ func Sweep(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) {
 	}
 	opt = opt.withDefaults()
 	if !opt.DryRun {
-		opt.Owner = withRunID(opt.Owner)
+		opt.Owner = store.WithRunID(opt.Owner)
 	}
 	if !opt.DryRun && db.ReadOnly {
 		return nil, fmt.Errorf("sweep: %w", ErrReadOnly)
@@ -78,18 +77,18 @@ func Sweep(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) {
 	if mapped != nil {
 		opt.tables = mapped.tables
 	}
-	var st store
+	var st store.Store
 	if db.Rqlite || opt.replicated {
-		st, err = openReplicaStore(ctx, db, opt.forStore())
+		st, err = store.OpenReplica(ctx, db, opt.forStore())
 	} else {
-		st, err = openFileStore(ctx, db, opt.forStore())
+		st, err = store.OpenFile(ctx, db, opt.forStore())
 	}
 	if err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
-	defer st.close()
+	defer st.Close()
 	s := &sweep{db: st, opt: opt, start: start, mapped: mapped}
-	st.bind(s.args)
+	st.Bind(s.args)
 	// A real sweep takes the lease first, then reads the settings and the
 	// clock inside it: a sweep that waited for another sees its result.
 	if opt.DryRun {
@@ -100,7 +99,7 @@ func Sweep(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) {
 	if errors.Is(err, ErrSweepRunning) || errors.Is(err, ErrClockBehind) {
 		return nil, err
 	} else if err != nil {
-		return nil, tryLater(fmt.Errorf("sweep: %w", err))
+		return nil, store.TryLater(fmt.Errorf("sweep: %w", err))
 	}
 	err = s.run(ctx)
 	s.report.DurationMS = time.Since(start).Milliseconds()
@@ -109,7 +108,7 @@ func Sweep(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) {
 		s.letGo(context.WithoutCancel(ctx), err, ctx.Err() != nil)
 	}
 	if err != nil {
-		return nil, tryLater(err)
+		return nil, store.TryLater(err)
 	}
 	return &s.report, nil
 }
@@ -120,10 +119,10 @@ func Sweep(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) {
 // lease would run out within its duration.
 func (s *sweep) letGo(ctx context.Context, err error, stopped bool) {
 	if !s.held {
-		s.db.hold(nil) // another sweep has the database: nothing more is written
+		s.db.Hold(nil) // another sweep has the database: nothing more is written
 		return
 	}
-	s.db.dropWorking(ctx)
+	s.db.DropWorking(ctx)
 	if err == nil {
 		s.release(ctx)
 		return
@@ -134,34 +133,6 @@ func (s *sweep) letGo(ctx context.Context, err error, stopped bool) {
 	}
 	s.finishLease(ctx, status)
 }
-
-// ErrDatabaseBusy: another connection held the file's write lock longer
-// than the busy timeout (BusyTimeoutMS). Like ErrSweepRunning, it means
-// "try again later", and matches ErrSweepRunning too (errors.Is), so every
-// caller that waits or retries for one does for the other.
-var ErrDatabaseBusy = errors.New("another connection held the database's write lock")
-
-// tryLater makes a sweep's error ErrDatabaseBusy when SQLite gave up
-// waiting for the write lock.
-func tryLater(err error) error {
-	var se sqlite3.Error
-	if errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked) {
-		return &laterError{msg: fmt.Sprintf("%v for more than %d ms (%v); try again later", ErrDatabaseBusy, memdb.BusyTimeoutMS, err),
-			errs: []error{ErrDatabaseBusy, err}}
-	}
-	return err
-}
-
-// laterError is an error that means "try again later": it matches
-// ErrSweepRunning (exit 75, sweep --wait, a fleet's busy count) besides its
-// own errors, with its own message.
-type laterError struct {
-	msg  string
-	errs []error
-}
-
-func (e *laterError) Error() string   { return e.msg }
-func (e *laterError) Unwrap() []error { return append(e.errs, ErrSweepRunning) }
 
 // run is the sweep, phase by phase.
 func (s *sweep) run(ctx context.Context) error {
@@ -190,7 +161,7 @@ func (s *sweep) run(ctx context.Context) error {
 		}
 	}
 	if !s.resume {
-		done := phase("save plan")
+		done := store.Phase("save plan")
 		if err := s.savePlan(ctx); err != nil {
 			return fmt.Errorf("sweep: saving the plan: %w", err)
 		}
@@ -199,12 +170,12 @@ func (s *sweep) run(ctx context.Context) error {
 	if err := s.apply(ctx); err != nil {
 		return err
 	}
-	done := phase("rank bounds")
+	done := store.Phase("rank bounds")
 	if err := s.storeRankBounds(ctx); err != nil {
 		return fmt.Errorf("sweep: storing rank bounds: %w", err)
 	}
 	done()
-	done = phase("finish")
+	done = store.Phase("finish")
 	if err := s.finish(ctx); err != nil {
 		return fmt.Errorf("sweep: reinforce and record: %w", err)
 	}
@@ -221,7 +192,7 @@ func (s *sweep) run(ctx context.Context) error {
 // transaction it rolls back: even a write it should never make could not
 // reach the file.
 func (s *sweep) dryRun(ctx context.Context) error {
-	return s.db.inRead(ctx, "ROLLBACK", func() (err error) {
+	return s.db.InRead(ctx, "ROLLBACK", func() (err error) {
 		if err := s.prepare(ctx); err != nil {
 			return err
 		}
@@ -233,12 +204,12 @@ func (s *sweep) dryRun(ctx context.Context) error {
 		}
 		if s.cfg.EventRetentionDays > 0 {
 			// As the sweep would, once its own row is the newest.
-			err = s.db.querier().QueryRowContext(ctx, s.opt.sql().Stmts("count_expired")[0], sql.Named("cutoff", s.retentionCutoff()),
+			err = s.db.Querier().QueryRowContext(ctx, s.opt.sql().Stmts("count_expired")[0], sql.Named("cutoff", s.retentionCutoff()),
 				sql.Named("sweep", math.MaxInt64)).Scan(&s.report.EventsExpired, &s.report.SweepsExpired)
 			for _, a := range s.archives {
 				var n int64
 				if err == nil {
-					err = s.db.querier().QueryRowContext(ctx, sweepsql.CountExpiredArchive(a.Name), sql.Named("cutoff", s.retentionCutoff())).Scan(&n)
+					err = s.db.Querier().QueryRowContext(ctx, sweepsql.CountExpiredArchive(a.Name), sql.Named("cutoff", s.retentionCutoff())).Scan(&n)
 				}
 				s.report.EventsExpired += n
 			}
@@ -252,9 +223,9 @@ func (s *sweep) dryRun(ctx context.Context) error {
 // changed are copied over; on a replica, which holds no snapshot across
 // requests, it is refreshed in place (planInPlace).
 func (s *sweep) planAll(ctx context.Context) error {
-	aside := s.db.snapshots()
-	done := phase("refresh and plan")
-	plan := func() error { return s.db.inRead(ctx, "COMMIT", func() error { return s.planFull(ctx) }) }
+	aside := s.db.Snapshots()
+	done := store.Phase("refresh and plan")
+	plan := func() error { return s.db.InRead(ctx, "COMMIT", func() error { return s.planFull(ctx) }) }
 	if !aside {
 		plan = func() error { return s.planInPlace(ctx) }
 	}
@@ -265,13 +236,13 @@ func (s *sweep) planAll(ctx context.Context) error {
 	// From temp tables only: the app's writes meanwhile are already being
 	// copied into the file. In place, the derived rows of rows that are
 	// gone go too (a file's sync drops them).
-	done = phase("plan order and due times")
+	done = store.Phase("plan order and due times")
 	if err := s.storeEdgeDue(ctx); err != nil {
 		return fmt.Errorf("sweep: storing due times: %w", err)
 	}
 	done()
 	if aside {
-		done = phase("sync derived state")
+		done = store.Phase("sync derived state")
 		if err := s.syncDerived(ctx); err != nil {
 			return fmt.Errorf("sweep: storing derived state: %w", err)
 		}
@@ -280,7 +251,7 @@ func (s *sweep) planAll(ctx context.Context) error {
 	// Every queued row is now refreshed: the queues are emptied before the
 	// apply, so the events it writes reuse their pages (a file an app just
 	// filled holds a queue entry per row it wrote).
-	done = phase("clear queues")
+	done = store.Phase("clear queues")
 	if err := s.clearQueues(ctx, true); err != nil {
 		return fmt.Errorf("sweep: clearing queues: %w", err)
 	}
@@ -293,19 +264,19 @@ func (s *sweep) planAll(ctx context.Context) error {
 // in bounded transactions; in place, the derived rows of rows that are
 // gone go too (a file's sync drops them).
 func (s *sweep) storeEdgeDue(ctx context.Context) error {
-	if _, err := s.db.exec(ctx, "plan_order"); err != nil {
+	if _, err := s.db.Exec(ctx, "plan_order"); err != nil {
 		return err
 	}
 	if err := s.derivedChunks(ctx, "sweep_edges", "refresh_edges_all"); err != nil {
 		return err
 	}
 	names := []string{"refresh_edges_tail"}
-	if !s.db.snapshots() {
+	if !s.db.Snapshots() {
 		names = append(names, "forget_gone")
 	}
-	return s.db.inTx(ctx, func() error {
+	return s.db.InTx(ctx, func() error {
 		for _, name := range names {
-			if _, err := s.db.exec(ctx, name); err != nil {
+			if _, err := s.db.Exec(ctx, name); err != nil {
 				return err
 			}
 		}
@@ -317,8 +288,8 @@ func (s *sweep) storeEdgeDue(ctx context.Context) error {
 // time, each in its own transaction: worker-owned rows only, so while no
 // app writes, syncChunkFactor chunks' worth at once.
 func (s *sweep) derivedChunks(ctx context.Context, table, name string) error {
-	return s.chunks(ctx, table, syncChunkFactor*s.opt.ChunkSize, true, func(lo, hi int64) error {
-		_, err := s.db.exec(ctx, name, chunkArgs(lo, hi)...)
+	return s.chunks(ctx, table, store.SyncChunkFactor*s.opt.ChunkSize, true, func(lo, hi int64) error {
+		_, err := s.db.Exec(ctx, name, chunkArgs(lo, hi)...)
 		return err
 	})
 }
@@ -326,16 +297,16 @@ func (s *sweep) derivedChunks(ctx context.Context, table, name string) error {
 // planChanged plans an incremental sweep: the rows queued as changed and
 // those whose due time has come.
 func (s *sweep) planChanged(ctx context.Context) error {
-	done := phase("refresh")
+	done := store.Phase("refresh")
 	if err := s.refresh(ctx, false); err != nil {
 		return fmt.Errorf("sweep: refreshing derived state: %w", err)
 	}
 	done()
-	done = phase("plan")
-	if err := s.db.inRead(ctx, "COMMIT", func() error { return s.plan(ctx, false) }); err != nil {
+	done = store.Phase("plan")
+	if err := s.db.InRead(ctx, "COMMIT", func() error { return s.plan(ctx, false) }); err != nil {
 		return err
 	}
-	if _, err := s.db.exec(ctx, "plan_order"); err != nil { // temp tables only
+	if _, err := s.db.Exec(ctx, "plan_order"); err != nil { // temp tables only
 		return fmt.Errorf("sweep: %w", err)
 	}
 	done()
@@ -365,7 +336,7 @@ func (s *sweep) apply(ctx context.Context) error {
 	}
 	s.holds = holds
 	for _, st := range applySteps {
-		done := phase(st.stmts[0])
+		done := store.Phase(st.stmts[0])
 		if err := s.chunks(ctx, st.table, s.opt.ChunkSize, true, func(lo, hi int64) error {
 			return s.applyChunk(ctx, st.table, st.stmts, lo, hi)
 		}); err != nil {
@@ -380,11 +351,11 @@ func (s *sweep) apply(ctx context.Context) error {
 // ChunkSize, each in its own write transaction when withTx is set (sized by
 // the pacer once it holds the lock).
 func (s *sweep) chunks(ctx context.Context, table string, size int, withTx bool, f func(lo, hi int64) error) error {
-	maxSeq, err := s.db.count(ctx, "SELECT coalesce(max(rowid), 0) FROM temp."+table)
+	maxSeq, err := s.db.Count(ctx, "SELECT coalesce(max(rowid), 0) FROM temp."+table)
 	if err != nil {
 		return err
 	}
-	rows := s.db.txRows(size)
+	rows := s.db.TxRows(size)
 	for lo, step := int64(1), int64(size); lo <= maxSeq; lo += step {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -396,14 +367,14 @@ func (s *sweep) chunks(ctx context.Context, table string, size int, withTx bool,
 			}
 			continue
 		}
-		err := s.db.inTx(ctx, func() error {
-			step = rows.next()
+		err := s.db.InTx(ctx, func() error {
+			step = rows.Next()
 			return f(lo, lo+step-1)
 		})
 		if err != nil {
 			return err
 		}
-		rows.took(step)
+		rows.Took(step)
 	}
 	if maxSeq > 0 {
 		s.tell(table, maxSeq, maxSeq)
@@ -423,17 +394,17 @@ func (s *sweep) tell(step string, done, total int64) {
 
 // loadClock reads mem_config and fixes the sweep's clock and report.
 func (s *sweep) loadClock(ctx context.Context) (err error) {
-	if s.cfg, err = LoadConfig(ctx, s.db.querier()); err != nil {
+	if s.cfg, err = LoadConfig(ctx, s.db.Querier()); err != nil {
 		return err
 	}
 	if s.clock, err = settings.PickClock(s.cfg, s.opt.Now, s.opt.WallNow); err != nil {
 		return err
 	}
-	if s.cfg.LastCurateAt, err = s.mapped.lastCurate(ctx, s.db.querier(), s.cfg.LastCurateAt); err != nil {
+	if s.cfg.LastCurateAt, err = s.mapped.lastCurate(ctx, s.db.Querier(), s.cfg.LastCurateAt); err != nil {
 		return err
 	}
 	if s.opt.Now == nil {
-		h, ok, err := s.mapped.hours(ctx, s.db.querier(), s.clock.Wall)
+		h, ok, err := s.mapped.hours(ctx, s.db.Querier(), s.clock.Wall)
 		if err != nil {
 			return err
 		}

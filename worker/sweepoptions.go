@@ -6,35 +6,9 @@ import (
 	"time"
 
 	"github.com/memdecay/memdecay/worker/internal/settings"
+	"github.com/memdecay/memdecay/worker/internal/store"
 	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 )
-
-// DefaultChunkSize bounds the rows one apply transaction touches while an
-// app writes to the same file, so that app never waits long for the lock.
-const DefaultChunkSize = 500
-
-// DefaultSoloChunkSize caps the rows per apply transaction while no other
-// connection writes to the file: fewer, bigger commits copy each index page
-// into the WAL (and back) fewer times. The cap is loose on purpose: the
-// time a transaction may hold the lock, SoloHold, is the bound that keeps
-// an app that starts writing from waiting long. Once an app has written,
-// the sweep takes ChunkSize rows at a time.
-const DefaultSoloChunkSize = 50000
-
-// DefaultSoloHold bounds how long one of those bigger transactions holds
-// the write lock, on any machine: an app that starts writing waits at
-// least for the one under way (bench/README.md has the measurements).
-const DefaultSoloHold = 300 * time.Millisecond
-
-// DefaultPause is the least time the lock stays free between two of the
-// sweep's transactions: enough for a writer already retrying to take it.
-const DefaultPause = time.Millisecond
-
-// SweepCacheKiB is the page cache of a sweep's connection, in KiB, for the
-// file and again for its temp tables; SQLite's sorter takes as much again.
-// A sweep reads the edge tables in storage order and touches their indexes
-// all over, so a bigger cache buys little (bench/README.md).
-const SweepCacheKiB = 8 << 10
 
 // LeaseDuration is how long a sweep's claim on a database lasts without a
 // heartbeat; a crashed worker's lease expires and the next sweep takes over.
@@ -111,9 +85,9 @@ func (o SweepOptions) sql() *sweepsql.Dialect {
 }
 
 // forStore is what the store a sweep runs on takes of its options.
-func (o SweepOptions) forStore() storeOptions {
-	return storeOptions{DryRun: o.DryRun, ChunkSize: o.ChunkSize, SoloChunkSize: o.SoloChunkSize, SoloHold: o.SoloHold,
-		Pause: o.Pause, tables: o.tables}
+func (o SweepOptions) forStore() store.Options {
+	return store.Options{DryRun: o.DryRun, ChunkSize: o.ChunkSize, SoloChunkSize: o.SoloChunkSize, SoloHold: o.SoloHold,
+		Pause: o.Pause, Tables: o.tables}
 }
 
 // ErrBadOption wraps every error of SweepOptions.Validate.
@@ -134,7 +108,7 @@ func (o SweepOptions) withDefaults() SweepOptions {
 		o.Pause = DefaultPause
 	}
 	if o.Owner == "" {
-		o.Owner = thisProcess()
+		o.Owner = store.ThisProcess()
 	}
 	return o
 }

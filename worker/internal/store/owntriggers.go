@@ -1,4 +1,4 @@
-package worker
+package store
 
 import (
 	"context"
@@ -26,11 +26,11 @@ const quietTriggers = `SELECT count(*) FROM sqlite_master WHERE type = 'trigger'
   AND tbl_name IN ('mem_edges', 'mem_edge_due', 'mem_block_state', 'mem_config')
   AND name NOT IN ('mem_edges_queue_insert', 'mem_edges_queue_update', 'mem_edges_queue_delete')`
 
-// quietAllowed says whether quietLists may run with the triggers off now:
+// QuietAllowed says whether quietLists may run with the triggers off now:
 // the function is there (the linked build; asked once per store) and no
 // other trigger would be skipped. It is asked inside the transaction the
 // statements run in, so no app can add a trigger in between.
-func (st *fileStore) quietAllowed(ctx context.Context) bool {
+func (st *fileStore) QuietAllowed(ctx context.Context) bool {
 	if st.quiet == quietUnknown {
 		st.quiet = quietNo
 		var on int64

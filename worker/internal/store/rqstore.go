@@ -1,4 +1,4 @@
-package worker
+package store
 
 import (
 	"context"
@@ -38,7 +38,7 @@ import (
 //     time, so every replica computes the same rows.
 type replicaStore struct {
 	conn   *sql.Conn
-	opt    storeOptions
+	opt    Options
 	rqlite bool
 	args   func(extra ...any) []any
 	fence  fence // the lease, once the sweep holds it
@@ -58,7 +58,7 @@ type replicaStore struct {
 	committed   time.Time
 }
 
-func openReplicaStore(ctx context.Context, db *DB, opt storeOptions) (*replicaStore, error) {
+func OpenReplica(ctx context.Context, db *memdb.DB, opt Options) (*replicaStore, error) {
 	conn, err := db.SQL.Conn(ctx)
 	if err != nil {
 		return nil, err
@@ -66,14 +66,14 @@ func openReplicaStore(ctx context.Context, db *DB, opt storeOptions) (*replicaSt
 	return &replicaStore{conn: conn, opt: opt, rqlite: db.Rqlite, args: func(extra ...any) []any { return extra }}, nil
 }
 
-func (st *replicaStore) bind(args func(extra ...any) []any) { st.args = args }
-func (st *replicaStore) hold(f fence)                       { st.fence = f }
-func (st *replicaStore) othersWriting() bool                { return false }
-func (st *replicaStore) snapshots() bool                    { return false }
-func (st *replicaStore) changed() int64                     { return st.lastChanged }
-func (st *replicaStore) querier() memdb.Querier             { return replicaQuerier{st} }
+func (st *replicaStore) Bind(args func(extra ...any) []any) { st.args = args }
+func (st *replicaStore) Hold(f fence)                       { st.fence = f }
+func (st *replicaStore) OthersWriting() bool                { return false }
+func (st *replicaStore) Snapshots() bool                    { return false }
+func (st *replicaStore) Changed() int64                     { return st.lastChanged }
+func (st *replicaStore) Querier() memdb.Querier             { return replicaQuerier{st} }
 
-// dropWorking drops the working tables (a cut-off sweep's are dropped by
+// DropWorking drops the working tables (a cut-off sweep's are dropped by
 // the next one). Only a sweep that holds the lease drops them, each drop
 // fenced: a sweep refused, or one whose place another took, leaves them to
 // the sweep using them. The drops go one request each, not as one
@@ -81,7 +81,7 @@ func (st *replicaStore) querier() memdb.Querier             { return replicaQuer
 // committed, with the next request or heartbeat, so a sweep's last
 // request may not be on every node yet when the sweep returns; kept small,
 // it leaves at most one table behind for a moment, not all of them.
-func (st *replicaStore) dropWorking(ctx context.Context) error {
+func (st *replicaStore) DropWorking(ctx context.Context) error {
 	if st.fence == nil || st.dropped {
 		return nil
 	}
@@ -90,18 +90,18 @@ func (st *replicaStore) dropWorking(ctx context.Context) error {
 	return err
 }
 
-// close drops the working tables, when the sweep has not, and releases the
+// Close drops the working tables, when the sweep has not, and releases the
 // connection.
-func (st *replicaStore) close() error {
-	err := st.dropWorking(context.Background())
+func (st *replicaStore) Close() error {
+	err := st.DropWorking(context.Background())
 	return errors.Join(err, st.conn.Close())
 }
 
-func (st *replicaStore) exec(ctx context.Context, name string, extra ...any) (int64, error) {
-	return st.execList(ctx, name, st.opt.sql().Stmts(name), extra...)
+func (st *replicaStore) Exec(ctx context.Context, name string, extra ...any) (int64, error) {
+	return st.ExecList(ctx, name, st.opt.sql().Stmts(name), extra...)
 }
 
-func (st *replicaStore) execList(ctx context.Context, name string, list []string, extra ...any) (int64, error) {
+func (st *replicaStore) ExecList(ctx context.Context, name string, list []string, extra ...any) (int64, error) {
 	if st.rqlite && !st.inTransaction && len(list) > 1 {
 		return st.execOneRequest(ctx, name, list, extra)
 	}
@@ -133,7 +133,7 @@ func (st *replicaStore) execOneRequest(ctx context.Context, name string, list []
 		return 0, fmt.Errorf("%s: %w", name, err)
 	}
 	if st.fence != nil {
-		query, args := st.fence.guard()
+		query, args := st.fence.Guard()
 		if _, err := st.conn.ExecContext(ctx, query, args...); err != nil {
 			st.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
 			return 0, fmt.Errorf("%s: %w", name, st.lost(ctx, err))
@@ -219,7 +219,7 @@ func (st *replicaStore) fenced(ctx context.Context, query string, args []any) (s
 	if _, err := st.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
 		return nil, err
 	}
-	guard, guardArgs := st.fence.guard()
+	guard, guardArgs := st.fence.Guard()
 	res, err := st.conn.ExecContext(ctx, guard, guardArgs...)
 	if err == nil {
 		res, err = st.conn.ExecContext(ctx, query, args...)
@@ -254,16 +254,16 @@ func (st *replicaStore) lost(ctx context.Context, err error) error {
 	if st.fence == nil {
 		return err
 	}
-	return st.fence.lost(ctx, st.querier(), err)
+	return st.fence.Lost(ctx, st.Querier(), err)
 }
 
-func (st *replicaStore) count(ctx context.Context, query string, args ...any) (int64, error) {
+func (st *replicaStore) Count(ctx context.Context, query string, args ...any) (int64, error) {
 	var n int64
 	err := st.conn.QueryRowContext(ctx, replicatedSQL(query), args...).Scan(&n)
 	return n, err
 }
 
-// inTx runs f as one transaction: on rqlite, one request applied
+// InTx runs f as one transaction: on rqlite, one request applied
 // atomically by every node. When SQLite rejects one of its statements at
 // COMMIT (an app's trigger or constraint refused a write) and f opened
 // savepoints, f runs again in a transaction that tries its writes as they
@@ -271,7 +271,7 @@ func (st *replicaStore) count(ctx context.Context, query string, args ...any) (i
 // refused writes fail at its RELEASE and are rolled back to it
 // (refused.go), and the rest commits as one request. A refusal outside
 // every savepoint fails the transaction again, as it does on a file.
-func (st *replicaStore) inTx(ctx context.Context, f func() error) error {
+func (st *replicaStore) InTx(ctx context.Context, f func() error) error {
 	err := st.runTx(ctx, f)
 	if !st.rqlite || !st.savepointed || !errors.Is(err, rqlite.ErrRejected) {
 		return err
@@ -285,7 +285,7 @@ func (st *replicaStore) inTx(ctx context.Context, f func() error) error {
 
 // runTx is one try of inTx.
 func (st *replicaStore) runTx(ctx context.Context, f func() error) error {
-	return runTx(ctx, txHooks{conn: st.conn, q: st.querier(), fence: st.fence, pause: st.opt.Pause, last: st.committed,
+	return runTx(ctx, txHooks{conn: st.conn, q: st.Querier(), fence: st.fence, pause: st.opt.Pause, last: st.committed,
 		begun: func() {
 			st.inTransaction, st.writes, st.execRows, st.marks, st.savepointed = true, nil, 0, nil, false
 		},
@@ -312,19 +312,19 @@ func (st *replicaStore) runTx(ctx context.Context, f func() error) error {
 	}, f)
 }
 
-// inRead runs f: a replica has no read snapshot across statements; each
+// InRead runs f: a replica has no read snapshot across statements; each
 // statement reads the rows as the ones before it left them.
-func (st *replicaStore) inRead(ctx context.Context, end string, f func() error) error {
+func (st *replicaStore) InRead(ctx context.Context, end string, f func() error) error {
 	if end != "COMMIT" {
 		return errors.New("a replica cannot roll back a read: dry runs read a copy (see Sweep)")
 	}
 	return f()
 }
 
-// txRows: each transaction as many rows as the last one's pace fits in
+// TxRows: each transaction as many rows as the last one's pace fits in
 // SoloHold, from ChunkSize up to SoloChunkSize, so no request holds the
 // cluster's write lock much longer than that from another writer.
-func (st *replicaStore) txRows(size int) *txRows { return &txRows{p: st, size: size} }
+func (st *replicaStore) TxRows(size int) *txRows { return &txRows{p: st, size: size} }
 
 func (st *replicaStore) chunkRows(size int) int64 {
 	if st.opt.SoloChunkSize > st.opt.ChunkSize {
@@ -448,7 +448,7 @@ func sqlText(q string) (text, rest string) {
 	return q[:end], q[end:]
 }
 
-// savepoints: on a file, SQLite's; on rqlite, the driver's, in a
+// Savepoints: on a file, SQLite's; on rqlite, the driver's, in a
 // transaction that collects its writes (a ROLLBACK TO drops those since),
 // which SQLite checks only at COMMIT or, once inTx tries them, at RELEASE.
-func (st *replicaStore) savepoints() bool { return true }
+func (st *replicaStore) Savepoints() bool { return true }

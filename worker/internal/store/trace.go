@@ -1,4 +1,4 @@
-package worker
+package store
 
 import (
 	"context"
@@ -22,9 +22,9 @@ var traceMin = func() time.Duration {
 	return 20 * time.Millisecond
 }()
 
-// phase times a step of the sweep; call the function it returns at the
+// Phase times a step of the sweep; call the function it returns at the
 // step's end.
-func phase(name string) func() {
+func Phase(name string) func() {
 	if !traceSQL {
 		return func() {}
 	}

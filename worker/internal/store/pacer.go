@@ -1,4 +1,4 @@
-package worker
+package store
 
 import (
 	"context"
@@ -39,14 +39,14 @@ const (
 	checkpointWaitMS = 50
 )
 
-// syncChunkFactor: a sync writes only worker-owned rows, so while no app
+// SyncChunkFactor: a sync writes only worker-owned rows, so while no app
 // writes its transactions take a few chunks' worth of rows (see chunkRows).
-const syncChunkFactor = 4
+const SyncChunkFactor = 4
 
-// inTx runs f in one write transaction on the sweep's connection
+// InTx runs f in one write transaction on the sweep's connection
 // (runTx), then checkpoints and leaves the lock free as long as the
 // transaction held it.
-func (st *fileStore) inTx(ctx context.Context, f func() error) error {
+func (st *fileStore) InTx(ctx context.Context, f func() error) error {
 	p := &st.pacing
 	if p.broken != nil {
 		return p.broken
@@ -137,12 +137,12 @@ func (st *fileStore) beginImmediate(ctx context.Context) (err error) {
 	}
 	if version != first {
 		st.pacing.othersWrote = time.Now()
-		return &laterError{msg: fmt.Sprintf("%v at none of %d tries in %d ms: other connections committed one transaction after another, "+
+		return &LaterError{Msg: fmt.Sprintf("%v at none of %d tries in %d ms: other connections committed one transaction after another, "+
 			"leaving it free too briefly between them; try again later, or leave the lock free a moment between the app's writes",
-			errNoTurn, tries, memdb.BusyTimeoutMS), errs: []error{ErrDatabaseBusy}}
+			errNoTurn, tries, memdb.BusyTimeoutMS), Errs: []error{ErrDatabaseBusy}}
 	}
-	return &laterError{msg: fmt.Sprintf("%v for more than %d ms (it was free at none of %d tries); try again later", ErrDatabaseBusy, memdb.BusyTimeoutMS, tries),
-		errs: []error{ErrDatabaseBusy}}
+	return &LaterError{Msg: fmt.Sprintf("%v for more than %d ms (it was free at none of %d tries); try again later", ErrDatabaseBusy, memdb.BusyTimeoutMS, tries),
+		Errs: []error{ErrDatabaseBusy}}
 }
 
 // errNoTurn begins the error of a sweep that found the write lock taken
@@ -164,10 +164,10 @@ func pauseAfter(ctx context.Context, committed time.Time, pause time.Duration) e
 	}
 }
 
-// inRead runs f in one deferred transaction: a consistent snapshot of the
+// InRead runs f in one deferred transaction: a consistent snapshot of the
 // file; temp tables are written freely. The WAL could not be copied past
 // that snapshot meanwhile, so a real sweep checkpoints as soon as it ends.
-func (st *fileStore) inRead(ctx context.Context, end string, f func() error) (err error) {
+func (st *fileStore) InRead(ctx context.Context, end string, f func() error) (err error) {
 	if _, err := st.conn.ExecContext(ctx, "BEGIN"); err != nil {
 		return err
 	}
@@ -193,7 +193,7 @@ func (st *fileStore) inRead(ctx context.Context, end string, f func() error) (er
 // 100 ms apart, and with only short gaps between the sweep's transactions
 // an app's retries could keep landing inside the next one.
 func (st *fileStore) yieldLock(ctx context.Context, committed time.Time, held time.Duration) {
-	if !st.othersWriting() {
+	if !st.OthersWriting() {
 		return
 	}
 	wait := time.Until(committed.Add(min(held, maxYield)))
@@ -280,9 +280,9 @@ func (st *fileStore) noteOthers(ctx context.Context) {
 	}
 }
 
-// othersWriting reports whether another connection's commit was seen in
+// OthersWriting reports whether another connection's commit was seen in
 // the last othersQuiet.
-func (st *fileStore) othersWriting() bool { return time.Since(st.pacing.othersWrote) < othersQuiet }
+func (st *fileStore) OthersWriting() bool { return time.Since(st.pacing.othersWrote) < othersQuiet }
 
 // chunkRows is the most rows the next transaction of a step takes (see
 // txRows), size being its rows per transaction at ChunkSize: scaled by
@@ -290,7 +290,7 @@ func (st *fileStore) othersWriting() bool { return time.Since(st.pacing.othersWr
 // and ChunkSize whatever the step while one does (so an app's write never
 // waits through more than its busy handler's first sleeps).
 func (st *fileStore) chunkRows(size int) int64 {
-	if st.othersWriting() {
+	if st.OthersWriting() {
 		return int64(min(size, st.opt.ChunkSize))
 	}
 	if st.opt.SoloChunkSize > st.opt.ChunkSize {
@@ -314,29 +314,29 @@ type txRows struct {
 // txPacer is what txRows needs of a store.
 type txPacer interface {
 	chunkRows(size int) int64
-	othersWriting() bool
+	OthersWriting() bool
 	lastHeld() time.Duration // how long the last transaction held the write lock
 	soloHold() time.Duration
 }
 
-func (st *fileStore) txRows(size int) *txRows { return &txRows{p: st, size: size} }
+func (st *fileStore) TxRows(size int) *txRows { return &txRows{p: st, size: size} }
 func (st *fileStore) lastHeld() time.Duration { return st.pacing.held }
 func (st *fileStore) soloHold() time.Duration { return st.opt.SoloHold }
-func (st *fileStore) snapshots() bool         { return true }
-func (st *fileStore) savepoints() bool        { return true }
+func (st *fileStore) Snapshots() bool         { return true }
+func (st *fileStore) Savepoints() bool        { return true }
 
-// next is the rows of the transaction that now holds the lock.
-func (t *txRows) next() int64 {
+// Next is the rows of the transaction that now holds the lock.
+func (t *txRows) Next() int64 {
 	bound := t.p.chunkRows(t.size)
-	if t.p.othersWriting() {
+	if t.p.OthersWriting() {
 		return bound
 	}
 	fit := max(int64(t.size), int64(t.pace*t.p.soloHold().Seconds()))
 	return min(bound, fit)
 }
 
-// took records the pace of the transaction just committed with n rows.
-func (t *txRows) took(n int64) {
+// Took records the pace of the transaction just committed with n rows.
+func (t *txRows) Took(n int64) {
 	if held := t.p.lastHeld(); held > 0 {
 		t.pace = float64(n) / held.Seconds()
 	}

@@ -1,4 +1,4 @@
-package worker
+package store
 
 import (
 	"context"
@@ -57,7 +57,7 @@ func runTx(ctx context.Context, h txHooks, f func() error) error {
 	}
 	err := f()
 	if err == nil && h.fence != nil {
-		err = h.fence.beat(ctx, h.q)
+		err = h.fence.Beat(ctx, h.q)
 	}
 	if h.ended != nil {
 		h.ended()
@@ -74,7 +74,7 @@ func runTx(ctx context.Context, h txHooks, f func() error) error {
 	}
 	if err != nil {
 		if h.fence != nil {
-			return h.fence.lost(ctx, h.q, err)
+			return h.fence.Lost(ctx, h.q, err)
 		}
 		return err
 	}

@@ -1,0 +1,41 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/memdecay/memdecay/worker/internal/memdb"
+)
+
+// The busy timeout a sweep sets is checked, and a sweep whose timeout could
+// not be restored stops at its next transaction instead of running on.
+func TestSweepBusyTimeout(t *testing.T) {
+	ctx := context.Background()
+	db, err := memdb.Open(t.TempDir()+"/m.db", memdb.OpenOptions{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	st, err := OpenFile(ctx, db, Options{ChunkSize: DefaultChunkSize, SoloChunkSize: DefaultSoloChunkSize,
+		SoloHold: DefaultSoloHold, Pause: DefaultPause})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.setBusyTimeout(ctx, checkpointWaitMS); err != nil {
+		t.Fatal(err)
+	}
+	var ms int
+	if err := st.conn.QueryRowContext(ctx, "PRAGMA busy_timeout").Scan(&ms); err != nil || ms != checkpointWaitMS {
+		t.Fatalf("busy_timeout %d (%v), want %d", ms, err, checkpointWaitMS)
+	}
+	if err := st.setBusyTimeout(ctx, -5); err == nil {
+		t.Error("a timeout SQLite did not take was accepted")
+	}
+	st.pacing.broken = fmt.Errorf("setting busy_timeout: lost")
+	if err := st.InTx(ctx, func() error { return nil }); err == nil || !strings.Contains(err.Error(), "busy_timeout") {
+		t.Errorf("a transaction after a lost busy timeout: %v, want the error", err)
+	}
+}
