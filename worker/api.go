@@ -3,11 +3,14 @@ package worker
 import (
 	"context"
 	"database/sql"
+	"time"
 
+	"github.com/memdecay/memdecay/worker/internal/adapter"
 	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/internal/report"
 	"github.com/memdecay/memdecay/worker/internal/settings"
 	"github.com/memdecay/memdecay/worker/internal/store"
+	"github.com/memdecay/memdecay/worker/mapping"
 )
 
 // The root's API: each name is the one of the package below that
@@ -27,6 +30,15 @@ func ConfigValues(ctx context.Context, q memdb.Querier) (map[string]string, erro
 
 // DB is a memory database opened by the worker.
 type DB = memdb.DB
+
+// DeclareMapping checks m against the database's schema and stores it as
+// the database's mapping (mem_mapping), in one transaction, refused while a
+// sweep runs: a sweep reads the mapping once, when it starts. The derived
+// state was computed for the tables of the mapping before, so its
+// fingerprint goes and the next sweep computes every row.
+func DeclareMapping(ctx context.Context, db *DB, m *mapping.Mapping, source string, now time.Time) error {
+	return adapter.DeclareMapping(ctx, db, m, source, now)
+}
 
 // DefaultChunkSize bounds the rows one apply transaction touches while an
 // app writes to the same file, so that app never waits long for the lock.
@@ -92,6 +104,12 @@ func LookupConfigKey(name string) (settings.ConfigKey, bool) {
 	return settings.LookupConfigKey(name)
 }
 
+// Mapping reads the mapping the database declares (the preset mem when it
+// declares none) and checks it against the schema as it is now.
+func Mapping(ctx context.Context, db *DB) (*mapping.Declared, error) {
+	return adapter.Mapping(ctx, db)
+}
+
 // NoSweepRunning is the migrations' guard: the schema does not change
 // under a running sweep. It runs inside the migration's transaction, so no
 // sweep can claim the file between the check and the change.
@@ -136,4 +154,12 @@ func SetConfig(ctx context.Context, q memdb.Querier, key, value string) error {
 // SetConfigForce is SetConfig that may move active_hours back.
 func SetConfigForce(ctx context.Context, q memdb.Querier, key, value string) error {
 	return settings.SetConfigForce(ctx, q, key, value)
+}
+
+// StoreReaderViews stores the readers' views of the database's declared
+// mapping, which the extension serves on every connection that loads it
+// (memworker's migrate up runs it after the migrations: a migration
+// stores the views of memworker's own tables).
+func StoreReaderViews(ctx context.Context, db *DB) error {
+	return adapter.StoreReaderViews(ctx, db)
 }

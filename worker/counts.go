@@ -67,8 +67,8 @@ func (s *sweep) planReport(ctx context.Context, deferred int64) error {
 		return err
 	}
 	for i, v := range r.InvalidRows.Sample {
-		r.InvalidRows.Sample[i].Problem = s.mapped.appNames(v.Kind, v.Problem)
-		r.InvalidRows.Sample[i].Table = s.mapped.tableOf(v.Kind)
+		r.InvalidRows.Sample[i].Problem = s.mapped.AppNames(v.Kind, v.Problem)
+		r.InvalidRows.Sample[i].Table = s.mapped.TableOf(v.Kind)
 	}
 	r.DecayedSample, err = memdb.QueryAll(ctx, s.db.Querier(), s.opt.sql().Expand(`SELECT @END_A, @END_B, weight, effective FROM temp.plan_edges
 		WHERE phase IN ('temporal', 'policy') ORDER BY phase DESC, effective, from_id, to_id LIMIT 5`),
@@ -181,7 +181,7 @@ func (s *sweep) appliedReport(ctx context.Context) error {
 			return err
 		}
 		for _, v := range more {
-			v.Problem, v.Table = s.mapped.appNames(v.Kind, v.Problem), s.mapped.tableOf(v.Kind)
+			v.Problem, v.Table = s.mapped.AppNames(v.Kind, v.Problem), s.mapped.TableOf(v.Kind)
 			r.InvalidRows.Sample = append(r.InvalidRows.Sample, v)
 		}
 		planned -= heldPlanned

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/memdecay/memdecay/worker/internal/adapter"
 	"github.com/robfig/cron/v3"
 )
 
@@ -181,7 +182,7 @@ func duePaths(ctx context.Context, paths []string, log *slog.Logger, failed *boo
 			*failed = true
 			continue
 		}
-		cfg, _, err := sweepConfig(ctx, db, time.Now())
+		cfg, _, err := adapter.SweepConfig(ctx, db, time.Now())
 		db.Close()
 		if err != nil {
 			log.Error("checking due", "db", DisplayName(p), "err", err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/memdecay/memdecay/sqlfuncs"
+	"github.com/memdecay/memdecay/worker/internal/adapter"
 	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/internal/settings"
 	"github.com/memdecay/memdecay/worker/internal/sweepsql"
@@ -55,7 +56,7 @@ func Recall(ctx context.Context, db *DB, id string, auto bool, machine time.Time
 		}
 		var c FactChange
 		var problem sql.NullString
-		err = throughMapping(ctx, db, func(q memdb.Querier, tables *sweepsql.Dialect) error {
+		err = adapter.ThroughMapping(ctx, db, func(q memdb.Querier, tables *sweepsql.Dialect) error {
 			return q.QueryRowContext(ctx, tables.Expand(sweepsql.Macros.Replace(`SELECT f.id, f.importance, f.importance, f.access_count,
 			`+factAccessedAt+`, FACT_PROBLEM FROM @FACTS f WHERE f.id = ?`)), id).
 				Scan(&c.ID, &c.ImportanceBefore, &c.ImportanceAfter, &c.AccessCountAfter, &c.LastAccessedAt, &problem)
@@ -84,7 +85,7 @@ func changeFact(ctx context.Context, db *DB, id, kind string, machine time.Time,
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	tables := sweepsql.MemTables
-	mapped, err := adaptMapping(ctx, db, false)
+	mapped, err := adapter.AdaptMapping(ctx, db, false)
 	// On rqlite, which keeps no temp view across requests, the adapter's
 	// views come with each statement as common table expressions (with),
 	// and the change is written to the app's table itself.
@@ -93,28 +94,28 @@ func changeFact(ctx context.Context, db *DB, id, kind string, machine time.Time,
 		return nil, fmt.Errorf("%s: %w", what, err)
 	} else if mapped != nil {
 		switch {
-		case mapped.m.Facts == nil:
+		case mapped.Map.Facts == nil:
 			return nil, fmt.Errorf("%s: %q: %w (the mapping has no facts)", what, id, memdb.ErrNoFact)
-		case kind != "recall" && mapped.m.Facts.Importance == "":
-			return nil, fmt.Errorf("%s: %w", what, unsupported("facts.importance: feedback raises or lowers a fact's importance, and the mapping names no column for it"))
+		case kind != "recall" && mapped.Map.Facts.Importance == "":
+			return nil, fmt.Errorf("%s: %w", what, adapter.Unsupported("facts.importance: feedback raises or lowers a fact's importance, and the mapping names no column for it"))
 		}
 		// The app's facts through the adapter's views, made in the
 		// transaction's own connection.
-		tables = mapped.tables
+		tables = mapped.Tables
 		if db.Rqlite {
-			ctes, err := mapped.ctes(nil)
+			ctes, err := mapped.CTEs(nil)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", what, err)
 			}
-			with = withClause(ctes)
+			with = adapter.WithClause(ctes)
 			inTx = nil
 		}
 	}
 	var c *FactChange
 	for attempt := 1; ; attempt++ {
-		applied, err := memdb.ReadThenWriteWith(ctx, db, what, inTx.setUp, func(q memdb.Querier) ([]memdb.Step, error) {
+		applied, err := memdb.ReadThenWriteWith(ctx, db, what, inTx.SetUp, func(q memdb.Querier) ([]memdb.Step, error) {
 			if with != "" {
-				q = withCTEs{q: q, with: with}
+				q = adapter.WithCTEs{Q: q, With: with}
 			}
 			var importance float64
 			var count int64
@@ -150,7 +151,7 @@ func changeFact(ctx context.Context, db *DB, id, kind string, machine time.Time,
 				AND f.importance IS :importance AND f.access_count IS :count AND f.status IS :status)`)
 			update := tables.Expand(`UPDATE @FACTS SET `) + set + ` WHERE id = :id AND ` + unchanged
 			if with != "" {
-				update = with + mapped.factUpdate(reset) + ` AND ` + unchanged
+				update = with + mapped.FactUpdate(reset) + ` AND ` + unchanged
 			}
 			return []memdb.Step{
 				{Query: with + sweepsql.EventLogInsert + `
@@ -175,7 +176,7 @@ func changeFact(ctx context.Context, db *DB, id, kind string, machine time.Time,
 	// keeps sweeps off it (a down vote leaves a bad access time as it was;
 	// an up vote or a recall writes a good one).
 	var problem sql.NullString
-	err = throughMapping(ctx, db, func(q memdb.Querier, tables *sweepsql.Dialect) error {
+	err = adapter.ThroughMapping(ctx, db, func(q memdb.Querier, tables *sweepsql.Dialect) error {
 		return q.QueryRowContext(ctx, tables.Expand(sweepsql.Macros.Replace(`SELECT `+factAccessedAt+`, FACT_PROBLEM FROM @FACTS f WHERE f.id = ?`)), id).
 			Scan(&c.LastAccessedAt, &problem)
 	})
@@ -226,7 +227,7 @@ func ExplainFact(ctx context.Context, db *DB, id string, machine time.Time) (*Fa
 	// when its age counts from; its numbers are read only when it is.
 	var segment, status, problem sql.NullString
 	var importance, decayRate, count, since any
-	err = throughMapping(ctx, db, func(q memdb.Querier, tables *sweepsql.Dialect) error {
+	err = adapter.ThroughMapping(ctx, db, func(q memdb.Querier, tables *sweepsql.Dialect) error {
 		return q.QueryRowContext(ctx, tables.Expand(sweepsql.Macros.Replace(`SELECT f.segment, coalesce(f.tier, ''), f.status,
 		f.importance, f.decay_rate, f.access_count, FACT_SINCE, FACT_PROBLEM FROM @FACTS f WHERE f.id = ?`)), id).
 			Scan(&segment, &x.Tier, &status, &importance, &decayRate, &count, &since, &problem)

@@ -38,7 +38,7 @@ func (s *sweep) finish(ctx context.Context) error {
 		if err := SetConfig(ctx, q, "last_curate_at", fmt.Sprint(s.clock.Hours)); err != nil {
 			return err
 		}
-		if err := s.mapped.recordCurate(ctx, q, s.clock.Hours); err != nil {
+		if err := s.mapped.RecordCurate(ctx, q, s.clock.Hours); err != nil {
 			return err
 		}
 		_, err = q.ExecContext(ctx, `UPDATE mem_config SET value = value + ? WHERE key = 'edges_decayed_total'`, r.EdgesDecayed)
@@ -90,7 +90,7 @@ func (s *sweep) keptReinforcements(ctx context.Context) error {
 		r.InvalidRows.Count++
 		if len(r.InvalidRows.Sample) < report.InvalidSampleSize || s.opt.allInvalid {
 			r.InvalidRows.Sample = append(r.InvalidRows.Sample, report.InvalidRow{Kind: "block", ID: k.id,
-				Problem: reinforceKeptProblem, Table: s.mapped.tableOf("block")})
+				Problem: reinforceKeptProblem, Table: s.mapped.TableOf("block")})
 		}
 	}
 	r.Summary = r.BuildSummary()

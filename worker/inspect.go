@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/memdecay/memdecay/schema"
+	"github.com/memdecay/memdecay/worker/internal/adapter"
 	"github.com/memdecay/memdecay/worker/internal/report"
 	"github.com/memdecay/memdecay/worker/internal/settings"
 	"github.com/memdecay/memdecay/worker/internal/store"
@@ -73,7 +74,7 @@ type SweepRecord struct {
 
 // GetStatus reads counts, the clock and the last sweep.
 func GetStatus(ctx context.Context, db *DB) (*Status, error) {
-	cfg, mapped, err := sweepConfig(ctx, db, time.Now())
+	cfg, mapped, err := adapter.SweepConfig(ctx, db, time.Now())
 	if err != nil {
 		return nil, err
 	}
@@ -108,8 +109,8 @@ func GetStatus(ctx context.Context, db *DB) (*Status, error) {
 	edges := "SELECT count(*) FROM mem_edges"
 	if mapped != nil { // the app's own rows
 		st.Mapping, st.MappingTables = d.Source, d.Tables()
-		st.WallClockHours = mapped.wallHours
-		counts, edges = mapped.statusCounts(st.Blocks, st.Facts)
+		st.WallClockHours = mapped.WallHours
+		counts, edges = mapped.StatusCounts(st.Blocks, st.Facts)
 	}
 	st.HoursSinceCurate, st.SweepAheadHours = cfg.HoursSinceSweep()
 	st.CurateDue = cfg.SweepDue()
@@ -324,7 +325,7 @@ func ExplainEdge(ctx context.Context, db *DB, a, b string) (*EdgeExplanation, er
 		return nil, err
 	}
 	var x *EdgeExplanation
-	err = withEffectiveViews(ctx, db, func(r viewsReader) error {
+	err = adapter.WithEffectiveViews(ctx, db, func(r adapter.ViewsReader) error {
 		x, err = explainEdge(ctx, r, cfg, a, b)
 		return err
 	})
@@ -336,27 +337,27 @@ func ExplainEdge(ctx context.Context, db *DB, a, b string) (*EdgeExplanation, er
 
 // explainEdge explains the edge of key k1, k2 (memworker's own: its ends,
 // in either order) as r's views show it.
-func explainEdge(ctx context.Context, r viewsReader, cfg Config, k1, k2 string) (*EdgeExplanation, error) {
+func explainEdge(ctx context.Context, r adapter.ViewsReader, cfg Config, k1, k2 string) (*EdgeExplanation, error) {
 	name := fmt.Sprintf("between %q and %q", k1, k2)
-	if !r.mapped && k1 > k2 {
+	if !r.Mapped && k1 > k2 {
 		k1, k2 = k2, k1
 	}
-	if r.mapped {
+	if r.Mapped {
 		name = fmt.Sprintf("of key %q", k1)
 		if k2 != "" {
 			name = fmt.Sprintf("of key %q %q", k1, k2)
 		}
-		if r.singleKey != (k2 == "") {
-			want := map[bool]string{true: "one column: --edge KEY", false: "two columns: --edge A B"}[r.singleKey]
+		if r.SingleKey != (k2 == "") {
+			want := map[bool]string{true: "one column: --edge KEY", false: "two columns: --edge A B"}[r.SingleKey]
 			return nil, fmt.Errorf("no edge %s: the mapping names a link by its key of %s", name, want)
 		}
 	}
-	clock, err := settings.PickClock(cfg, r.hours, nil)
+	clock, err := settings.PickClock(cfg, r.Hours, nil)
 	if err != nil {
 		return nil, err
 	}
-	x := &EdgeExplanation{ClockHours: clock.Hours, Threshold: cfg.EdgeDecayThreshold, HoursOnWall: r.wallHours}
-	if r.mapped {
+	x := &EdgeExplanation{ClockHours: clock.Hours, Threshold: cfg.EdgeDecayThreshold, HoursOnWall: r.WallHours}
+	if r.Mapped {
 		x.Key = linkKey(k1, k2)
 	}
 	var last sql.NullFloat64
@@ -365,11 +366,11 @@ func explainEdge(ctx context.Context, r viewsReader, cfg Config, k1, k2 string) 
 	var static, temporal sql.NullBool
 	// The sweep's own rules (rules.go) decide whether the row is valid and
 	// whether the static prune takes it.
-	err = r.q.QueryRowContext(ctx, r.tables.Expand(sweepsql.Macros.Replace(`
+	err = r.Q.QueryRowContext(ctx, r.Tables.Expand(sweepsql.Macros.Replace(`
 		SELECT e.@END_A, e.@END_B, e.weight, e.reinforcement_count, coalesce(e.origin, ''), coalesce(e.relation_type, ''), e.pinned,
 		       e.last_active_hours,
-		       coalesce((SELECT tier FROM `+r.tiers+` WHERE id = e.@END_A), 'standard'),
-		       coalesce((SELECT tier FROM `+r.tiers+` WHERE id = e.@END_B), 'standard'),
+		       coalesce((SELECT tier FROM `+r.Tiers+` WHERE id = e.@END_A), 'standard'),
+		       coalesce((SELECT tier FROM `+r.Tiers+` WHERE id = e.@END_B), 'standard'),
 		       EDGE_PROBLEM, CASE WHEN VALID_EDGE THEN STATIC_PRUNE END, CASE WHEN VALID_EDGE THEN TEMPORAL_DECAY END
 		FROM @EDGES e WHERE e.@KEY_A = :a AND e.@KEY_B = :b`)),
 		sql.Named("a", k1), sql.Named("b", k2), sql.Named("prune_threshold", cfg.EdgePruneThreshold)).
@@ -400,10 +401,10 @@ func explainEdge(ctx context.Context, r viewsReader, cfg Config, k1, k2 string) 
 	// The numbers, as the view computes them at its clock.
 	var lambda, elapsed, elapsedHours, left, observed sql.NullFloat64
 	var action sql.NullString
-	err = r.q.QueryRowContext(ctx, r.tables.Expand(`
+	err = r.Q.QueryRowContext(ctx, r.Tables.Expand(`
 		SELECT v.model, v.clock, v.lambda, v.elapsed, v.elapsed_hours, v.effective_weight, v.threshold, v.time_left,
-		       v.state, v.excluded, try_unix_seconds(e.last_observed_at), p.action, (SELECT wall FROM `+r.clock+`)
-		FROM `+r.effective+` v JOIN @EDGES e ON e.@KEY_A = v.@KEY_A AND e.@KEY_B = v.@KEY_B
+		       v.state, v.excluded, try_unix_seconds(e.last_observed_at), p.action, (SELECT wall FROM `+r.Clock+`)
+		FROM `+r.Effective+` v JOIN @EDGES e ON e.@KEY_A = v.@KEY_A AND e.@KEY_B = v.@KEY_B
 		LEFT JOIN mem_edge_policies p ON p.relation_type = v.relation_type
 		WHERE v.@KEY_A = ? AND v.@KEY_B = ?`), k1, k2).
 		Scan(&x.Model, &x.Clock, &lambda, &elapsed, &elapsedHours, &x.EffectiveWeight, &x.Threshold, &left,

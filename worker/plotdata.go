@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/memdecay/memdecay/sqlfuncs"
+	"github.com/memdecay/memdecay/worker/internal/adapter"
 	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/internal/settings"
 )
@@ -93,7 +94,7 @@ func Plot(ctx context.Context, db *DB) (PlotData, error) {
 	if err := plotCurves(ctx, db, &d); err != nil {
 		return d, fmt.Errorf("plot: the curves: %w", err)
 	}
-	err := withEffectiveViews(ctx, db, func(r viewsReader) error { return plotTimeLeft(ctx, r.q, r.effective, &d) })
+	err := adapter.WithEffectiveViews(ctx, db, func(r adapter.ViewsReader) error { return plotTimeLeft(ctx, r.Q, r.Effective, &d) })
 	if err != nil {
 		return d, fmt.Errorf("plot: time left: %w", err)
 	}

@@ -44,10 +44,10 @@ const keepRowsMax = 10000
 
 // prepare resets the temp tables and stages the relation policies.
 func (s *sweep) prepare(ctx context.Context) error {
-	if err := s.mapped.install(ctx, s.db.Querier()); err != nil {
+	if err := s.mapped.Install(ctx, s.db.Querier()); err != nil {
 		return fmt.Errorf("sweep: %w", err)
 	}
-	missing, err := s.mapped.missingObjects(ctx, s.db.Querier())
+	missing, err := s.mapped.MissingObjects(ctx, s.db.Querier())
 	if err != nil {
 		return fmt.Errorf("sweep: %w", err)
 	}
@@ -65,7 +65,7 @@ func (s *sweep) prepare(ctx context.Context) error {
 		// The archives of the app's tables: made by the declaration, but
 		// a mapping declared before the archive existed, or a table that
 		// gained a column since, needs them made or widened first.
-		steps, err := sweepsql.ArchiveSteps(ctx, s.db.Querier(), s.mapped.m)
+		steps, err := sweepsql.ArchiveSteps(ctx, s.db.Querier(), s.mapped.Map)
 		if err != nil {
 			return fmt.Errorf("sweep: %w", err)
 		}

@@ -313,10 +313,10 @@ func (s *sweep) appHolds(ctx context.Context) (map[string][]string, error) {
 	edges, facts := "mem_edges", "mem_facts"
 	if s.mapped != nil {
 		edges, facts = "", ""
-		if e := s.mapped.m.Edges; e != nil {
+		if e := s.mapped.Map.Edges; e != nil {
 			edges = e.Table
 		}
-		if f := s.mapped.m.Facts; f != nil {
+		if f := s.mapped.Map.Facts; f != nil {
 			facts = f.Table
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memdecay/memdecay/worker/internal/adapter"
 	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/internal/settings"
 	"github.com/memdecay/memdecay/worker/internal/sweepsql"
@@ -57,7 +58,7 @@ func restoreTx(ctx context.Context, db *DB, wall time.Time, what string,
 // restoreAt is restoreTx through a mapping (mapped; nil for memworker's
 // own tables), whose sweeps may run on the wall clock in hours or on the
 // app's own clock: a restored row is anchored at that clock.
-func restoreAt(ctx context.Context, db *DB, wall time.Time, what string, mapped *adapted,
+func restoreAt(ctx context.Context, db *DB, wall time.Time, what string, mapped *adapter.Adapted,
 	plan func(q memdb.Querier, args func(...any) []any, cfg Config) ([]memdb.Step, error)) ([]int64, error) {
 	cfg, err := LoadConfig(ctx, db.SQL)
 	if err != nil {
@@ -70,7 +71,7 @@ func restoreAt(ctx context.Context, db *DB, wall time.Time, what string, mapped 
 		return nil, err
 	}
 	now := clock.RestoreAnchor(cfg)
-	if h, ok, err := mapped.hours(ctx, db.SQL, clock.Wall); err != nil {
+	if h, ok, err := mapped.Hours(ctx, db.SQL, clock.Wall); err != nil {
 		return nil, err
 	} else if ok {
 		now = max(h, now)
@@ -91,7 +92,7 @@ const edgeCanReturn = `NOT EXISTS (SELECT 1 FROM mem_edges x WHERE x.from_id = :
 // Through a mapping an edge is named by its key: a, or a and b for a key
 // of two columns (then in the key's order).
 func RestoreEdge(ctx context.Context, db *DB, a, b string, wall time.Time) (*Restored, error) {
-	if mapped, err := adaptMapping(ctx, db, false); err != nil {
+	if mapped, err := adapter.AdaptMapping(ctx, db, false); err != nil {
 		return nil, fmt.Errorf("restore: %w", err)
 	} else if mapped != nil {
 		return mappedRestore{mapped}.restoreEdge(ctx, db, a, b, wall)
@@ -233,7 +234,7 @@ const blockArchived = `EXISTS (SELECT 1 FROM mem_blocks k WHERE k.id = :block AN
 // RestoreBlock brings back an archived block with its tags and the edges
 // removed with it (those whose other end is active).
 func RestoreBlock(ctx context.Context, db *DB, id string, wall time.Time) (*Restored, error) {
-	if mapped, err := adaptMapping(ctx, db, false); err != nil {
+	if mapped, err := adapter.AdaptMapping(ctx, db, false); err != nil {
 		return nil, fmt.Errorf("restore: %w", err)
 	} else if mapped != nil {
 		return mappedRestore{mapped}.restoreBlock(ctx, db, id, wall)
@@ -354,7 +355,7 @@ func archivedBlockIn(ctx context.Context, q memdb.Querier, id string, event *int
 
 // RestoreFact brings back an archived or pruned fact as active.
 func RestoreFact(ctx context.Context, db *DB, id string, wall time.Time) (*Restored, error) {
-	if mapped, err := adaptMapping(ctx, db, false); err != nil {
+	if mapped, err := adapter.AdaptMapping(ctx, db, false); err != nil {
 		return nil, fmt.Errorf("restore: %w", err)
 	} else if mapped != nil {
 		return mappedRestore{mapped}.restoreFact(ctx, db, id, wall)

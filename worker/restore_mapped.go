@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memdecay/memdecay/worker/internal/adapter"
 	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 	"github.com/memdecay/memdecay/worker/mapping"
@@ -23,18 +24,18 @@ import (
 // transaction on a file and one request on rqlite.
 
 // mappedRestore is a restore through the adapter of a mapping.
-type mappedRestore struct{ *adapted }
+type mappedRestore struct{ *adapter.Adapted }
 
 // restoreTx runs a restore through this mapping (restoreAt).
 func (a mappedRestore) restoreTx(ctx context.Context, db *DB, wall time.Time, what string,
 	plan func(q memdb.Querier, args func(...any) []any) ([]memdb.Step, error)) ([]int64, error) {
-	return restoreAt(ctx, db, wall, what, a.adapted, func(q memdb.Querier, args func(...any) []any, _ Config) ([]memdb.Step, error) { return plan(q, args) })
+	return restoreAt(ctx, db, wall, what, a.Adapted, func(q memdb.Querier, args func(...any) []any, _ Config) ([]memdb.Step, error) { return plan(q, args) })
 }
 
 // edgeSubject is how events name the edge of key a (and b, for a key of
 // two columns).
 func (a mappedRestore) edgeSubject(k1, k2 string) (string, []any) {
-	if a.singleKey {
+	if a.SingleKey {
 		return "?", []any{k1}
 	}
 	return "json_array(?, ?)", []any{k1, k2}
@@ -46,43 +47,43 @@ func (a mappedRestore) edgeSubject(k1, k2 string) (string, []any) {
 // column NOT NULL with a default takes it where the snapshot holds NULL
 // (orDefault); a restore appends AND ….
 func (a mappedRestore) edgeBack() string {
-	e := a.m.Edges
+	e := a.Map.Edges
 	read := func(col string) string { return snapColumn("d", "edge", col) }
 	cols, vals := []string{}, []string{}
-	for _, c := range a.edgeColumns {
+	for _, c := range a.EdgeColumns {
 		cols = append(cols, sweepsql.Ident(c))
 		v := read(c)
 		if strings.EqualFold(c, e.LastActive) {
 			// Anchored now, in the column's own form; a link the app never
 			// stamped comes back unstamped, as memworker's own do.
-			v = `CASE WHEN ` + read(c) + ` IS NULL THEN NULL ELSE ` + timeFrom(":now", read(c), e.LastActiveClock) + ` END`
+			v = `CASE WHEN ` + read(c) + ` IS NULL THEN NULL ELSE ` + adapter.TimeFrom(":now", read(c), e.LastActiveClock) + ` END`
 		}
-		vals = append(vals, orDefault(v, c, a.edgeCols.Defaults))
+		vals = append(vals, orDefault(v, c, a.EdgeCols.Defaults))
 	}
 	insert := `INSERT INTO main.` + sweepsql.Ident(e.Table) + ` (` + strings.Join(cols, ", ") + `)
 SELECT ` + strings.Join(vals, ",\n       ") + `
 FROM (SELECT detail AS d FROM mem_events WHERE id = :event)
 WHERE NOT EXISTS (SELECT 1 FROM main.` + sweepsql.Ident(e.Table) + ` x WHERE ` + a.keyOfSnapshot() + `)`
-	if a.m.Nodes == nil {
+	if a.Map.Nodes == nil {
 		return insert
 	}
 	ends := "CAST(" + read(e.From) + " AS TEXT), CAST(" + read(e.To) + " AS TEXT)"
 	present := func(end string) string {
-		return `EXISTS (SELECT 1 FROM ` + a.nodeTable() + ` k WHERE ` + a.nodeCols.AsText("k", a.nodeKey0()) + ` = CAST(` + read(end) + ` AS TEXT))`
+		return `EXISTS (SELECT 1 FROM ` + a.NodeTable() + ` k WHERE ` + a.NodeCols.AsText("k", a.NodeKey0()) + ` = CAST(` + read(end) + ` AS TEXT))`
 	}
 	return insert + `
   AND ` + present(e.From) + ` AND ` + present(e.To) + `
-  AND NOT EXISTS (SELECT 1 FROM ` + a.nodeTable() + ` k WHERE ` + a.nodeCols.AsText("k", a.nodeKey0()) + ` IN (` + ends + `) AND ` + a.nodeArchived("k") + `
-                  AND ` + a.nodeCols.AsText("k", a.nodeKey0()) + ` IS NOT :block)`
+  AND NOT EXISTS (SELECT 1 FROM ` + a.NodeTable() + ` k WHERE ` + a.NodeCols.AsText("k", a.NodeKey0()) + ` IN (` + ends + `) AND ` + a.NodeArchived("k") + `
+                  AND ` + a.NodeCols.AsText("k", a.NodeKey0()) + ` IS NOT :block)`
 }
 
 // restoreEdge brings back the edge of key k1 (k2) from its last removal.
 func (a mappedRestore) restoreEdge(ctx context.Context, db *DB, k1, k2 string, wall time.Time) (*Restored, error) {
-	if a.m.Edges == nil {
+	if a.Map.Edges == nil {
 		return nil, fmt.Errorf("restore: the mapping has no edges")
 	}
 	name := k1
-	if !a.singleKey {
+	if !a.SingleKey {
 		name = k1 + " " + k2
 	}
 	r := &Restored{Kind: "edge", ID: name, EdgesSkipped: []string{}}
@@ -91,9 +92,9 @@ func (a mappedRestore) restoreEdge(ctx context.Context, db *DB, k1, k2 string, w
 	applied, err := a.restoreTx(ctx, db, wall, what, func(q memdb.Querier, args func(...any) []any) ([]memdb.Step, error) {
 		var named string
 		err := q.QueryRowContext(ctx, `SELECT id, subject_id FROM mem_events WHERE subject_kind = 'edge' AND subject_id = `+subject+`
-			AND action IN ('decay', 'prune', 'delete') AND `+ownEvents(a.m, "edge", "id")+` ORDER BY id DESC LIMIT 1`, subjectArgs...).Scan(&r.FromEvent, &named)
+			AND action IN ('decay', 'prune', 'delete') AND `+ownEvents(a.Map, "edge", "id")+` ORDER BY id DESC LIMIT 1`, subjectArgs...).Scan(&r.FromEvent, &named)
 		if errors.Is(err, sql.ErrNoRows) {
-			return nil, fmt.Errorf("%s: %w (no removal from %s in mem_events)", what, ErrNothingToRestore, a.m.Edges.Table)
+			return nil, fmt.Errorf("%s: %w (no removal from %s in mem_events)", what, ErrNothingToRestore, a.Map.Edges.Table)
 		}
 		if err != nil {
 			return nil, err
@@ -106,7 +107,7 @@ func (a mappedRestore) restoreEdge(ctx context.Context, db *DB, k1, k2 string, w
 	}
 	if applied[0] == 0 {
 		var there bool
-		if err := db.SQL.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM main.`+sweepsql.Ident(a.m.Edges.Table)+` x WHERE `+a.keyOfSnapshot()+`)
+		if err := db.SQL.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM main.`+sweepsql.Ident(a.Map.Edges.Table)+` x WHERE `+a.keyOfSnapshot()+`)
 			FROM (SELECT detail AS d FROM mem_events WHERE id = ?)`, r.FromEvent).Scan(&there); err != nil {
 			return nil, err
 		}
@@ -116,7 +117,7 @@ func (a mappedRestore) restoreEdge(ctx context.Context, db *DB, k1, k2 string, w
 		if missing, err := a.missingEnd(ctx, db, r.FromEvent); err != nil {
 			return nil, err
 		} else if missing != "" {
-			return nil, fmt.Errorf("%s: its end %s is no longer in %s; nothing was restored (a link without its node would dangle)", what, missing, a.m.Nodes.Table)
+			return nil, fmt.Errorf("%s: its end %s is no longer in %s; nothing was restored (a link without its node would dangle)", what, missing, a.Map.Nodes.Table)
 		}
 		return nil, fmt.Errorf("%s: an end is archived; restore the node first (memworker restore --block ID)", what)
 	}
@@ -131,14 +132,14 @@ func (a mappedRestore) restoreEdge(ctx context.Context, db *DB, k1, k2 string, w
 // into the app's tag table from its archive event :event (the sweep
 // removed them with it), or "" when the mapping keeps no tag table.
 func (a mappedRestore) tagsBack() string {
-	tg := a.m.Nodes.Tags
+	tg := a.Map.Nodes.Tags
 	if tg == nil || tg.Table == "" {
 		return ""
 	}
 	table := "main." + sweepsql.Ident(tg.Table)
 	tag := sweepsql.SnapshotRead("json_extract(detail, '$.tags')", "fullkey")
 	return `INSERT INTO ` + table + ` (` + sweepsql.Ident(tg.NodeID) + `, ` + sweepsql.Ident(tg.Tag) + `)
-SELECT (SELECT k.` + a.nodeKey() + ` FROM ` + a.nodeTable() + ` k WHERE ` + a.nodeCols.AsText("k", a.nodeKey0()) + ` = :block), ` + tag + `
+SELECT (SELECT k.` + a.NodeKey() + ` FROM ` + a.NodeTable() + ` k WHERE ` + a.NodeCols.AsText("k", a.NodeKey0()) + ` = :block), ` + tag + `
 FROM mem_events, json_each(json_extract(detail, '$.tags'))
 WHERE mem_events.id = :event
   AND NOT EXISTS (SELECT 1 FROM ` + table + ` t WHERE CAST(t.` + sweepsql.Ident(tg.NodeID) + ` AS TEXT) = :block AND t.` + sweepsql.Ident(tg.Tag) + ` IS ` + tag + `)`
@@ -147,14 +148,14 @@ WHERE mem_events.id = :event
 // missingEnd is the end of the edge removed by event that the node table
 // no longer holds, or "".
 func (a mappedRestore) missingEnd(ctx context.Context, db *DB, event int64) (string, error) {
-	if a.m.Nodes == nil {
+	if a.Map.Nodes == nil {
 		return "", nil
 	}
-	e := a.m.Edges
+	e := a.Map.Edges
 	var missing sql.NullString
 	err := db.SQL.QueryRowContext(ctx, `SELECT v FROM (SELECT CAST(`+snapColumn("detail", "edge", e.From)+` AS TEXT) AS v FROM mem_events WHERE id = ?1
 		UNION ALL SELECT CAST(`+snapColumn("detail", "edge", e.To)+` AS TEXT) FROM mem_events WHERE id = ?1) w
-		WHERE NOT EXISTS (SELECT 1 FROM `+a.nodeTable()+` k WHERE `+a.nodeCols.AsText("k", a.nodeKey0())+` = w.v) LIMIT 1`, event).Scan(&missing)
+		WHERE NOT EXISTS (SELECT 1 FROM `+a.NodeTable()+` k WHERE `+a.NodeCols.AsText("k", a.NodeKey0())+` = w.v) LIMIT 1`, event).Scan(&missing)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
@@ -164,7 +165,7 @@ func (a mappedRestore) missingEnd(ctx context.Context, db *DB, event int64) (str
 // restoreBlock brings back the archived node id, and the edges removed
 // with it whose other end is not archived.
 func (a mappedRestore) restoreBlock(ctx context.Context, db *DB, id string, wall time.Time) (*Restored, error) {
-	if a.m.Nodes == nil {
+	if a.Map.Nodes == nil {
 		return nil, fmt.Errorf("restore: the mapping has no nodes")
 	}
 	r := &Restored{Kind: "block", ID: id, EdgesSkipped: []string{}}
@@ -173,15 +174,15 @@ func (a mappedRestore) restoreBlock(ctx context.Context, db *DB, id string, wall
 	var names []string
 	var dependents int
 	applied, err := a.restoreTx(ctx, db, wall, what, func(q memdb.Querier, args func(...any) []any) ([]memdb.Step, error) {
-		sweepID, err := archivedBlockIn(ctx, q, id, &r.FromEvent, a.nodeTable()+" b", a.nodeStatus("b"), a.nodeCols.AsText("b", a.nodeKey0()),
-			ownEvents(a.m, "block", "e.id"))
+		sweepID, err := archivedBlockIn(ctx, q, id, &r.FromEvent, a.NodeTable()+" b", a.NodeStatus("b"), a.NodeCols.AsText("b", a.NodeKey0()),
+			ownEvents(a.Map, "block", "e.id"))
 		if err != nil {
 			return nil, err
 		}
-		if a.m.Edges != nil {
-			e := a.m.Edges
+		if a.Map.Edges != nil {
+			e := a.Map.Edges
 			rows, err := q.QueryContext(ctx, `SELECT id, subject_id FROM mem_events WHERE sweep_id IS ? AND subject_kind = 'edge'
-				AND reason = 'block_archived' AND `+ownEvents(a.m, "edge", "id")+` AND ? IN (CAST(`+snapColumn("detail", "edge", e.From)+` AS TEXT),
+				AND reason = 'block_archived' AND `+ownEvents(a.Map, "edge", "id")+` AND ? IN (CAST(`+snapColumn("detail", "edge", e.From)+` AS TEXT),
 				                                         CAST(`+snapColumn("detail", "edge", e.To)+` AS TEXT)) ORDER BY id`, sweepID, id)
 			if err != nil {
 				return nil, err
@@ -202,7 +203,7 @@ func (a mappedRestore) restoreBlock(ctx context.Context, db *DB, id string, wall
 		}
 		block := args(sql.Named("block", id), sql.Named("id", id), sql.Named("event", r.FromEvent),
 			sql.Named("kind", "block"), sql.Named("subject", id))
-		archived := `EXISTS (SELECT 1 FROM ` + a.nodeTable() + ` k WHERE ` + a.nodeCols.AsText("k", a.nodeKey0()) + ` = :block AND ` + a.nodeArchived("k") + `)`
+		archived := `EXISTS (SELECT 1 FROM ` + a.NodeTable() + ` k WHERE ` + a.NodeCols.AsText("k", a.NodeKey0()) + ` = :block AND ` + a.NodeArchived("k") + `)`
 		steps := []memdb.Step{{Query: sweepsql.RestoreEvent + ` WHERE ` + archived, Args: block}}
 		if tags := a.tagsBack(); tags != "" {
 			steps = append(steps, memdb.Step{Query: tags + ` AND ` + archived, Args: block})
@@ -256,7 +257,7 @@ func (a mappedRestore) restoreBlock(ctx context.Context, db *DB, id string, wall
 // they name is there and not archived (but the node :block, restored
 // with it): as an edge, it never dangles.
 func (a mappedRestore) dependentsBack(ctx context.Context, q memdb.Querier, sweepID any, id string) ([]memdb.Step, error) {
-	if len(a.m.Nodes.Dependents) == 0 {
+	if len(a.Map.Nodes.Dependents) == 0 {
 		return nil, nil
 	}
 	rows, err := q.QueryContext(ctx, `SELECT id, coalesce(json_extract(detail, '$.table'), '') FROM mem_event_log
@@ -283,11 +284,11 @@ func (a mappedRestore) dependentsBack(ctx context.Context, q memdb.Querier, swee
 	}
 	var steps []memdb.Step
 	for _, e := range events {
-		i := slices.IndexFunc(a.m.Nodes.Dependents, func(d mapping.Dependent) bool { return strings.EqualFold(d.Table, e.table) })
+		i := slices.IndexFunc(a.Map.Nodes.Dependents, func(d mapping.Dependent) bool { return strings.EqualFold(d.Table, e.table) })
 		if i < 0 {
 			continue // no longer the mapping's: it stays in the log
 		}
-		d := a.m.Nodes.Dependents[i]
+		d := a.Map.Nodes.Dependents[i]
 		cols, err := sweepsql.ReadColumns(ctx, q, d.Table)
 		if err != nil {
 			return nil, err
@@ -301,8 +302,8 @@ func (a mappedRestore) dependentsBack(ctx context.Context, q memdb.Querier, swee
 		for j, c := range d.Columns {
 			same[j] = `x.` + sweepsql.Ident(c) + ` IS ` + read(c)
 			node := `CAST(` + read(c) + ` AS TEXT)`
-			linked[j] = `(` + read(c) + ` IS NULL OR ` + node + ` = :block OR EXISTS (SELECT 1 FROM ` + a.nodeTable() + ` k
-      WHERE ` + a.nodeCols.AsText("k", a.nodeKey0()) + ` = ` + node + ` AND NOT ` + a.nodeArchived("k") + `))`
+			linked[j] = `(` + read(c) + ` IS NULL OR ` + node + ` = :block OR EXISTS (SELECT 1 FROM ` + a.NodeTable() + ` k
+      WHERE ` + a.NodeCols.AsText("k", a.NodeKey0()) + ` = ` + node + ` AND NOT ` + a.NodeArchived("k") + `))`
 		}
 		table := "main." + sweepsql.Ident(d.Table)
 		steps = append(steps, memdb.Step{Query: `INSERT INTO ` + table + ` (` + strings.Join(names, ", ") + `)
@@ -322,14 +323,14 @@ func (a mappedRestore) weakWarning(ctx context.Context, db *DB, event int64) (st
 	if err != nil {
 		return "", err
 	}
-	e := a.m.Edges
+	e := a.Map.Edges
 	part := func(col, def string) string {
 		if col == "" {
 			return def
 		}
 		return snapColumn("detail", "edge", col)
 	}
-	weight := edgeWeight(e, func(col string) string { return part(col, "") })
+	weight := adapter.EdgeWeight(e, func(col string) string { return part(col, "") })
 	var weak bool
 	err = db.SQL.QueryRowContext(ctx, `SELECT coalesce(`+weight+` < ? AND `+part(e.Reinforcement, "0")+` = 0 AND NOT `+part(e.Pinned, "0")+`, 0)
 		FROM mem_events WHERE id = ?`, cfg.EdgePruneThreshold, event).Scan(&weak)
@@ -344,7 +345,7 @@ func (a mappedRestore) weakWarning(ctx context.Context, db *DB, event int64) (st
 // key in the snapshot of the event detail d.
 func (a mappedRestore) keyOfSnapshot() string {
 	var same []string
-	for _, k := range a.m.Edges.Key {
+	for _, k := range a.Map.Edges.Key {
 		same = append(same, "x."+sweepsql.Ident(k)+" IS "+snapColumn("d", "edge", k))
 	}
 	return strings.Join(same, " AND ")
@@ -353,36 +354,36 @@ func (a mappedRestore) keyOfSnapshot() string {
 // nodeBack makes the archived node :id active again, its archive reason
 // cleared and its time of last use now, each in the column's own form.
 func (a mappedRestore) nodeBack() string {
-	n := a.m.Nodes
+	n := a.Map.Nodes
 	set := []string{sweepsql.Ident(n.Status) + " = " + activeAsBefore("block", n.Status, n.StatusActive)}
 	if n.ArchiveReason != "" {
 		set = append(set, sweepsql.Ident(n.ArchiveReason)+" = NULL")
 	}
 	if n.LastUsed != "" {
-		set = append(set, sweepsql.Ident(n.LastUsed)+" = "+timeFrom(":now", sweepsql.Ident(n.LastUsed), n.LastUsedClock))
+		set = append(set, sweepsql.Ident(n.LastUsed)+" = "+adapter.TimeFrom(":now", sweepsql.Ident(n.LastUsed), n.LastUsedClock))
 	}
-	return `UPDATE ` + a.nodeTable() + ` SET ` + strings.Join(set, ", ") + `
-WHERE ` + a.nodeCols.AsText("", a.nodeKey0()) + ` = :id AND ` + sweepsql.Ident(n.Status) + ` = ` + sweepsql.Literal(n.StatusArchived)
+	return `UPDATE ` + a.NodeTable() + ` SET ` + strings.Join(set, ", ") + `
+WHERE ` + a.NodeCols.AsText("", a.NodeKey0()) + ` = :id AND ` + sweepsql.Ident(n.Status) + ` = ` + sweepsql.Literal(n.StatusArchived)
 }
 
 // restoreFact brings back the fact id from its last archive or prune:
 // an archived fact active again, a pruned one inserted back from its
 // snapshot, every column as it was, active, its last access now.
 func (a mappedRestore) restoreFact(ctx context.Context, db *DB, id string, wall time.Time) (*Restored, error) {
-	f := a.m.Facts
+	f := a.Map.Facts
 	if f == nil {
 		return nil, fmt.Errorf("restore: the mapping has no facts")
 	}
 	r := &Restored{Kind: "fact", ID: id, EdgesSkipped: []string{}}
 	what := fmt.Sprintf("restore: fact %q", id)
 	table := "main." + sweepsql.Ident(f.Table)
-	keyText := func(alias string) string { return a.factCols.AsText(alias, f.Key[0]) }
+	keyText := func(alias string) string { return a.FactCols.AsText(alias, f.Key[0]) }
 	active := activeAsBefore("fact", f.Status, f.StatusActive)
-	accessed := func(old string) string { return timeFrom(":wall / 3600.0", old, f.LastAccessClock) }
+	accessed := func(old string) string { return adapter.TimeFrom(":wall / 3600.0", old, f.LastAccessClock) }
 	applied, err := a.restoreTx(ctx, db, wall, what, func(q memdb.Querier, args func(...any) []any) ([]memdb.Step, error) {
 		var action string
 		err := q.QueryRowContext(ctx, `SELECT id, action FROM mem_events WHERE subject_kind = 'fact' AND subject_id = ?
-			AND action IN ('archive', 'prune') AND `+ownEvents(a.m, "fact", "id")+` ORDER BY id DESC LIMIT 1`, id).Scan(&r.FromEvent, &action)
+			AND action IN ('archive', 'prune') AND `+ownEvents(a.Map, "fact", "id")+` ORDER BY id DESC LIMIT 1`, id).Scan(&r.FromEvent, &action)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, fmt.Errorf("%s: %w (no archive or prune event)", what, ErrNothingToRestore)
 		}
@@ -390,13 +391,13 @@ func (a mappedRestore) restoreFact(ctx context.Context, db *DB, id string, wall 
 			return nil, err
 		}
 		var status sql.NullString
-		err = q.QueryRowContext(ctx, `SELECT `+a.factStatus("f")+` FROM `+table+` f WHERE `+keyText("f")+` = ?`, id).Scan(&status)
+		err = q.QueryRowContext(ctx, `SELECT `+a.FactStatus("f")+` FROM `+table+` f WHERE `+keyText("f")+` = ?`, id).Scan(&status)
 		fact := args(sql.Named("id", id), sql.Named("event", r.FromEvent), sql.Named("kind", "fact"), sql.Named("subject", id))
 		switch {
 		case errors.Is(err, sql.ErrNoRows): // pruned: back from its snapshot
 			read := func(col string) string { return snapColumn("d", "fact", col) }
 			cols, vals := []string{}, []string{}
-			for _, c := range a.factColumns {
+			for _, c := range a.FactColumns {
 				v := read(c)
 				switch {
 				case strings.EqualFold(c, f.Status):
@@ -404,7 +405,7 @@ func (a mappedRestore) restoreFact(ctx context.Context, db *DB, id string, wall 
 				case strings.EqualFold(c, f.LastAccess):
 					v = accessed(read(c))
 				}
-				cols, vals = append(cols, sweepsql.Ident(c)), append(vals, orDefault(v, c, a.factCols.Defaults))
+				cols, vals = append(cols, sweepsql.Ident(c)), append(vals, orDefault(v, c, a.FactCols.Defaults))
 			}
 			back := `INSERT INTO ` + table + ` (` + strings.Join(cols, ", ") + `)
 SELECT ` + strings.Join(vals, ",\n       ") + `

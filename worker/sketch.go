@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/memdecay/memdecay/sqlfuncs"
+	"github.com/memdecay/memdecay/worker/internal/adapter"
 	"github.com/memdecay/memdecay/worker/internal/settings"
 )
 
@@ -50,14 +51,14 @@ func EdgeSketch(ctx context.Context, db *DB, a, b string) (*Sketch, error) {
 	var elapsed sql.NullFloat64
 	var threshold, weight, hours, wall float64
 	var pinned bool
-	err := withEffectiveViews(ctx, db, func(r viewsReader) error {
-		if !r.mapped && a > b {
+	err := adapter.WithEffectiveViews(ctx, db, func(r adapter.ViewsReader) error {
+		if !r.Mapped && a > b {
 			a, b = b, a
 		}
-		return r.q.QueryRowContext(ctx, `
+		return r.Q.QueryRowContext(ctx, `
 		SELECT clock, elapsed, weight, pinned, coalesce(origin, ''), coalesce(relation_type, ''), threshold,
 		       json_object('model', 'exponential', 'lambda', lambda), c.active_hours, c.wall
-		FROM `+r.effective+`, `+r.clock+` c WHERE `+r.tables.Expand(`@KEY_A = ? AND @KEY_B = ?`), a, b).
+		FROM `+r.Effective+`, `+r.Clock+` c WHERE `+r.Tables.Expand(`@KEY_A = ? AND @KEY_B = ?`), a, b).
 			Scan(&clock, &elapsed, &weight, &pinned, &origin, &relation, &threshold, &curve, &hours, &wall)
 	})
 	if errors.Is(err, sql.ErrNoRows) {

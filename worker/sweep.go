@@ -8,6 +8,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/memdecay/memdecay/worker/internal/adapter"
 	"github.com/memdecay/memdecay/worker/internal/settings"
 	"github.com/memdecay/memdecay/worker/internal/store"
 	"github.com/memdecay/memdecay/worker/internal/sweepsql"
@@ -34,7 +35,7 @@ type sweep struct {
 	report Report
 	// mapped: the app's own tables, through a declared mapping (nil:
 	// memworker's own).
-	mapped *adapted
+	mapped *adapter.Adapted
 	// archives: the database's archives (archive.go), each expired with
 	// the events.
 	archives []sweepsql.Archive
@@ -70,12 +71,12 @@ func Sweep(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) {
 	if db.Rqlite && opt.DryRun {
 		return dryRunCopy(ctx, db, opt)
 	}
-	mapped, err := adaptMapping(ctx, db, db.Rqlite || opt.replicated)
+	mapped, err := adapter.AdaptMapping(ctx, db, db.Rqlite || opt.replicated)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
 	if mapped != nil {
-		opt.tables = mapped.tables
+		opt.tables = mapped.Tables
 	}
 	var st store.Store
 	if db.Rqlite || opt.replicated {
@@ -400,11 +401,11 @@ func (s *sweep) loadClock(ctx context.Context) (err error) {
 	if s.clock, err = settings.PickClock(s.cfg, s.opt.Now, s.opt.WallNow); err != nil {
 		return err
 	}
-	if s.cfg.LastCurateAt, err = s.mapped.lastCurate(ctx, s.db.Querier(), s.cfg.LastCurateAt); err != nil {
+	if s.cfg.LastCurateAt, err = s.mapped.LastCurate(ctx, s.db.Querier(), s.cfg.LastCurateAt); err != nil {
 		return err
 	}
 	if s.opt.Now == nil {
-		h, ok, err := s.mapped.hours(ctx, s.db.Querier(), s.clock.Wall)
+		h, ok, err := s.mapped.Hours(ctx, s.db.Querier(), s.clock.Wall)
 		if err != nil {
 			return err
 		}

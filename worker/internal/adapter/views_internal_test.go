@@ -1,4 +1,4 @@
-package worker
+package adapter
 
 import (
 	"flag"
@@ -7,8 +7,24 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memdecay/memdecay/schema"
+	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 )
+
+// migratedDB is a new database file at the latest schema step.
+func migratedDB(t *testing.T) *memdb.DB {
+	t.Helper()
+	db, err := memdb.Open(filepath.Join(t.TempDir(), "m.db"), memdb.OpenOptions{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := schema.Up(db.SQL); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
 
 var updateViews = flag.Bool("update-views", false, "rewrite the readers' views migration ("+viewsMigration+") from views.go")
 
@@ -47,7 +63,7 @@ func viewsMigrationText() string {
 // views.go's, byte for byte, so a reader's view and a sweep decide by one
 // rule text, and the file's schema holds no view of them.
 func TestSchemaViewsAreViewsGo(t *testing.T) {
-	path := filepath.Join("..", "schema", "migrations", viewsMigration+".up.sql")
+	path := filepath.Join("..", "..", "..", "schema", "migrations", viewsMigration+".up.sql")
 	if *updateViews {
 		if err := os.WriteFile(path, []byte(viewsMigrationText()), 0o644); err != nil {
 			t.Fatal(err)
@@ -58,7 +74,7 @@ func TestSchemaViewsAreViewsGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	if string(file) != viewsMigrationText() {
-		t.Fatalf("%s is not the views views.go writes; run go test ./worker -run TestSchemaViewsAreViewsGo -update-views", path)
+		t.Fatalf("%s is not the views views.go writes; run go test ./worker/internal/adapter -run TestSchemaViewsAreViewsGo -update-views", path)
 	}
 	db := migratedDB(t)
 	for _, v := range memViews.readerViews(nil) {

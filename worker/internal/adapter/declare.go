@@ -1,4 +1,4 @@
-package worker
+package adapter
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 // sweep runs: a sweep reads the mapping once, when it starts. The derived
 // state was computed for the tables of the mapping before, so its
 // fingerprint goes and the next sweep computes every row.
-func DeclareMapping(ctx context.Context, db *DB, m *mapping.Mapping, source string, now time.Time) error {
+func DeclareMapping(ctx context.Context, db *memdb.DB, m *mapping.Mapping, source string, now time.Time) error {
 	_, err := memdb.ReadThenWrite(ctx, db, "map", func(q memdb.Querier) ([]memdb.Step, error) {
 		if err := store.RefuseLiveSweep(ctx, q); err != nil {
 			return nil, err
@@ -50,7 +50,7 @@ func DeclareMapping(ctx context.Context, db *DB, m *mapping.Mapping, source stri
 
 // Mapping reads the mapping the database declares (the preset mem when it
 // declares none) and checks it against the schema as it is now.
-func Mapping(ctx context.Context, db *DB) (*mapping.Declared, error) {
+func Mapping(ctx context.Context, db *memdb.DB) (*mapping.Declared, error) {
 	d, err := mapping.Load(ctx, db.SQL)
 	if err != nil {
 		return nil, err

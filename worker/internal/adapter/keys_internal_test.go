@@ -1,4 +1,4 @@
-package worker
+package adapter
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/mapping"
 )
 
@@ -20,10 +21,10 @@ const keysMappingJSON = `{
 // adaptedFor is the adapter of keysMappingJSON over tables whose key
 // columns are declared keyType, on a file holding the indexes the mapping
 // declares, with its views set up on conn.
-func adaptedFor(t *testing.T, keyType string) (*adapted, *sql.Conn) {
+func adaptedFor(t *testing.T, keyType string) (*Adapted, *sql.Conn) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := Open(filepath.Join(t.TempDir(), "app.db"), OpenOptions{Create: true})
+	db, err := memdb.Open(filepath.Join(t.TempDir(), "app.db"), memdb.OpenOptions{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func adaptedFor(t *testing.T, keyType string) (*adapted, *sql.Conn) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	if err := a.setUp(ctx, conn); err != nil {
+	if err := a.SetUp(ctx, conn); err != nil {
 		t.Fatal(err)
 	}
 	return a, conn
@@ -85,11 +86,11 @@ func TestKeysProbedOnlyWhereTheyCan(t *testing.T) {
 	} {
 		t.Run(strings.ReplaceAll(c.keyType, " ", "_"), func(t *testing.T) {
 			a, conn := adaptedFor(t, c.keyType)
-			statements := strings.Join(a.setup, "\n") + strings.Join(a.tables.Stmts("remove_edges"), "\n")
+			statements := strings.Join(a.setup, "\n") + strings.Join(a.Tables.Stmts("remove_edges"), "\n")
 			if got := strings.Contains(statements, "NOT EXISTS (SELECT 1 FROM main.\"notes\" x"); got != c.collide {
 				t.Errorf("the views probe for colliding keys: %v, want %v", got, c.collide)
 			}
-			invalid := strings.Join(a.tables.Stmts("plan_invalid"), "\n")
+			invalid := strings.Join(a.Tables.Stmts("plan_invalid"), "\n")
 			if got := strings.Contains(invalid, "read as one"); got != c.collide {
 				t.Errorf("plan_invalid names colliding keys: %v, want %v", got, c.collide)
 			}

@@ -1,4 +1,4 @@
-package worker
+package adapter
 
 import (
 	"context"
@@ -222,7 +222,7 @@ func mappingViewSteps(ctx context.Context, q memdb.Querier, m *mapping.Mapping) 
 // mapping, which the extension serves on every connection that loads it
 // (memworker's migrate up runs it after the migrations: a migration
 // stores the views of memworker's own tables).
-func StoreReaderViews(ctx context.Context, db *DB) error {
+func StoreReaderViews(ctx context.Context, db *memdb.DB) error {
 	_, err := memdb.ReadThenWrite(ctx, db, "views", func(q memdb.Querier) ([]memdb.Step, error) {
 		d, err := mapping.Load(ctx, q)
 		if err != nil {
