@@ -10,6 +10,7 @@ import (
 	"github.com/memdecay/memdecay/worker/internal/report"
 	"github.com/memdecay/memdecay/worker/internal/settings"
 	"github.com/memdecay/memdecay/worker/internal/store"
+	"github.com/memdecay/memdecay/worker/internal/sweep"
 	"github.com/memdecay/memdecay/worker/mapping"
 )
 
@@ -90,6 +91,13 @@ func IsRqliteURL(db string) bool {
 	return memdb.IsRqliteURL(db)
 }
 
+// ListInvalid lists every row a sweep now would skip as invalid, by kind
+// and id: all of those a sweep's report names InvalidSampleSize of. It is
+// the sweep's own rules in a dry run, so the file is only read.
+func ListInvalid(ctx context.Context, db *DB) ([]report.InvalidRow, error) {
+	return sweep.ListInvalid(ctx, db)
+}
+
 // ListInvalidCommand is the command that lists every invalid row, where a
 // report names only InvalidSampleSize of them.
 const ListInvalidCommand = report.ListInvalidCommand
@@ -163,3 +171,14 @@ func SetConfigForce(ctx context.Context, q memdb.Querier, key, value string) err
 func StoreReaderViews(ctx context.Context, db *DB) error {
 	return adapter.StoreReaderViews(ctx, db)
 }
+
+// Sweep runs the edge curate sweep (docs/sweep.md): plan every phase at one
+// snapshot into temp tables, then (unless DryRun) apply the plan in chunks,
+// each chunk's removals and their events in one transaction.
+func Sweep(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) {
+	return sweep.Sweep(ctx, db, opt)
+}
+
+// SweepOptions controls one sweep. The zero value is the sweep the CLI runs
+// by default: Sweep applies the defaults below for every caller.
+type SweepOptions = sweep.Options

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/memdecay/memdecay/worker/internal/adapter"
+	"github.com/memdecay/memdecay/worker/internal/sweep"
 	"github.com/robfig/cron/v3"
 )
 
@@ -52,13 +53,13 @@ func (o *RunOptions) Validate() error {
 	}
 	switch {
 	case o.Every < 0:
-		return fmt.Errorf("run: %w: Every %v is negative", ErrBadOption, o.Every)
+		return fmt.Errorf("run: %w: Every %v is negative", sweep.ErrBadOption, o.Every)
 	case o.Poll < 0:
-		return fmt.Errorf("run: %w: Poll %v is negative", ErrBadOption, o.Poll)
+		return fmt.Errorf("run: %w: Poll %v is negative", sweep.ErrBadOption, o.Poll)
 	case o.Jobs < 0:
-		return fmt.Errorf("run: %w: Jobs %d is negative", ErrBadOption, o.Jobs)
+		return fmt.Errorf("run: %w: Jobs %d is negative", sweep.ErrBadOption, o.Jobs)
 	case o.BackoffMin < 0 || o.BackoffMax < 0 || o.BackoffMax > 0 && o.BackoffMin > o.BackoffMax:
-		return fmt.Errorf("run: %w: BackoffMin %v, BackoffMax %v", ErrBadOption, o.BackoffMin, o.BackoffMax)
+		return fmt.Errorf("run: %w: BackoffMin %v, BackoffMax %v", sweep.ErrBadOption, o.BackoffMin, o.BackoffMax)
 	}
 	if err := o.Sweep.Validate(); err != nil {
 		return fmt.Errorf("run: %w", err)

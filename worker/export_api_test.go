@@ -6,10 +6,14 @@ import (
 	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/internal/report"
 	"github.com/memdecay/memdecay/worker/internal/store"
+	"github.com/memdecay/memdecay/worker/internal/sweep"
 )
 
 // Names the tests of package worker_test use that the root does not
 // export: the packages below hold them.
+
+// ErrBadOption wraps every error of SweepOptions.Validate.
+var ErrBadOption = sweep.ErrBadOption
 
 // ErrDatabaseBusy: another connection held the file's write lock longer
 // than the busy timeout (BusyTimeoutMS). Like ErrSweepRunning, it means

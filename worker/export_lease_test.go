@@ -4,12 +4,13 @@ import (
 	"time"
 
 	"github.com/memdecay/memdecay/worker/internal/store"
+	"github.com/memdecay/memdecay/worker/internal/sweep"
 )
 
 // WithLease is opt with the sweep's lease lasting d instead of
 // LeaseDuration, so a test can outlive it.
 func WithLease(opt SweepOptions, d time.Duration) SweepOptions {
-	return withLease(opt, d)
+	return sweep.WithLease(opt, d)
 }
 
 // OwnerName is the lease owner a worker writes for process pid of host,

@@ -5,12 +5,13 @@ import (
 	"strings"
 
 	"github.com/memdecay/memdecay/worker/internal/store"
+	"github.com/memdecay/memdecay/worker/internal/sweep"
 	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 )
 
 // SweepReplicated sweeps a file as a sweep runs on rqlite (replicaStore).
 func SweepReplicated(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) {
-	return Sweep(ctx, db, withReplicated(opt))
+	return Sweep(ctx, db, sweep.WithReplicated(opt))
 }
 
 // QuietRemovals says whether a sweep of db would run its removals with its
@@ -27,22 +28,22 @@ func QuietRemovals(ctx context.Context, db *DB) (bool, error) {
 // WithChunk sets the test hook a sweep calls before each transaction of a
 // step and once when the step is done.
 func WithChunk(opt SweepOptions, f func(step string, done, total int64)) SweepOptions {
-	return withChunk(opt, f)
+	return sweep.WithChunk(opt, f)
 }
 
 // WithRanked sets the test hook a sweep calls once its ranking is
 // planned: whether it scored every block, and how many it scored.
 func WithRanked(opt SweepOptions, f func(full bool, scored int64)) SweepOptions {
-	return withRanked(opt, f)
+	return sweep.WithRanked(opt, f)
 }
 
 // SetRankSeed makes an incremental ranking score n of the best bounds
 // first instead of its own number (the rest through the cut), until
 // restore.
 func SetRankSeed(n int) (restore func()) {
-	was := rankSeed
-	rankSeed = func(int) int { return n }
-	return func() { rankSeed = was }
+	was := sweep.RankSeed
+	sweep.RankSeed = func(int) int { return n }
+	return func() { sweep.RankSeed = was }
 }
 
 // ShadowState is temp.sql's shadow_state: the derived tables as a full

@@ -13,7 +13,6 @@ import (
 
 	"github.com/memdecay/memdecay/schema"
 	"github.com/memdecay/memdecay/worker/internal/adapter"
-	"github.com/memdecay/memdecay/worker/internal/report"
 	"github.com/memdecay/memdecay/worker/internal/settings"
 	"github.com/memdecay/memdecay/worker/internal/store"
 	"github.com/memdecay/memdecay/worker/internal/sweepsql"
@@ -262,17 +261,6 @@ func Decayed(ctx context.Context, db *DB, limit int) ([]DecayEvent, []EdgeOutloo
 		return nil, nil, fmt.Errorf("decayed: %w", err)
 	}
 	return events, soon, nil
-}
-
-// ListInvalid lists every row a sweep now would skip as invalid, by kind
-// and id: all of those a sweep's report names InvalidSampleSize of. It is
-// the sweep's own rules in a dry run, so the file is only read.
-func ListInvalid(ctx context.Context, db *DB) ([]report.InvalidRow, error) {
-	r, err := Sweep(ctx, db, SweepOptions{DryRun: true, allInvalid: true})
-	if err != nil {
-		return nil, fmt.Errorf("invalid rows: %w", err)
-	}
-	return r.InvalidRows.Sample, nil
 }
 
 // EdgeExplanation says why an edge will or will not decay, and when. Its

@@ -1,4 +1,4 @@
-package worker
+package sweep
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/internal/report"
+	"github.com/memdecay/memdecay/worker/internal/settings"
 	"github.com/memdecay/memdecay/worker/internal/store"
 	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 )
@@ -35,7 +36,7 @@ func (s *sweep) finish(ctx context.Context) error {
 		if err := s.reinforce(ctx); err != nil {
 			return err
 		}
-		if err := SetConfig(ctx, q, "last_curate_at", fmt.Sprint(s.clock.Hours)); err != nil {
+		if err := settings.SetConfig(ctx, q, "last_curate_at", fmt.Sprint(s.clock.Hours)); err != nil {
 			return err
 		}
 		if err := s.mapped.RecordCurate(ctx, q, s.clock.Hours); err != nil {

@@ -1,4 +1,4 @@
-package worker
+package sweep
 
 import (
 	"context"
@@ -7,21 +7,24 @@ import (
 	"testing"
 
 	"github.com/memdecay/memdecay/schema"
+	"github.com/memdecay/memdecay/worker/internal/memdb"
+	"github.com/memdecay/memdecay/worker/internal/settings"
+	"github.com/memdecay/memdecay/worker/internal/store"
 )
 
 // Every caller gets the sweep the CLI runs: the defaults live in the
 // options, not in the CLI's flags.
 func TestSweepOptionsDefaults(t *testing.T) {
-	got := SweepOptions{}.withDefaults()
-	if got.ChunkSize != DefaultChunkSize || got.SoloChunkSize != DefaultSoloChunkSize ||
-		got.SoloHold != DefaultSoloHold || got.Pause != DefaultPause || got.Owner == "" {
+	got := Options{}.withDefaults()
+	if got.ChunkSize != store.DefaultChunkSize || got.SoloChunkSize != store.DefaultSoloChunkSize ||
+		got.SoloHold != store.DefaultSoloHold || got.Pause != store.DefaultPause || got.Owner == "" {
 		t.Errorf("defaults: %+v", got)
 	}
-	set := SweepOptions{ChunkSize: 7, SoloChunkSize: 9, SoloHold: 3, Pause: 2, Owner: "me"}
+	set := Options{ChunkSize: 7, SoloChunkSize: 9, SoloHold: 3, Pause: 2, Owner: "me"}
 	if got := set.withDefaults(); got.ChunkSize != 7 || got.SoloChunkSize != 9 || got.SoloHold != 3 || got.Pause != 2 || got.Owner != "me" {
 		t.Errorf("set options were changed: %+v", got)
 	}
-	for _, bad := range []SweepOptions{{ChunkSize: -1}, {SoloChunkSize: -1}, {SoloHold: -1}, {Pause: -1}} {
+	for _, bad := range []Options{{ChunkSize: -1}, {SoloChunkSize: -1}, {SoloHold: -1}, {Pause: -1}} {
 		err := bad.Validate()
 		if err == nil || !strings.Contains(err.Error(), "invalid sweep option") || strings.Contains(err.Error(), "--") {
 			t.Errorf("Validate(%+v) = %v, want an error naming the option, not a flag", bad, err)
@@ -36,7 +39,7 @@ func TestFingerprintNamesTheSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	writeFingerprint(&b, latest, Config{}, nil, nil)
+	writeFingerprint(&b, latest, settings.Config{}, nil, nil)
 	if want := fmt.Sprintf("schema %d;", latest); !strings.HasPrefix(b.String(), want) {
 		t.Errorf("fingerprint text %q, want it to begin %q", b.String(), want)
 	}
@@ -47,7 +50,7 @@ func TestFingerprintNamesTheSchema(t *testing.T) {
 // does, instead of committing once per row.
 func TestSweepAppliesDefaults(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(t.TempDir()+"/m.db", OpenOptions{Create: true})
+	db, err := memdb.Open(t.TempDir()+"/m.db", memdb.OpenOptions{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +75,7 @@ func TestSweepAppliesDefaults(t *testing.T) {
 	}
 	now := 101.0
 	txs := 0
-	r, err := Sweep(ctx, db, withChunk(SweepOptions{Now: &now, ChunkSize: 1}, func(step string, done, total int64) {
+	r, err := Sweep(ctx, db, WithChunk(Options{Now: &now, ChunkSize: 1}, func(step string, done, total int64) {
 		if step == "plan_edges" && done < total {
 			txs++
 		}
@@ -92,7 +95,7 @@ func TestSweepAppliesDefaults(t *testing.T) {
 // from one place, mem_config's wall_clock, when it is set.
 func TestWallClockOnePlace(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(t.TempDir()+"/m.db", OpenOptions{Create: true})
+	db, err := memdb.Open(t.TempDir()+"/m.db", memdb.OpenOptions{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,21 +104,21 @@ func TestWallClockOnePlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	const pinned = 1767225600
-	if err := SetConfig(ctx, db.SQL, "wall_clock", fmt.Sprint(pinned)); err != nil {
+	if err := settings.SetConfig(ctx, db.SQL, "wall_clock", fmt.Sprint(pinned)); err != nil {
 		t.Fatal(err)
 	}
 	var wall int64
 	if err := db.SQL.QueryRowContext(ctx, `SELECT wall FROM mem_clock`).Scan(&wall); err != nil || wall != pinned {
 		t.Errorf("mem_clock wall %d (%v), want %d", wall, err, pinned)
 	}
-	r, err := Sweep(ctx, db, SweepOptions{DryRun: true})
+	r, err := Sweep(ctx, db, Options{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.WallTime != pinned {
 		t.Errorf("sweep wall time %d, want the pinned %d", r.WallTime, pinned)
 	}
-	if err := SetConfig(ctx, db.SQL, "wall_clock", ""); err != nil {
+	if err := settings.SetConfig(ctx, db.SQL, "wall_clock", ""); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.SQL.QueryRowContext(ctx, `SELECT wall FROM mem_clock`).Scan(&wall); err != nil || wall == pinned {

@@ -1,4 +1,4 @@
-package worker
+package sweep
 
 import (
 	"context"

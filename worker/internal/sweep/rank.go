@@ -1,4 +1,4 @@
-package worker
+package sweep
 
 import (
 	"context"
@@ -58,10 +58,10 @@ type rankScale struct {
 // every block again and starts the scales afresh.
 const maxAlpha = 1.5
 
-// rankSeed is how many of the best bounds are scored first, with the
+// RankSeed is how many of the best bounds are scored first, with the
 // top N: enough that N of them stay candidates after this sweep's
 // removals.
-var rankSeed = func(topN int) int { return 2*topN + 16 }
+var RankSeed = func(topN int) int { return 2*topN + 16 }
 
 // rankCutMargin widens the cut for the rounding of the scores and bounds
 // compared (each a few ulps off the exact number).
@@ -134,7 +134,7 @@ func (s *sweep) rankIncremental(ctx context.Context, old rankScale) (done bool, 
 	if alpha > maxAlpha {
 		return false, nil
 	}
-	if _, err := s.db.Exec(ctx, "plan_rank_seed", sql.Named("seed", rankSeed(s.cfg.ReinforceTopN))); err != nil {
+	if _, err := s.db.Exec(ctx, "plan_rank_seed", sql.Named("seed", RankSeed(s.cfg.ReinforceTopN))); err != nil {
 		return false, err
 	}
 	if _, err := s.db.Exec(ctx, "plan_rank_ids"); err != nil {

@@ -1,4 +1,4 @@
-package worker
+package sweep
 
 import (
 	"context"
@@ -141,7 +141,7 @@ func (s *sweep) planSettings() string {
 // derivedFingerprint names what the stored derived state depends on: the
 // schema it is kept in, the thresholds and the policies. When it changes,
 // the next sweep recomputes the derived state of every row.
-func derivedFingerprint(cfg Config, policies []settings.Policy, staged []settings.StagedPolicy) (string, error) {
+func derivedFingerprint(cfg settings.Config, policies []settings.Policy, staged []settings.StagedPolicy) (string, error) {
 	version, err := schema.Latest()
 	if err != nil {
 		return "", err
@@ -151,7 +151,7 @@ func derivedFingerprint(cfg Config, policies []settings.Policy, staged []setting
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-func writeFingerprint(w io.Writer, version uint, cfg Config, policies []settings.Policy, staged []settings.StagedPolicy) {
+func writeFingerprint(w io.Writer, version uint, cfg settings.Config, policies []settings.Policy, staged []settings.StagedPolicy) {
 	fmt.Fprintf(w, "schema %d; thresholds %v %v %v %v;", version, cfg.BlockPruneThreshold, cfg.EdgePruneThreshold,
 		cfg.EdgeDecayThreshold, cfg.EstablishedEdgeThreshold)
 	for i, p := range policies {

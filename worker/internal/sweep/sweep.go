@@ -1,4 +1,4 @@
-package worker
+package sweep
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/memdecay/memdecay/worker/internal/adapter"
+	"github.com/memdecay/memdecay/worker/internal/memdb"
+	"github.com/memdecay/memdecay/worker/internal/report"
 	"github.com/memdecay/memdecay/worker/internal/settings"
 	"github.com/memdecay/memdecay/worker/internal/store"
 	"github.com/memdecay/memdecay/worker/internal/sweepsql"
@@ -19,7 +21,7 @@ import (
 // to the store (runner.go, pacer.go).
 type sweep struct {
 	db    store.Store
-	opt   SweepOptions
+	opt   Options
 	start time.Time
 	marks queueMarks
 	// What derived state was computed under, and what it must be now.
@@ -30,9 +32,9 @@ type sweep struct {
 	// claim: the lease this sweep holds (its row and owner) while held.
 	claim  store.LeaseClaim
 	held   bool
-	cfg    Config
+	cfg    settings.Config
 	clock  settings.Clock
-	report Report
+	report report.Report
 	// mapped: the app's own tables, through a declared mapping (nil:
 	// memworker's own).
 	mapped *adapter.Adapted
@@ -56,7 +58,7 @@ type sweep struct {
 // Sweep runs the edge curate sweep (docs/sweep.md): plan every phase at one
 // snapshot into temp tables, then (unless DryRun) apply the plan in chunks,
 // each chunk's removals and their events in one transaction.
-func Sweep(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) {
+func Sweep(ctx context.Context, db *memdb.DB, opt Options) (*report.Report, error) {
 	start := time.Now()
 	if err := opt.Validate(); err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
@@ -97,7 +99,7 @@ func Sweep(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) {
 	} else {
 		err = s.acquireLease(ctx)
 	}
-	if errors.Is(err, ErrSweepRunning) || errors.Is(err, ErrClockBehind) {
+	if errors.Is(err, memdb.ErrSweepRunning) || errors.Is(err, settings.ErrClockBehind) {
 		return nil, err
 	} else if err != nil {
 		return nil, store.TryLater(fmt.Errorf("sweep: %w", err))
@@ -395,7 +397,7 @@ func (s *sweep) tell(step string, done, total int64) {
 
 // loadClock reads mem_config and fixes the sweep's clock and report.
 func (s *sweep) loadClock(ctx context.Context) (err error) {
-	if s.cfg, err = LoadConfig(ctx, s.db.Querier()); err != nil {
+	if s.cfg, err = settings.LoadConfig(ctx, s.db.Querier()); err != nil {
 		return err
 	}
 	if s.clock, err = settings.PickClock(s.cfg, s.opt.Now, s.opt.WallNow); err != nil {
@@ -416,7 +418,7 @@ func (s *sweep) loadClock(ctx context.Context) (err error) {
 	if s.clock, err = s.clock.ForSweep(s.cfg, s.opt.Now != nil, s.opt.Force); err != nil {
 		return err
 	}
-	s.report = Report{DryRun: s.opt.DryRun, ClockHours: s.clock.Hours, WallTime: s.clock.Wall.Unix()}
+	s.report = report.Report{DryRun: s.opt.DryRun, ClockHours: s.clock.Hours, WallTime: s.clock.Wall.Unix()}
 	return nil
 }
 

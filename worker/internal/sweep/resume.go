@@ -1,4 +1,4 @@
-package worker
+package sweep
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memdecay/memdecay/worker/internal/report"
 	"github.com/memdecay/memdecay/worker/internal/store"
 )
 
@@ -20,11 +21,11 @@ import (
 // savedPlan is what a resumed sweep needs besides the planned rows: the
 // report as planned and the queue marks its refresh covered.
 type savedPlan struct {
-	Settings  string `json:"settings"` // planSettings when it was made
-	Report    Report `json:"report"`
-	BlockMark int64  `json:"block_mark"`
-	EdgeMark  int64  `json:"edge_mark"`
-	FactMark  int64  `json:"fact_mark"`
+	Settings  string        `json:"settings"` // planSettings when it was made
+	Report    report.Report `json:"report"`
+	BlockMark int64         `json:"block_mark"`
+	EdgeMark  int64         `json:"edge_mark"`
+	FactMark  int64         `json:"fact_mark"`
 	// NetDegrees: the plan's edge removals are out of the stored degrees
 	// (sweep.netDegrees); a plan saved before this field counts them.
 	NetDegrees bool `json:"net_degrees,omitempty"`

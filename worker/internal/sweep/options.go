@@ -1,4 +1,4 @@
-package worker
+package sweep
 
 import (
 	"errors"
@@ -14,9 +14,9 @@ import (
 // heartbeat; a crashed worker's lease expires and the next sweep takes over.
 const LeaseDuration = 60 * time.Second
 
-// SweepOptions controls one sweep. The zero value is the sweep the CLI runs
+// Options controls one sweep. The zero value is the sweep the CLI runs
 // by default: Sweep applies the defaults below for every caller.
-type SweepOptions struct {
+type Options struct {
 	DryRun  bool       // plan and report only; the file is not written
 	Full    bool       // evaluate every row, not only the changed and due ones
 	Now     *float64   // active-hours clock; nil reads mem_config active_hours
@@ -77,7 +77,7 @@ type sweepSignals struct {
 }
 
 // sql is the dialect of the tables the sweep decides on.
-func (o SweepOptions) sql() *sweepsql.Dialect {
+func (o Options) sql() *sweepsql.Dialect {
 	if o.tables == nil {
 		return sweepsql.MemTables
 	}
@@ -85,7 +85,7 @@ func (o SweepOptions) sql() *sweepsql.Dialect {
 }
 
 // forStore is what the store a sweep runs on takes of its options.
-func (o SweepOptions) forStore() store.Options {
+func (o Options) forStore() store.Options {
 	return store.Options{DryRun: o.DryRun, ChunkSize: o.ChunkSize, SoloChunkSize: o.SoloChunkSize, SoloHold: o.SoloHold,
 		Pause: o.Pause, Tables: o.tables}
 }
@@ -94,18 +94,18 @@ func (o SweepOptions) forStore() store.Options {
 var ErrBadOption = errors.New("invalid sweep option")
 
 // withDefaults fills the zero fields with the documented defaults.
-func (o SweepOptions) withDefaults() SweepOptions {
+func (o Options) withDefaults() Options {
 	if o.ChunkSize == 0 {
-		o.ChunkSize = DefaultChunkSize
+		o.ChunkSize = store.DefaultChunkSize
 	}
 	if o.SoloChunkSize == 0 {
-		o.SoloChunkSize = DefaultSoloChunkSize
+		o.SoloChunkSize = store.DefaultSoloChunkSize
 	}
 	if o.SoloHold == 0 {
-		o.SoloHold = DefaultSoloHold
+		o.SoloHold = store.DefaultSoloHold
 	}
 	if o.Pause == 0 {
-		o.Pause = DefaultPause
+		o.Pause = store.DefaultPause
 	}
 	if o.Owner == "" {
 		o.Owner = store.ThisProcess()
@@ -114,7 +114,7 @@ func (o SweepOptions) withDefaults() SweepOptions {
 }
 
 // Validate reports an option no sweep can run with, naming the option.
-func (o SweepOptions) Validate() error {
+func (o Options) Validate() error {
 	switch {
 	case o.ChunkSize < 0:
 		return fmt.Errorf("%w: ChunkSize %d is negative", ErrBadOption, o.ChunkSize)

@@ -1,0 +1,36 @@
+package sweep
+
+import (
+	"time"
+)
+
+// Test hooks: what the tests of package worker_test set on a sweep's
+// options (worker/export_test.go names them for those tests).
+
+// WithReplicated is opt with the sweep run on a file as a sweep runs on
+// rqlite (replicaStore).
+func WithReplicated(opt Options) Options {
+	opt.replicated = true
+	return opt
+}
+
+// WithChunk is opt with the hook a sweep calls before each transaction of
+// a step and once when the step is done.
+func WithChunk(opt Options, f func(step string, done, total int64)) Options {
+	opt.signals.Chunk = f
+	return opt
+}
+
+// WithRanked is opt with the hook a sweep calls once its ranking is
+// planned: whether it scored every block, and how many it scored.
+func WithRanked(opt Options, f func(full bool, scored int64)) Options {
+	opt.signals.Ranked = f
+	return opt
+}
+
+// WithLease is opt with the sweep's lease lasting d instead of
+// LeaseDuration, so a test can outlive it.
+func WithLease(opt Options, d time.Duration) Options {
+	opt.lease = d
+	return opt
+}
