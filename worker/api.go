@@ -7,6 +7,7 @@ import (
 
 	"github.com/memdecay/memdecay/worker/internal/adapter"
 	"github.com/memdecay/memdecay/worker/internal/memdb"
+	"github.com/memdecay/memdecay/worker/internal/readers"
 	"github.com/memdecay/memdecay/worker/internal/report"
 	"github.com/memdecay/memdecay/worker/internal/settings"
 	"github.com/memdecay/memdecay/worker/internal/store"
@@ -16,6 +17,12 @@ import (
 
 // The root's API: each name is the one of the package below that
 // holds it now (docs/design.md has the layers).
+
+// AdvanceClock adds hours of activity to the session-aware clock and
+// returns the new reading.
+func AdvanceClock(ctx context.Context, db *DB, hours float64) (float64, error) {
+	return readers.AdvanceClock(ctx, db, hours)
+}
 
 // Config is the settings a database carries in mem_config, with the
 // defaults the schema seeds.
@@ -29,8 +36,22 @@ func ConfigValues(ctx context.Context, q memdb.Querier) (map[string]string, erro
 	return settings.ConfigValues(ctx, q)
 }
 
+// Curve is one decay curve in use: the weight left of an edge of weight 1
+// against elapsed time on its clock.
+type Curve = readers.Curve
+
 // DB is a memory database opened by the worker.
 type DB = memdb.DB
+
+// DecayEvent is one removal from mem_events.
+type DecayEvent = readers.DecayEvent
+
+// Decayed lists recent removals and the edges nearest their horizon, every
+// model and clock together (a wall-clock day counted as 24 hours); through
+// a mapping, the app's removals and links.
+func Decayed(ctx context.Context, db *DB, limit int) ([]DecayEvent, []EdgeOutlook, error) {
+	return readers.Decayed(ctx, db, limit)
+}
 
 // DeclareMapping checks m against the database's schema and stores it as
 // the database's mapping (mem_mapping), in one transaction, refused while a
@@ -68,6 +89,26 @@ func DisplayName(db string) string {
 	return memdb.DisplayName(db)
 }
 
+// EdgeExplanation says why an edge will or will not decay, and when. Its
+// numbers are mem_edges_effective's (one source for explain, decayed and
+// the views): the edge's model and clock, its tiered λ or its policy, its
+// effective weight, threshold and time left.
+type EdgeExplanation = readers.EdgeExplanation
+
+// EdgeOutlook is an edge close to its decay horizon, as
+// mem_edges_effective has it: the time left on its own clock (active hours,
+// or days on the wall clock), and in hours either way.
+type EdgeOutlook = readers.EdgeOutlook
+
+// EdgeSketch draws the edge between a and b as mem_edges_effective sees it:
+// its tiered or policy curve from its anchor, its threshold and where the
+// curve crosses it (curve_horizon from the anchor, so a row already past it
+// is marked where it crossed). A pinned edge, an agent edge on the tiered
+// model and an edge with no anchor time keep their weight: a flat line.
+func EdgeSketch(ctx context.Context, db *DB, a, b string) (*Sketch, error) {
+	return readers.EdgeSketch(ctx, db, a, b)
+}
+
 // ErrBadSetting is an unknown key or a value out of its range.
 var ErrBadSetting = settings.ErrBadSetting
 
@@ -85,6 +126,42 @@ var ErrClockBack = settings.ErrClockBack
 var ErrClockBehind = settings.ErrClockBehind
 
 var ErrSweepRunning = memdb.ErrSweepRunning
+
+// ExplainEdge explains the edge between blocks a and b (in either order);
+// through a mapping, the link of key a (a b for a key of two columns).
+func ExplainEdge(ctx context.Context, db *DB, a, b string) (*EdgeExplanation, error) {
+	return readers.ExplainEdge(ctx, db, a, b)
+}
+
+// ExplainFact scores a fact at the wall time a sweep would take (machine,
+// the machine's reading, unless wall_clock is pinned: commandClock) and
+// says why it will or will not be archived or pruned, and when.
+func ExplainFact(ctx context.Context, db *DB, id string, machine time.Time) (*FactExplanation, error) {
+	return readers.ExplainFact(ctx, db, id, machine)
+}
+
+// FactExplanation says where a fact stands and when a sweep will act on it.
+type FactExplanation = readers.FactExplanation
+
+// FactSketch draws a fact's score against days since its last use, with
+// the archive and prune thresholds of its tier and where the score crosses
+// each (tideline_horizon from the last use, so a fact already past one is
+// marked where it crossed). A confirmed fact is immune: its lines say so.
+func FactSketch(ctx context.Context, db *DB, x *FactExplanation) (*Sketch, error) {
+	return readers.FactSketch(ctx, db, x)
+}
+
+// GetStatus reads counts, the clock and the last sweep.
+func GetStatus(ctx context.Context, db *DB) (*Status, error) {
+	return readers.GetStatus(ctx, db)
+}
+
+// HumanSpan is a time on a clock as a person reads it: minutes, hours,
+// days or years (of 365 days), with three significant digits at most.
+// Active hours read as hours of the clock: "19 days" is 460 active hours.
+func HumanSpan(v float64, clock string) string {
+	return readers.HumanSpan(v, clock)
+}
 
 // IsRqliteURL reports whether --db names an rqlite node rather than a file.
 func IsRqliteURL(db string) bool {
@@ -141,6 +218,15 @@ func OpenMemory(path string, readOnly bool) (*DB, error) {
 // OpenOptions says how to open a database file.
 type OpenOptions = memdb.OpenOptions
 
+// Plot reads the data memworker plot draws from a memory database opened
+// with OpenMemory (through a mapping, the time left of the app's links).
+func Plot(ctx context.Context, db *DB) (PlotData, error) {
+	return readers.Plot(ctx, db)
+}
+
+// PlotData is everything memworker plot draws.
+type PlotData = readers.PlotData
+
 // Printable is database text (an id, a relation type, a value) as a
 // terminal should show it: unchanged when every character is printable,
 // else Go-quoted ("a\x1b[2J", "b\nc"), so an id can neither drive the
@@ -164,6 +250,17 @@ func SetConfigForce(ctx context.Context, q memdb.Querier, key, value string) err
 	return settings.SetConfigForce(ctx, q, key, value)
 }
 
+// Sketch is one row's decay over its own time axis, for explain --plot:
+// the curve from its last anchor, where "now" is on it, and where it
+// crosses each threshold that acts on it.
+type Sketch = readers.Sketch
+
+// SketchLine is a threshold and when the curve falls below it (nil: never).
+type SketchLine = readers.SketchLine
+
+// Status is a database's health at a glance.
+type Status = readers.Status
+
 // StoreReaderViews stores the readers' views of the database's declared
 // mapping, which the extension serves on every connection that loads it
 // (memworker's migrate up runs it after the migrations: a migration
@@ -182,3 +279,12 @@ func Sweep(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) {
 // SweepOptions controls one sweep. The zero value is the sweep the CLI runs
 // by default: Sweep applies the defaults below for every caller.
 type SweepOptions = sweep.Options
+
+// SweepRemovals is what one finished sweep removed, by kind: blocks
+// archived (orphans included) and the edges that went with them, edges
+// pruned, decayed and removed by a policy, facts archived or pruned.
+type SweepRemovals = readers.SweepRemovals
+
+// TimeLeft is the time left before decay of the live edges of one group (a
+// tier pair or a policy), on the group's clock.
+type TimeLeft = readers.TimeLeft

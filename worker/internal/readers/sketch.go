@@ -1,4 +1,4 @@
-package worker
+package readers
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 
 	"github.com/memdecay/memdecay/sqlfuncs"
 	"github.com/memdecay/memdecay/worker/internal/adapter"
+	"github.com/memdecay/memdecay/worker/internal/memdb"
+	"github.com/memdecay/memdecay/worker/internal/report"
 	"github.com/memdecay/memdecay/worker/internal/settings"
 )
 
@@ -46,7 +48,7 @@ SELECT x, %s FROM (SELECT ?4 * i / %d.0 AS x FROM n)`
 // curve crosses it (curve_horizon from the anchor, so a row already past it
 // is marked where it crossed). A pinned edge, an agent edge on the tiered
 // model and an edge with no anchor time keep their weight: a flat line.
-func EdgeSketch(ctx context.Context, db *DB, a, b string) (*Sketch, error) {
+func EdgeSketch(ctx context.Context, db *memdb.DB, a, b string) (*Sketch, error) {
 	var clock, relation, origin, curve string
 	var elapsed sql.NullFloat64
 	var threshold, weight, hours, wall float64
@@ -62,7 +64,7 @@ func EdgeSketch(ctx context.Context, db *DB, a, b string) (*Sketch, error) {
 			Scan(&clock, &elapsed, &weight, &pinned, &origin, &relation, &threshold, &curve, &hours, &wall)
 	})
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("explain --plot: %s — %s is no valid edge, so it has no curve", Printable(a), Printable(b))
+		return nil, fmt.Errorf("explain --plot: %s — %s is no valid edge, so it has no curve", report.Printable(a), report.Printable(b))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("explain --plot: %w", err)
@@ -84,7 +86,7 @@ func EdgeSketch(ctx context.Context, db *DB, a, b string) (*Sketch, error) {
 	if err := db.SQL.QueryRowContext(ctx, `SELECT curve_horizon(?, ?, ?)`, curve, weight, threshold).Scan(&crossing); err != nil {
 		return nil, fmt.Errorf("explain --plot: %w", err)
 	}
-	s := &Sketch{Title: fmt.Sprintf("edge %s — %s", Printable(a), Printable(b)), Clock: clock,
+	s := &Sketch{Title: fmt.Sprintf("edge %s — %s", report.Printable(a), report.Printable(b)), Clock: clock,
 		YLabel: "effective weight", Now: elapsed.Float64, At: hours}
 	if clock == "wall" {
 		s.At = wall
@@ -108,11 +110,11 @@ func EdgeSketch(ctx context.Context, db *DB, a, b string) (*Sketch, error) {
 // the archive and prune thresholds of its tier and where the score crosses
 // each (tideline_horizon from the last use, so a fact already past one is
 // marked where it crossed). A confirmed fact is immune: its lines say so.
-func FactSketch(ctx context.Context, db *DB, x *FactExplanation) (*Sketch, error) {
+func FactSketch(ctx context.Context, db *memdb.DB, x *FactExplanation) (*Sketch, error) {
 	if x.Invalid {
-		return nil, fmt.Errorf("explain --plot: fact %s is not scored: %s", Printable(x.ID), x.Verdict)
+		return nil, fmt.Errorf("explain --plot: fact %s is not scored: %s", report.Printable(x.ID), x.Verdict)
 	}
-	s := &Sketch{Title: fmt.Sprintf("fact %s (%s, tier %s)", Printable(x.ID), Printable(x.Segment), Printable(x.Tier)),
+	s := &Sketch{Title: fmt.Sprintf("fact %s (%s, tier %s)", report.Printable(x.ID), report.Printable(x.Segment), report.Printable(x.Tier)),
 		Clock: "wall", YLabel: "score", Now: x.DaysSinceAccess, At: float64(x.WallTime)}
 	switch x.Tier {
 	case sqlfuncs.FactShort:
@@ -140,7 +142,7 @@ func FactSketch(ctx context.Context, db *DB, x *FactExplanation) (*Sketch, error
 // evaluate fills the points from 0 to past now and every crossing. expr
 // reads the time x and params as ?1, ?2, ?3 and (when given) ?5; ?4 is the
 // end of the axis.
-func (s *Sketch) evaluate(ctx context.Context, db *DB, expr string, params ...any) error {
+func (s *Sketch) evaluate(ctx context.Context, db *memdb.DB, expr string, params ...any) error {
 	end := s.Now
 	for _, l := range s.Lines {
 		if l.Crossing != nil {

@@ -1,4 +1,4 @@
-package worker
+package readers
 
 import (
 	"context"
@@ -89,7 +89,7 @@ func logTimes(lo float64, n, perDecade int) string {
 
 // Plot reads the data memworker plot draws from a memory database opened
 // with OpenMemory (through a mapping, the time left of the app's links).
-func Plot(ctx context.Context, db *DB) (PlotData, error) {
+func Plot(ctx context.Context, db *memdb.DB) (PlotData, error) {
 	var d PlotData
 	if err := plotCurves(ctx, db, &d); err != nil {
 		return d, fmt.Errorf("plot: the curves: %w", err)
@@ -106,12 +106,12 @@ func Plot(ctx context.Context, db *DB) (PlotData, error) {
 
 // plotCurves evaluates the tier curves and each policy's curve as a sweep
 // stages it (worker.StagedPolicies), with its threshold and crossing.
-func plotCurves(ctx context.Context, db *DB, d *PlotData) error {
+func plotCurves(ctx context.Context, db *memdb.DB, d *PlotData) error {
 	type spec struct {
 		Curve
 		json string
 	}
-	cfg, err := LoadConfig(ctx, db.SQL)
+	cfg, err := settings.LoadConfig(ctx, db.SQL)
 	if err != nil {
 		return err
 	}

@@ -1,267 +1,20 @@
-package worker
+package readers
 
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"time"
 
-	"github.com/memdecay/memdecay/schema"
 	"github.com/memdecay/memdecay/worker/internal/adapter"
+	"github.com/memdecay/memdecay/worker/internal/memdb"
+	"github.com/memdecay/memdecay/worker/internal/report"
 	"github.com/memdecay/memdecay/worker/internal/settings"
-	"github.com/memdecay/memdecay/worker/internal/store"
 	"github.com/memdecay/memdecay/worker/internal/sweepsql"
-	"github.com/memdecay/memdecay/worker/mapping"
 )
-
-// Status is a database's health at a glance.
-type Status struct {
-	Path             string   `json:"path"`
-	SchemaVersion    uint     `json:"schema_version"`
-	ActiveHours      float64  `json:"active_hours"`
-	LastCurateAt     *float64 `json:"last_curate_at"`
-	HoursSinceCurate *float64 `json:"hours_since_curate"`
-	// SweepAheadHours is how far the last sweep ran ahead of the clock
-	// (sweep --now past it, which leaves the clock where it is); then
-	// HoursSinceCurate is 0, never a negative age.
-	SweepAheadHours *float64       `json:"last_sweep_ahead_hours,omitempty"`
-	CurateDue       bool           `json:"curate_due"`
-	Blocks          map[string]int `json:"blocks"`
-	Edges           int64          `json:"edges"`
-	Facts           map[string]int `json:"facts"`
-	Events          int64          `json:"events"`
-	EdgesDecayed    int64          `json:"edges_decayed_total"`
-	LastSweep       *SweepRecord   `json:"last_sweep"`
-	// FileBytes and WALBytes are the sizes of a file database and of its
-	// -wal beside it (none on rqlite). A reader that holds a transaction
-	// open keeps every page written since from being checkpointed back, so
-	// beside a long sweep the WAL grows until it lets go.
-	FileBytes *int64 `json:"file_bytes,omitempty"`
-	WALBytes  *int64 `json:"wal_bytes,omitempty"`
-	// Mapping names the mapping in force ("mem": memworker's own tables),
-	// and MappingTables what its roles are when an app's tables are
-	// declared (docs/mapping.md); then the counts are of the app's rows
-	// and the clock is the one its sweeps run on.
-	Mapping       string `json:"mapping"`
-	MappingTables string `json:"mapping_tables,omitempty"`
-	// WallClockHours: the mapping's times are wall times, so the clock
-	// (active_hours and the sweeps' clocks) is the wall clock in hours
-	// since 1970.
-	WallClockHours bool `json:"wall_clock_hours,omitempty"`
-}
-
-// LargeWAL reports a WAL worth a person's attention: bigger than the file
-// it belongs to, or than a sweep leaves it (WALSizeLimit).
-func (st *Status) LargeWAL() bool {
-	return st.WALBytes != nil && st.FileBytes != nil && (*st.WALBytes > *st.FileBytes || *st.WALBytes > store.WALSizeLimit)
-}
-
-// SweepRecord is one row of mem_sweeps.
-type SweepRecord struct {
-	ID         int64   `json:"id"`
-	Status     string  `json:"status"`
-	ClockHours float64 `json:"clock_hours"`
-	StartedAt  int64   `json:"started_at"`
-	FinishedAt *int64  `json:"finished_at"`
-	Summary    string  `json:"summary"`
-}
-
-// GetStatus reads counts, the clock and the last sweep.
-func GetStatus(ctx context.Context, db *DB) (*Status, error) {
-	cfg, mapped, err := adapter.SweepConfig(ctx, db, time.Now())
-	if err != nil {
-		return nil, err
-	}
-	v, _, err := schema.Version(db.SQL)
-	if err != nil {
-		return nil, err
-	}
-	st := &Status{Path: db.Path, SchemaVersion: v, ActiveHours: cfg.ActiveHours, LastCurateAt: cfg.LastCurateAt,
-		EdgesDecayed: cfg.EdgesDecayedTotal,
-		// Every status the schema allows, zero counts included, so a
-		// reader of the JSON finds each key.
-		Blocks: map[string]int{"inbox": 0, "active": 0, "archived": 0},
-		Facts:  map[string]int{"active": 0, "confirmed": 0, "archived": 0}}
-	if !db.Rqlite {
-		if fi, err := os.Stat(db.Path); err == nil {
-			size := fi.Size()
-			st.FileBytes = &size
-			wal := int64(0)
-			if wi, err := os.Stat(db.Path + "-wal"); err == nil {
-				wal = wi.Size()
-			}
-			st.WALBytes = &wal
-		}
-	}
-	d, err := mapping.Load(ctx, db.SQL)
-	if err != nil {
-		return nil, err
-	}
-	st.Mapping = d.Preset
-	counts := map[string]map[string]int{"SELECT status, count(*) FROM mem_blocks GROUP BY status": st.Blocks,
-		"SELECT status, count(*) FROM mem_facts GROUP BY status": st.Facts}
-	edges := "SELECT count(*) FROM mem_edges"
-	if mapped != nil { // the app's own rows
-		st.Mapping, st.MappingTables = d.Source, d.Tables()
-		st.WallClockHours = mapped.WallHours
-		counts, edges = mapped.StatusCounts(st.Blocks, st.Facts)
-	}
-	st.HoursSinceCurate, st.SweepAheadHours = cfg.HoursSinceSweep()
-	st.CurateDue = cfg.SweepDue()
-	for query, m := range counts {
-		rows, err := db.SQL.QueryContext(ctx, query)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var s string
-			var n int
-			if err := rows.Scan(&s, &n); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			m[s] = n
-		}
-		rows.Close()
-	}
-	archives, err := sweepsql.ReadArchives(ctx, db.SQL)
-	if err != nil {
-		return nil, err
-	}
-	if err := db.SQL.QueryRowContext(ctx, "SELECT ("+edges+"), "+sweepsql.EventCount(archives)).
-		Scan(&st.Edges, &st.Events); err != nil {
-		return nil, err
-	}
-	var rec SweepRecord
-	var finished sql.NullInt64
-	err = db.SQL.QueryRowContext(ctx, `SELECT id, status, coalesce(clock_hours, 0), started_at, finished_at,
-		coalesce(json_extract(result, '$.summary'), '') FROM mem_sweeps ORDER BY id DESC LIMIT 1`).
-		Scan(&rec.ID, &rec.Status, &rec.ClockHours, &rec.StartedAt, &finished, &rec.Summary)
-	switch {
-	case err == nil:
-		if finished.Valid {
-			rec.FinishedAt = &finished.Int64
-		}
-		st.LastSweep = &rec
-	case !errors.Is(err, sql.ErrNoRows):
-		return nil, err
-	}
-	return st, nil
-}
-
-// AdvanceClock adds hours of activity to the session-aware clock and
-// returns the new reading.
-func AdvanceClock(ctx context.Context, db *DB, hours float64) (float64, error) {
-	if hours < 0 {
-		return 0, fmt.Errorf("clock advance: %v is negative; the active-hours clock only moves forward", hours)
-	}
-	if err := settings.FiniteHours(hours); err != nil {
-		return 0, fmt.Errorf("clock advance: %w", err)
-	}
-	var now float64
-	err := db.SQL.QueryRowContext(ctx, sweepsql.MemSQL(`UPDATE mem_config SET value = value + :hours
-		WHERE key = 'active_hours' AND value + :hours <= MAX_FINITE RETURNING value`), sql.Named("hours", hours)).Scan(&now)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, fmt.Errorf("clock advance: %v more hours would take the clock past the largest finite number", hours)
-	}
-	if err != nil {
-		return 0, fmt.Errorf("clock advance: %w", err)
-	}
-	return now, nil
-}
-
-// DecayEvent is one removal from mem_events.
-type DecayEvent struct {
-	ID         int64   `json:"id"`
-	SweepID    *int64  `json:"sweep_id"`
-	At         int64   `json:"at"`
-	ClockHours float64 `json:"clock_hours"`
-	Kind       string  `json:"subject_kind"`
-	Subject    string  `json:"subject_id"`
-	Action     string  `json:"action"`
-	Reason     string  `json:"reason"`
-}
-
-// MarshalJSON writes an edge's subject_id as the JSON array of its two
-// block ids it is stored as, so a reader need not decode a string again.
-func (e DecayEvent) MarshalJSON() ([]byte, error) {
-	type plain DecayEvent
-	from, to, ok := e.EdgeEnds()
-	if !ok {
-		return json.Marshal(plain(e))
-	}
-	return json.Marshal(struct {
-		plain
-		Subject []string `json:"subject_id"`
-	}{plain(e), []string{from, to}})
-}
-
-// EdgeEnds are the two block ids of an edge event's subject (stored as a
-// JSON array); ok is false for any other event.
-func (e DecayEvent) EdgeEnds() (from, to string, ok bool) {
-	var ids []string
-	if e.Kind != "edge" || json.Unmarshal([]byte(e.Subject), &ids) != nil || len(ids) != 2 {
-		return "", "", false
-	}
-	return ids[0], ids[1], true
-}
-
-// EdgeOutlook is an edge close to its decay horizon, as
-// mem_edges_effective has it: the time left on its own clock (active hours,
-// or days on the wall clock), and in hours either way.
-type EdgeOutlook struct {
-	From            string  `json:"from"`
-	To              string  `json:"to"`
-	Weight          float64 `json:"weight"`
-	EffectiveWeight float64 `json:"effective_weight"`
-	Clock           string  `json:"clock"`
-	TimeLeft        float64 `json:"time_left"`
-	HoursLeft       float64 `json:"hours_left"` // active hours, or the wall clock's days × 24
-	// Key: through a mapping, the app's key of the link (From and To are
-	// its ends).
-	Key string `json:"key,omitempty"`
-}
-
-// Decayed lists recent removals and the edges nearest their horizon, every
-// model and clock together (a wall-clock day counted as 24 hours); through
-// a mapping, the app's removals and links.
-func Decayed(ctx context.Context, db *DB, limit int) ([]DecayEvent, []EdgeOutlook, error) {
-	events := []DecayEvent{}
-	archives, err := sweepsql.ReadArchives(ctx, db.SQL)
-	if err != nil {
-		return nil, nil, fmt.Errorf("decayed: %w", err)
-	}
-	rows, err := db.SQL.QueryContext(ctx, sweepsql.LatestRemovals(archives), sql.Named("limit", limit))
-	if err != nil {
-		return nil, nil, err
-	}
-	for rows.Next() {
-		var e DecayEvent
-		var sweep sql.NullInt64
-		if err := rows.Scan(&e.ID, &sweep, &e.At, &e.ClockHours, &e.Kind, &e.Subject, &e.Action, &e.Reason); err != nil {
-			rows.Close()
-			return nil, nil, err
-		}
-		if sweep.Valid {
-			e.SweepID = &sweep.Int64
-		}
-		events = append(events, e)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, nil, err
-	}
-	soon, err := edgeOutlook(ctx, db, limit)
-	if err != nil {
-		return nil, nil, fmt.Errorf("decayed: %w", err)
-	}
-	return events, soon, nil
-}
 
 // EdgeExplanation says why an edge will or will not decay, and when. Its
 // numbers are mem_edges_effective's (one source for explain, decayed and
@@ -307,8 +60,8 @@ type EdgeExplanation struct {
 
 // ExplainEdge explains the edge between blocks a and b (in either order);
 // through a mapping, the link of key a (a b for a key of two columns).
-func ExplainEdge(ctx context.Context, db *DB, a, b string) (*EdgeExplanation, error) {
-	cfg, err := LoadConfig(ctx, db.SQL)
+func ExplainEdge(ctx context.Context, db *memdb.DB, a, b string) (*EdgeExplanation, error) {
+	cfg, err := settings.LoadConfig(ctx, db.SQL)
 	if err != nil {
 		return nil, err
 	}
@@ -325,7 +78,7 @@ func ExplainEdge(ctx context.Context, db *DB, a, b string) (*EdgeExplanation, er
 
 // explainEdge explains the edge of key k1, k2 (memworker's own: its ends,
 // in either order) as r's views show it.
-func explainEdge(ctx context.Context, r adapter.ViewsReader, cfg Config, k1, k2 string) (*EdgeExplanation, error) {
+func explainEdge(ctx context.Context, r adapter.ViewsReader, cfg settings.Config, k1, k2 string) (*EdgeExplanation, error) {
 	name := fmt.Sprintf("between %q and %q", k1, k2)
 	if !r.Mapped && k1 > k2 {
 		k1, k2 = k2, k1
@@ -374,7 +127,7 @@ func explainEdge(ctx context.Context, r adapter.ViewsReader, cfg Config, k1, k2 
 	invalid := func() (*EdgeExplanation, error) {
 		x.Invalid = true
 		x.Verdict = fmt.Sprintf("invalid row: weight %s, reinforcement_count %s; sweeps skip it and never delete it",
-			Printable(fmt.Sprint(weight)), Printable(fmt.Sprint(count)))
+			report.Printable(fmt.Sprint(weight)), report.Printable(fmt.Sprint(count)))
 		return x, nil
 	}
 	if problem.Valid || werr != nil || cerr != nil {
@@ -426,7 +179,7 @@ func ptr(v sql.NullFloat64) *float64 {
 	return &v.Float64
 }
 
-func (x *EdgeExplanation) verdict(cfg Config) string {
+func (x *EdgeExplanation) verdict(cfg settings.Config) string {
 	policy := x.Model != "tiered"
 	switch {
 	case x.Pinned:

@@ -1,0 +1,3 @@
+// Package readers reads a database for people: status, decayed edges,
+// explain, sketches and plot data.
+package readers
