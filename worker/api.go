@@ -9,6 +9,7 @@ import (
 	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/internal/readers"
 	"github.com/memdecay/memdecay/worker/internal/report"
+	"github.com/memdecay/memdecay/worker/internal/restore"
 	"github.com/memdecay/memdecay/worker/internal/settings"
 	"github.com/memdecay/memdecay/worker/internal/store"
 	"github.com/memdecay/memdecay/worker/internal/sweep"
@@ -238,6 +239,28 @@ func Printable(s string) string {
 // Report is the result of one sweep (docs/sweep.md, the report), printed by sweep --json
 // and stored in mem_sweeps.result.
 type Report = report.Report
+
+// RestoreBlock brings back an archived block with its tags and the edges
+// removed with it (those whose other end is active).
+func RestoreBlock(ctx context.Context, db *DB, id string, wall time.Time) (*Restored, error) {
+	return restore.RestoreBlock(ctx, db, id, wall)
+}
+
+// RestoreEdge brings back the edge between a and b from its last removal.
+//
+// Through a mapping an edge is named by its key: a, or a and b for a key
+// of two columns (then in the key's order).
+func RestoreEdge(ctx context.Context, db *DB, a, b string, wall time.Time) (*Restored, error) {
+	return restore.RestoreEdge(ctx, db, a, b, wall)
+}
+
+// RestoreFact brings back an archived or pruned fact as active.
+func RestoreFact(ctx context.Context, db *DB, id string, wall time.Time) (*Restored, error) {
+	return restore.RestoreFact(ctx, db, id, wall)
+}
+
+// Restored says what a restore brought back.
+type Restored = restore.Restored
 
 // SetConfig validates and stores one setting; it refuses moving
 // active_hours back (SetConfigForce does it).

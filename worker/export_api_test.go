@@ -5,6 +5,7 @@ import (
 
 	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/internal/report"
+	"github.com/memdecay/memdecay/worker/internal/restore"
 	"github.com/memdecay/memdecay/worker/internal/store"
 	"github.com/memdecay/memdecay/worker/internal/sweep"
 )
@@ -21,6 +22,10 @@ var ErrBadOption = sweep.ErrBadOption
 // caller that waits or retries for one does for the other.
 var ErrDatabaseBusy = store.ErrDatabaseBusy
 
+// ErrEditedEvent means an event's snapshot names another row than the
+// event's subject: its record was edited, and a restore will not trust it.
+var ErrEditedEvent = restore.ErrEditedEvent
+
 // ErrLeaseLost: the sweep stopped because another sweep took its place
 // (it was paused or cut off past its lease); it wrote nothing more.
 var ErrLeaseLost = store.ErrLeaseLost
@@ -32,6 +37,9 @@ var ErrNoExtension = memdb.ErrNoExtension
 var ErrNoFact = memdb.ErrNoFact
 
 var ErrNotSQLite = memdb.ErrNotSQLite
+
+// ErrNothingToRestore means the event log holds no removal to undo.
+var ErrNothingToRestore = restore.ErrNothingToRestore
 
 // FactCounts is the fact lifecycle tally.
 type FactCounts = report.FactCounts

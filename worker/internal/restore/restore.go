@@ -1,4 +1,4 @@
-package worker
+package restore
 
 import (
 	"context"
@@ -50,17 +50,17 @@ type Restored struct {
 
 // restoreTx reads what a restore needs (plan) and runs the writes it
 // returns, with the clock readings bound as :now and :wall.
-func restoreTx(ctx context.Context, db *DB, wall time.Time, what string,
-	plan func(q memdb.Querier, args func(...any) []any, cfg Config) ([]memdb.Step, error)) ([]int64, error) {
+func restoreTx(ctx context.Context, db *memdb.DB, wall time.Time, what string,
+	plan func(q memdb.Querier, args func(...any) []any, cfg settings.Config) ([]memdb.Step, error)) ([]int64, error) {
 	return restoreAt(ctx, db, wall, what, nil, plan)
 }
 
 // restoreAt is restoreTx through a mapping (mapped; nil for memworker's
 // own tables), whose sweeps may run on the wall clock in hours or on the
 // app's own clock: a restored row is anchored at that clock.
-func restoreAt(ctx context.Context, db *DB, wall time.Time, what string, mapped *adapter.Adapted,
-	plan func(q memdb.Querier, args func(...any) []any, cfg Config) ([]memdb.Step, error)) ([]int64, error) {
-	cfg, err := LoadConfig(ctx, db.SQL)
+func restoreAt(ctx context.Context, db *memdb.DB, wall time.Time, what string, mapped *adapter.Adapted,
+	plan func(q memdb.Querier, args func(...any) []any, cfg settings.Config) ([]memdb.Step, error)) ([]int64, error) {
+	cfg, err := settings.LoadConfig(ctx, db.SQL)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ const edgeCanReturn = `NOT EXISTS (SELECT 1 FROM mem_edges x WHERE x.from_id = :
 //
 // Through a mapping an edge is named by its key: a, or a and b for a key
 // of two columns (then in the key's order).
-func RestoreEdge(ctx context.Context, db *DB, a, b string, wall time.Time) (*Restored, error) {
+func RestoreEdge(ctx context.Context, db *memdb.DB, a, b string, wall time.Time) (*Restored, error) {
 	if mapped, err := adapter.AdaptMapping(ctx, db, false); err != nil {
 		return nil, fmt.Errorf("restore: %w", err)
 	} else if mapped != nil {
@@ -103,7 +103,7 @@ func RestoreEdge(ctx context.Context, db *DB, a, b string, wall time.Time) (*Res
 	r := &Restored{Kind: "edge", ID: fmt.Sprintf("%s %s", a, b), EdgesSkipped: []string{}}
 	var pruneThreshold float64
 	what := fmt.Sprintf("restore: edge %s — %s", a, b)
-	applied, err := restoreTx(ctx, db, wall, what, func(q memdb.Querier, args func(...any) []any, cfg Config) ([]memdb.Step, error) {
+	applied, err := restoreTx(ctx, db, wall, what, func(q memdb.Querier, args func(...any) []any, cfg settings.Config) ([]memdb.Step, error) {
 		pruneThreshold = cfg.EdgePruneThreshold
 		err := q.QueryRowContext(ctx, `SELECT id FROM mem_events WHERE subject_kind = 'edge' AND subject_id = json_array(?, ?)
 			AND action IN ('decay', 'prune', 'delete') AND `+ownEvents(nil, "edge", "id")+` ORDER BY id DESC LIMIT 1`, a, b).Scan(&r.FromEvent)
@@ -233,7 +233,7 @@ const blockArchived = `EXISTS (SELECT 1 FROM mem_blocks k WHERE k.id = :block AN
 
 // RestoreBlock brings back an archived block with its tags and the edges
 // removed with it (those whose other end is active).
-func RestoreBlock(ctx context.Context, db *DB, id string, wall time.Time) (*Restored, error) {
+func RestoreBlock(ctx context.Context, db *memdb.DB, id string, wall time.Time) (*Restored, error) {
 	if mapped, err := adapter.AdaptMapping(ctx, db, false); err != nil {
 		return nil, fmt.Errorf("restore: %w", err)
 	} else if mapped != nil {
@@ -246,7 +246,7 @@ func RestoreBlock(ctx context.Context, db *DB, id string, wall time.Time) (*Rest
 	}
 	var edges []edgeEvent
 	what := fmt.Sprintf("restore: block %q", id)
-	applied, err := restoreTx(ctx, db, wall, what, func(q memdb.Querier, args func(...any) []any, _ Config) ([]memdb.Step, error) {
+	applied, err := restoreTx(ctx, db, wall, what, func(q memdb.Querier, args func(...any) []any, _ settings.Config) ([]memdb.Step, error) {
 		sweepID, err := archivedBlock(ctx, q, id, &r.FromEvent)
 		if err != nil {
 			return nil, err
@@ -354,7 +354,7 @@ func archivedBlockIn(ctx context.Context, q memdb.Querier, id string, event *int
 }
 
 // RestoreFact brings back an archived or pruned fact as active.
-func RestoreFact(ctx context.Context, db *DB, id string, wall time.Time) (*Restored, error) {
+func RestoreFact(ctx context.Context, db *memdb.DB, id string, wall time.Time) (*Restored, error) {
 	if mapped, err := adapter.AdaptMapping(ctx, db, false); err != nil {
 		return nil, fmt.Errorf("restore: %w", err)
 	} else if mapped != nil {
@@ -362,7 +362,7 @@ func RestoreFact(ctx context.Context, db *DB, id string, wall time.Time) (*Resto
 	}
 	r := &Restored{Kind: "fact", ID: id, EdgesSkipped: []string{}}
 	what := fmt.Sprintf("restore: fact %q", id)
-	applied, err := restoreTx(ctx, db, wall, what, func(q memdb.Querier, args func(...any) []any, _ Config) ([]memdb.Step, error) {
+	applied, err := restoreTx(ctx, db, wall, what, func(q memdb.Querier, args func(...any) []any, _ settings.Config) ([]memdb.Step, error) {
 		pruned, err := restorableFact(ctx, q, id, &r.FromEvent)
 		if err != nil {
 			return nil, err

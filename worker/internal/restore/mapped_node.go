@@ -1,0 +1,218 @@
+package restore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/memdecay/memdecay/worker/internal/adapter"
+	"github.com/memdecay/memdecay/worker/internal/memdb"
+	"github.com/memdecay/memdecay/worker/internal/sweepsql"
+	"github.com/memdecay/memdecay/worker/mapping"
+)
+
+// tagsBack is the INSERT that puts the tag rows of the node :block back
+// into the app's tag table from its archive event :event (the sweep
+// removed them with it), or "" when the mapping keeps no tag table.
+func (a mappedRestore) tagsBack() string {
+	tg := a.Map.Nodes.Tags
+	if tg == nil || tg.Table == "" {
+		return ""
+	}
+	table := "main." + sweepsql.Ident(tg.Table)
+	tag := sweepsql.SnapshotRead("json_extract(detail, '$.tags')", "fullkey")
+	return `INSERT INTO ` + table + ` (` + sweepsql.Ident(tg.NodeID) + `, ` + sweepsql.Ident(tg.Tag) + `)
+SELECT (SELECT k.` + a.NodeKey() + ` FROM ` + a.NodeTable() + ` k WHERE ` + a.NodeCols.AsText("k", a.NodeKey0()) + ` = :block), ` + tag + `
+FROM mem_events, json_each(json_extract(detail, '$.tags'))
+WHERE mem_events.id = :event
+  AND NOT EXISTS (SELECT 1 FROM ` + table + ` t WHERE CAST(t.` + sweepsql.Ident(tg.NodeID) + ` AS TEXT) = :block AND t.` + sweepsql.Ident(tg.Tag) + ` IS ` + tag + `)`
+}
+
+// missingEnd is the end of the edge removed by event that the node table
+// no longer holds, or "".
+func (a mappedRestore) missingEnd(ctx context.Context, db *memdb.DB, event int64) (string, error) {
+	if a.Map.Nodes == nil {
+		return "", nil
+	}
+	e := a.Map.Edges
+	var missing sql.NullString
+	err := db.SQL.QueryRowContext(ctx, `SELECT v FROM (SELECT CAST(`+snapColumn("detail", "edge", e.From)+` AS TEXT) AS v FROM mem_events WHERE id = ?1
+		UNION ALL SELECT CAST(`+snapColumn("detail", "edge", e.To)+` AS TEXT) FROM mem_events WHERE id = ?1) w
+		WHERE NOT EXISTS (SELECT 1 FROM `+a.NodeTable()+` k WHERE `+a.NodeCols.AsText("k", a.NodeKey0())+` = w.v) LIMIT 1`, event).Scan(&missing)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return missing.String, err
+}
+
+// restoreBlock brings back the archived node id, and the edges removed
+// with it whose other end is not archived.
+func (a mappedRestore) restoreBlock(ctx context.Context, db *memdb.DB, id string, wall time.Time) (*Restored, error) {
+	if a.Map.Nodes == nil {
+		return nil, fmt.Errorf("restore: the mapping has no nodes")
+	}
+	r := &Restored{Kind: "block", ID: id, EdgesSkipped: []string{}}
+	what := fmt.Sprintf("restore: block %q", id)
+	var edges []int64
+	var names []string
+	var dependents int
+	applied, err := a.restoreTx(ctx, db, wall, what, func(q memdb.Querier, args func(...any) []any) ([]memdb.Step, error) {
+		sweepID, err := archivedBlockIn(ctx, q, id, &r.FromEvent, a.NodeTable()+" b", a.NodeStatus("b"), a.NodeCols.AsText("b", a.NodeKey0()),
+			ownEvents(a.Map, "block", "e.id"))
+		if err != nil {
+			return nil, err
+		}
+		if a.Map.Edges != nil {
+			e := a.Map.Edges
+			rows, err := q.QueryContext(ctx, `SELECT id, subject_id FROM mem_events WHERE sweep_id IS ? AND subject_kind = 'edge'
+				AND reason = 'block_archived' AND `+ownEvents(a.Map, "edge", "id")+` AND ? IN (CAST(`+snapColumn("detail", "edge", e.From)+` AS TEXT),
+				                                         CAST(`+snapColumn("detail", "edge", e.To)+` AS TEXT)) ORDER BY id`, sweepID, id)
+			if err != nil {
+				return nil, err
+			}
+			for rows.Next() {
+				var ev int64
+				var name string
+				if err := rows.Scan(&ev, &name); err != nil {
+					rows.Close()
+					return nil, err
+				}
+				edges, names = append(edges, ev), append(names, name)
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return nil, err
+			}
+		}
+		block := args(sql.Named("block", id), sql.Named("id", id), sql.Named("event", r.FromEvent),
+			sql.Named("kind", "block"), sql.Named("subject", id))
+		archived := `EXISTS (SELECT 1 FROM ` + a.NodeTable() + ` k WHERE ` + a.NodeCols.AsText("k", a.NodeKey0()) + ` = :block AND ` + a.NodeArchived("k") + `)`
+		steps := []memdb.Step{{Query: sweepsql.RestoreEvent + ` WHERE ` + archived, Args: block}}
+		if tags := a.tagsBack(); tags != "" {
+			steps = append(steps, memdb.Step{Query: tags + ` AND ` + archived, Args: block})
+		}
+		for i, ev := range edges {
+			edge := args(sql.Named("block", id), sql.Named("event", ev), sql.Named("kind", "edge"), sql.Named("subject", names[i]))
+			steps = append(steps, memdb.Step{Query: a.edgeBack() + ` AND ` + archived, Args: edge},
+				memdb.Step{Query: sweepsql.RestoreEvent + ` WHERE changes() = 1 AND ` + archived, Args: edge})
+		}
+		back, err := a.dependentsBack(ctx, q, sweepID, id)
+		if err != nil {
+			return nil, err
+		}
+		dependents = len(back)
+		for _, d := range back {
+			steps = append(steps, memdb.Step{Query: d.Query + ` AND ` + archived, Args: args(sql.Named("block", id), sql.Named("event", d.Args[0]))})
+		}
+		return append(steps, memdb.Step{Query: a.nodeBack(), Args: block}), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if applied[len(applied)-1] == 0 {
+		return nil, fmt.Errorf("%s: the memory changed while restoring; nothing was restored (try again)", what)
+	}
+	first := 1 // the first edge's step: after the event's, and the tags'
+	if a.tagsBack() != "" {
+		first = 2
+	}
+	for i, name := range names {
+		if applied[first+2*i] == 0 {
+			r.EdgesSkipped = append(r.EdgesSkipped, name)
+			continue
+		}
+		r.Edges++
+	}
+	for _, n := range applied[first+2*len(names) : first+2*len(names)+dependents] {
+		if n == 0 {
+			r.DependentsSkipped++
+		}
+		r.Dependents += n
+	}
+	return r, nil
+}
+
+// dependentsBack are the INSERTs that put back the dependent rows that
+// went with the node id in the sweep sweepID, one per row's event (its
+// id the step's only argument; the INSERT reads :event and :block). A row
+// comes back into its table, when that is still one of the mapping's
+// dependents, if no row holds its node columns already and every node
+// they name is there and not archived (but the node :block, restored
+// with it): as an edge, it never dangles.
+func (a mappedRestore) dependentsBack(ctx context.Context, q memdb.Querier, sweepID any, id string) ([]memdb.Step, error) {
+	if len(a.Map.Nodes.Dependents) == 0 {
+		return nil, nil
+	}
+	rows, err := q.QueryContext(ctx, `SELECT id, coalesce(json_extract(detail, '$.table'), '') FROM mem_event_log
+		WHERE sweep_id IS ? AND subject_kind = 'block' AND subject_id = ? AND action = 'remove_row' ORDER BY id`, sweepID, id)
+	if err != nil {
+		return nil, err
+	}
+	type removed struct {
+		event int64
+		table string
+	}
+	var events []removed
+	for rows.Next() {
+		var e removed
+		if err := rows.Scan(&e.event, &e.table); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		events = append(events, e)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var steps []memdb.Step
+	for _, e := range events {
+		i := slices.IndexFunc(a.Map.Nodes.Dependents, func(d mapping.Dependent) bool { return strings.EqualFold(d.Table, e.table) })
+		if i < 0 {
+			continue // no longer the mapping's: it stays in the log
+		}
+		d := a.Map.Nodes.Dependents[i]
+		cols, err := sweepsql.ReadColumns(ctx, q, d.Table)
+		if err != nil {
+			return nil, err
+		}
+		read := func(c string) string { return snapColumn("d", "row", c) }
+		names, vals := make([]string, len(cols.Names)), make([]string, len(cols.Names))
+		for j, c := range cols.Names {
+			names[j], vals[j] = sweepsql.Ident(c), orDefault(read(c), c, cols.Defaults)
+		}
+		same, linked := make([]string, len(d.Columns)), make([]string, len(d.Columns))
+		for j, c := range d.Columns {
+			same[j] = `x.` + sweepsql.Ident(c) + ` IS ` + read(c)
+			node := `CAST(` + read(c) + ` AS TEXT)`
+			linked[j] = `(` + read(c) + ` IS NULL OR ` + node + ` = :block OR EXISTS (SELECT 1 FROM ` + a.NodeTable() + ` k
+      WHERE ` + a.NodeCols.AsText("k", a.NodeKey0()) + ` = ` + node + ` AND NOT ` + a.NodeArchived("k") + `))`
+		}
+		table := "main." + sweepsql.Ident(d.Table)
+		steps = append(steps, memdb.Step{Query: `INSERT INTO ` + table + ` (` + strings.Join(names, ", ") + `)
+SELECT ` + strings.Join(vals, ",\n       ") + `
+FROM (SELECT detail AS d FROM mem_event_log WHERE id = :event)
+WHERE NOT EXISTS (SELECT 1 FROM ` + table + ` x WHERE ` + strings.Join(same, " AND ") + `)
+  AND ` + strings.Join(linked, "\n  AND "), Args: []any{e.event}})
+	}
+	return steps, nil
+}
+
+// nodeBack makes the archived node :id active again, its archive reason
+// cleared and its time of last use now, each in the column's own form.
+func (a mappedRestore) nodeBack() string {
+	n := a.Map.Nodes
+	set := []string{sweepsql.Ident(n.Status) + " = " + activeAsBefore("block", n.Status, n.StatusActive)}
+	if n.ArchiveReason != "" {
+		set = append(set, sweepsql.Ident(n.ArchiveReason)+" = NULL")
+	}
+	if n.LastUsed != "" {
+		set = append(set, sweepsql.Ident(n.LastUsed)+" = "+adapter.TimeFrom(":now", sweepsql.Ident(n.LastUsed), n.LastUsedClock))
+	}
+	return `UPDATE ` + a.NodeTable() + ` SET ` + strings.Join(set, ", ") + `
+WHERE ` + a.NodeCols.AsText("", a.NodeKey0()) + ` = :id AND ` + sweepsql.Ident(n.Status) + ` = ` + sweepsql.Literal(n.StatusArchived)
+}
