@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/memdecay/memdecay/worker/internal/adapter"
+	"github.com/memdecay/memdecay/worker/internal/feedback"
 	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/internal/readers"
 	"github.com/memdecay/memdecay/worker/internal/report"
@@ -141,6 +142,9 @@ func ExplainFact(ctx context.Context, db *DB, id string, machine time.Time) (*Fa
 	return readers.ExplainFact(ctx, db, id, machine)
 }
 
+// FactChange is the before and after of a feedback or recall.
+type FactChange = feedback.FactChange
+
 // FactExplanation says where a fact stands and when a sweep will act on it.
 type FactExplanation = readers.FactExplanation
 
@@ -150,6 +154,14 @@ type FactExplanation = readers.FactExplanation
 // marked where it crossed). A confirmed fact is immune: its lines say so.
 func FactSketch(ctx context.Context, db *DB, x *FactExplanation) (*Sketch, error) {
 	return readers.FactSketch(ctx, db, x)
+}
+
+// Feedback applies explicit feedback to a fact and logs it: up raises
+// importance and resets the decay clock; down lowers importance and leaves
+// the clock to do its work. machine is the machine's wall time; a pinned
+// wall_clock wins over it (commandClock).
+func Feedback(ctx context.Context, db *DB, id string, up bool, machine time.Time) (*FactChange, error) {
+	return feedback.Feedback(ctx, db, id, up, machine)
 }
 
 // GetStatus reads counts, the clock and the last sweep.
@@ -234,6 +246,13 @@ type PlotData = readers.PlotData
 // terminal nor forge a line of output.
 func Printable(s string) string {
 	return report.Printable(s)
+}
+
+// Recall records that a fact was used: access count + 1 and the decay clock
+// reset. A passive auto-recall reinforces nothing and writes nothing.
+// machine is the machine's wall time (commandClock).
+func Recall(ctx context.Context, db *DB, id string, auto bool, machine time.Time) (*FactChange, error) {
+	return feedback.Recall(ctx, db, id, auto, machine)
 }
 
 // Report is the result of one sweep (docs/sweep.md, the report), printed by sweep --json

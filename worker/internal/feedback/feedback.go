@@ -1,4 +1,4 @@
-package worker
+package feedback
 
 import (
 	"context"
@@ -33,7 +33,7 @@ type FactChange struct {
 // importance and resets the decay clock; down lowers importance and leaves
 // the clock to do its work. machine is the machine's wall time; a pinned
 // wall_clock wins over it (commandClock).
-func Feedback(ctx context.Context, db *DB, id string, up bool, machine time.Time) (*FactChange, error) {
+func Feedback(ctx context.Context, db *memdb.DB, id string, up bool, machine time.Time) (*FactChange, error) {
 	kind := "down"
 	if up {
 		kind = "up"
@@ -47,7 +47,7 @@ func Feedback(ctx context.Context, db *DB, id string, up bool, machine time.Time
 // Recall records that a fact was used: access count + 1 and the decay clock
 // reset. A passive auto-recall reinforces nothing and writes nothing.
 // machine is the machine's wall time (commandClock).
-func Recall(ctx context.Context, db *DB, id string, auto bool, machine time.Time) (*FactChange, error) {
+func Recall(ctx context.Context, db *memdb.DB, id string, auto bool, machine time.Time) (*FactChange, error) {
 	if auto {
 		now, err := settings.CommandWall(ctx, db, machine)
 		if err != nil {
@@ -77,7 +77,7 @@ func Recall(ctx context.Context, db *DB, id string, auto bool, machine time.Time
 // It reads the fact first and writes only while the fact is as it read it
 // (on rqlite the writes go after the reads as one request): when another
 // writer changed it in between, nothing is written and it starts again.
-func changeFact(ctx context.Context, db *DB, id, kind string, machine time.Time, change func(float64) (float64, bool, bool)) (*FactChange, error) {
+func changeFact(ctx context.Context, db *memdb.DB, id, kind string, machine time.Time, change func(float64) (float64, bool, bool)) (*FactChange, error) {
 	what := "fact " + kind
 	now, err := settings.CommandWall(ctx, db, machine)
 	if err != nil {

@@ -1,0 +1,2 @@
+// Package feedback applies fact feedback and recall.
+package feedback
