@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/memdecay/memdecay/worker/internal/adapter"
+	"github.com/memdecay/memdecay/worker/internal/daemon"
 	"github.com/memdecay/memdecay/worker/internal/feedback"
 	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/internal/readers"
@@ -127,7 +128,20 @@ var ErrClockBack = settings.ErrClockBack
 // sweep's (last_curate_at).
 var ErrClockBehind = settings.ErrClockBehind
 
+// ErrOneTrigger: a daemon runs on exactly one of a schedule, an interval
+// or when due.
+var ErrOneTrigger = daemon.ErrOneTrigger
+
 var ErrSweepRunning = memdb.ErrSweepRunning
+
+// ExpandPaths turns a database argument into databases: a plain path as
+// is, a glob pattern (*, ?, [) into its matches, sorted, and rqlite URLs
+// (one, or several separated by commas: each names a cluster) as given,
+// never globbed (? and [ belong to a URL). A pattern matching nothing is
+// an error.
+func ExpandPaths(pattern string) ([]string, error) {
+	return daemon.ExpandPaths(pattern)
+}
 
 // ExplainEdge explains the edge between blocks a and b (in either order);
 // through a mapping, the link of key a (a b for a key of two columns).
@@ -164,6 +178,9 @@ func Feedback(ctx context.Context, db *DB, id string, up bool, machine time.Time
 	return feedback.Feedback(ctx, db, id, up, machine)
 }
 
+// FleetResult is one file's sweep.
+type FleetResult = daemon.FleetResult
+
 // GetStatus reads counts, the clock and the last sweep.
 func GetStatus(ctx context.Context, db *DB) (*Status, error) {
 	return readers.GetStatus(ctx, db)
@@ -174,6 +191,12 @@ func GetStatus(ctx context.Context, db *DB) (*Status, error) {
 // Active hours read as hours of the clock: "19 days" is 460 active hours.
 func HumanSpan(v float64, clock string) string {
 	return readers.HumanSpan(v, clock)
+}
+
+// IsFleet reports whether a database argument may name several
+// databases: a glob of files, or several rqlite URLs.
+func IsFleet(db string) bool {
+	return daemon.IsFleet(db)
 }
 
 // IsRqliteURL reports whether --db names an rqlite node rather than a file.
@@ -281,6 +304,18 @@ func RestoreFact(ctx context.Context, db *DB, id string, wall time.Time) (*Resto
 // Restored says what a restore brought back.
 type Restored = restore.Restored
 
+// Run sweeps the databases pattern names (ExpandPaths: a file, a glob of
+// files, or rqlite URLs) on the schedule until ctx ends, then returns nil:
+// a sweep in flight stops after its current chunk, which commits or rolls
+// back whole. Failed rounds are logged and retried after a growing backoff.
+func Run(ctx context.Context, pattern string, opt RunOptions) error {
+	return daemon.Run(ctx, pattern, opt)
+}
+
+// RunOptions configures the daemon: exactly one of Schedule, Every or
+// WhenDue says when to sweep.
+type RunOptions = daemon.RunOptions
+
 // SetConfig validates and stores one setting; it refuses moving
 // active_hours back (SetConfigForce does it).
 func SetConfig(ctx context.Context, q memdb.Querier, key, value string) error {
@@ -316,6 +351,19 @@ func StoreReaderViews(ctx context.Context, db *DB) error {
 // each chunk's removals and their events in one transaction.
 func Sweep(ctx context.Context, db *DB, opt SweepOptions) (*Report, error) {
 	return sweep.Sweep(ctx, db, opt)
+}
+
+// SweepFile opens one memory database (read-only for a dry run), sweeps it
+// and closes it.
+func SweepFile(ctx context.Context, path string, opt SweepOptions) (*Report, error) {
+	return daemon.SweepFile(ctx, path, opt)
+}
+
+// SweepFleet sweeps every database (a file or an rqlite cluster), at most
+// jobs at a time, and returns one result per database in the order given,
+// with the total.
+func SweepFleet(ctx context.Context, paths []string, jobs int, opt SweepOptions) ([]FleetResult, daemon.FleetTotal) {
+	return daemon.SweepFleet(ctx, paths, jobs, opt)
 }
 
 // SweepOptions controls one sweep. The zero value is the sweep the CLI runs

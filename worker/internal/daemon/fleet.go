@@ -1,4 +1,4 @@
-package worker
+package daemon
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/memdecay/memdecay/worker/internal/memdb"
+	"github.com/memdecay/memdecay/worker/internal/report"
+	"github.com/memdecay/memdecay/worker/internal/sweep"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -19,7 +21,7 @@ import (
 // never globbed (? and [ belong to a URL). A pattern matching nothing is
 // an error.
 func ExpandPaths(pattern string) ([]string, error) {
-	if IsRqliteURL(pattern) {
+	if memdb.IsRqliteURL(pattern) {
 		return memdb.SplitURLs(pattern)
 	}
 	if !strings.ContainsAny(pattern, "*?[") {
@@ -53,7 +55,7 @@ func ExpandPaths(pattern string) ([]string, error) {
 // IsFleet reports whether a database argument may name several
 // databases: a glob of files, or several rqlite URLs.
 func IsFleet(db string) bool {
-	if IsRqliteURL(db) {
+	if memdb.IsRqliteURL(db) {
 		return len(memdb.URLList(db)) > 1
 	}
 	return strings.ContainsAny(db, "*?[")
@@ -61,10 +63,10 @@ func IsFleet(db string) bool {
 
 // FleetResult is one file's sweep.
 type FleetResult struct {
-	Path   string  `json:"path"`
-	Report *Report `json:"report,omitempty"`
-	Error  string  `json:"error,omitempty"`
-	Busy   bool    `json:"busy,omitempty"` // another worker holds the lease
+	Path   string         `json:"path"`
+	Report *report.Report `json:"report,omitempty"`
+	Error  string         `json:"error,omitempty"`
+	Busy   bool           `json:"busy,omitempty"` // another worker holds the lease
 }
 
 // FleetTotal adds up a fleet's reports.
@@ -89,17 +91,17 @@ type FleetTotal struct {
 // SweepFleet sweeps every database (a file or an rqlite cluster), at most
 // jobs at a time, and returns one result per database in the order given,
 // with the total.
-func SweepFleet(ctx context.Context, paths []string, jobs int, opt SweepOptions) ([]FleetResult, FleetTotal) {
+func SweepFleet(ctx context.Context, paths []string, jobs int, opt sweep.Options) ([]FleetResult, FleetTotal) {
 	results := make([]FleetResult, len(paths))
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(1, jobs))
 	for i, p := range paths {
 		g.Go(func() error {
-			results[i] = FleetResult{Path: DisplayName(p)}
+			results[i] = FleetResult{Path: memdb.DisplayName(p)}
 			r, err := SweepFile(ctx, p, opt)
 			if err != nil {
 				results[i].Error = err.Error()
-				results[i].Busy = errors.Is(err, ErrSweepRunning)
+				results[i].Busy = errors.Is(err, memdb.ErrSweepRunning)
 				return nil // one file's failure does not stop the others
 			}
 			results[i].Report = r
@@ -132,15 +134,15 @@ func SweepFleet(ctx context.Context, paths []string, jobs int, opt SweepOptions)
 
 // SweepFile opens one memory database (read-only for a dry run), sweeps it
 // and closes it.
-func SweepFile(ctx context.Context, path string, opt SweepOptions) (*Report, error) {
-	db, err := OpenMemory(path, opt.DryRun)
+func SweepFile(ctx context.Context, path string, opt sweep.Options) (*report.Report, error) {
+	db, err := memdb.OpenMemory(path, opt.DryRun)
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
-	r, err := Sweep(ctx, db, opt)
+	r, err := sweep.Sweep(ctx, db, opt)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", DisplayName(path), err)
+		return nil, fmt.Errorf("%s: %w", memdb.DisplayName(path), err)
 	}
 	return r, nil
 }

@@ -1,4 +1,4 @@
-package worker
+package daemon
 
 import (
 	"cmp"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/memdecay/memdecay/worker/internal/adapter"
+	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/internal/sweep"
 	"github.com/robfig/cron/v3"
 )
@@ -21,7 +22,7 @@ type RunOptions struct {
 	WhenDue  bool          // sweep when active_hours − last_curate_at ≥ curate_interval_hours
 	Poll     time.Duration // how often WhenDue looks; default one minute
 	Jobs     int           // files swept at once
-	Sweep    SweepOptions
+	Sweep    sweep.Options
 	Logger   *slog.Logger
 	// Backoff after a failed round: doubles from BackoffMin up to BackoffMax.
 	BackoffMin, BackoffMax time.Duration
@@ -93,7 +94,7 @@ func Run(ctx context.Context, pattern string, opt RunOptions) error {
 	if opt.Schedule != "" {
 		sched, _ = cron.ParseStandard(opt.Schedule)
 	}
-	log.Info("memworker running", "db", DisplayName(pattern), "schedule", opt.Schedule, "every", opt.Every.String(), "when_due", opt.WhenDue)
+	log.Info("memworker running", "db", memdb.DisplayName(pattern), "schedule", opt.Schedule, "every", opt.Every.String(), "when_due", opt.WhenDue)
 	backoff := time.Duration(0)
 	notDue := map[string]string{} // the last "not due" logged per file
 	next := time.Now()
@@ -177,16 +178,16 @@ func round(ctx context.Context, pattern string, opt RunOptions, log *slog.Logger
 func duePaths(ctx context.Context, paths []string, log *slog.Logger, failed *bool, notDue map[string]string) []string {
 	var due []string
 	for _, p := range paths {
-		db, err := OpenMemory(p, true)
+		db, err := memdb.OpenMemory(p, true)
 		if err != nil {
-			log.Error("checking due", "db", DisplayName(p), "err", err)
+			log.Error("checking due", "db", memdb.DisplayName(p), "err", err)
 			*failed = true
 			continue
 		}
 		cfg, _, err := adapter.SweepConfig(ctx, db, time.Now())
 		db.Close()
 		if err != nil {
-			log.Error("checking due", "db", DisplayName(p), "err", err)
+			log.Error("checking due", "db", memdb.DisplayName(p), "err", err)
 			*failed = true
 			continue
 		}
@@ -204,7 +205,7 @@ func duePaths(ctx context.Context, paths []string, log *slog.Logger, failed *boo
 		}
 		if notDue[p] != why {
 			notDue[p] = why
-			log.Info("not due", "db", DisplayName(p), "why", why)
+			log.Info("not due", "db", memdb.DisplayName(p), "why", why)
 		}
 	}
 	return due
