@@ -378,3 +378,75 @@ type SweepRemovals = readers.SweepRemovals
 // TimeLeft is the time left before decay of the live edges of one group (a
 // tier pair or a policy), on the group's clock.
 type TimeLeft = readers.TimeLeft
+
+// Errors callers branch on, and the parts of a Report, held below.
+
+// ErrBadOption wraps every error of SweepOptions.Validate.
+var ErrBadOption = sweep.ErrBadOption
+
+// ErrDatabaseBusy: another connection held the file's write lock longer
+// than the busy timeout (BusyTimeoutMS). Like ErrSweepRunning, it means
+// "try again later", and matches ErrSweepRunning too (errors.Is), so every
+// caller that waits or retries for one does for the other.
+var ErrDatabaseBusy = store.ErrDatabaseBusy
+
+// ErrEditedEvent means an event's snapshot names another row than the
+// event's subject: its record was edited, and a restore will not trust it.
+var ErrEditedEvent = restore.ErrEditedEvent
+
+// ErrLeaseLost: the sweep stopped because another sweep took its place
+// (it was paused or cut off past its lease); it wrote nothing more.
+var ErrLeaseLost = store.ErrLeaseLost
+
+// ErrNoExtension: a node answers without memdecay's functions.
+var ErrNoExtension = memdb.ErrNoExtension
+
+// ErrNoFact is returned for an unknown fact id.
+var ErrNoFact = memdb.ErrNoFact
+
+// ErrNotSQLite: the file is not a SQLite database (or not a regular file).
+var ErrNotSQLite = memdb.ErrNotSQLite
+
+// ErrNothingToRestore means the event log holds no removal to undo.
+var ErrNothingToRestore = restore.ErrNothingToRestore
+
+// FactCounts is the fact lifecycle tally.
+type FactCounts = report.FactCounts
+
+// InvalidRow names one skipped row: its kind (block, edge, fact), its id
+// and what is wrong with it; through a mapping, also the app's table it
+// is in (Kind names memworker's own).
+type InvalidRow = report.InvalidRow
+
+// InvalidSampleSize is how many invalid rows a report names (ListInvalid
+// lists them all).
+const InvalidSampleSize = report.InvalidSampleSize
+
+// OpenRqlite connects to the rqlite cluster of the node at rawURL (any node:
+// requests follow the leader) and checks that it answers with memdecay's
+// functions. Basic auth comes from the URL or from MEMWORKER_RQLITE_USER and
+// MEMWORKER_RQLITE_PASSWORD. A URL it cannot use (parseNodeURL) is refused
+// with ErrBadURL before anything is sent.
+func OpenRqlite(ctx context.Context, rawURL string) (*DB, error) {
+	return memdb.OpenRqlite(ctx, rawURL)
+}
+
+// PolicyCount is the per-relation-policy tally.
+type PolicyCount = report.PolicyCount
+
+// ErrNoDatabase: the database file does not exist (and was not to be
+// created).
+var ErrNoDatabase = memdb.ErrNoDatabase
+
+// ErrReadOnly: the database is open read-only; only a dry run can sweep it.
+var ErrReadOnly = sweep.ErrReadOnly
+
+// ErrMappingUnsupported wraps an error of a mapping a sweep cannot go
+// through.
+var ErrMappingUnsupported = adapter.ErrMappingUnsupported
+
+// InvalidRows are the rows a sweep skipped: how many, and a sample named.
+type InvalidRows = report.InvalidRows
+
+// EdgeSample is one decayed edge in the report.
+type EdgeSample = report.EdgeSample

@@ -30,7 +30,7 @@ var updateViews = flag.Bool("update-views", false, "rewrite the readers' views m
 
 // viewsMigration is the migration that stores the readers' views as
 // views.go writes them now. A change to a rule they read makes the next
-// migration: name it here and run go test ./worker -run
+// migration: name it here and run go test ./worker/internal/adapter -run
 // TestSchemaViewsAreViewsGo -update-views (the migrations before stay as
 // they were). memworker's migrate up and a declared mapping store them
 // too, so a database whose mapping is not mem reads its own.

@@ -30,7 +30,7 @@ const encodeHint = "percent-encode the password's reserved characters (% as %25,
 // each with the values it takes. Others are refused rather than ignored:
 // timeout= in particular makes the client send a request that timed out
 // again to the next node, which applies a write twice; memworker bounds
-// each request itself (worker/rqlite.go).
+// each request itself (worker/internal/memdb/rqlite.go).
 var options = map[string]struct {
 	valid func(string) bool
 	want  string

@@ -16,7 +16,7 @@ var updateStatements = flag.Bool("update-statements", false, "rewrite testdata/s
 // testdata/statements.golden: a change to the SQL files or to a rule
 // macro shows there in review, and a refactor that must not change the
 // statements (macros moved, names generated) proves it leaves the file as
-// it was. go test ./worker -run TestStatementsGolden -update-statements
+// it was. go test ./worker/internal/sweepsql -run TestStatementsGolden -update-statements
 // rewrites it.
 func TestStatementsGolden(t *testing.T) {
 	names := make([]string, 0, len(Statements))
@@ -33,5 +33,5 @@ func TestStatementsGolden(t *testing.T) {
 		b.WriteString("\n")
 	}
 	golden.Check(t, filepath.Join("testdata", "statements.golden"), b.String(), *updateStatements, false,
-		"go test ./worker -run TestStatementsGolden -update-statements")
+		"go test ./worker/internal/sweepsql -run TestStatementsGolden -update-statements")
 }
