@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -69,6 +70,8 @@ func sweepCommand() *cli.Command {
 			"(\"http://a:4001,http://b:4001\"), one cluster each, never globbed.",
 		Flags: append(sweepFlags(), jsonFlag(),
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "under the summary, the detail: per phase, per policy, facts, invalid rows, decayed edges"},
+			&cli.BoolFlag{Name: "list", Usage: "with --dry-run: under the summary, every row the sweep would change, one a line, " +
+				"with why and the numbers that decided it (--json: the report's \"planned\")"},
 			&cli.BoolFlag{Name: "wait", Usage: "when another sweep holds the file, wait for it to finish, then sweep (else exit 75)"}),
 		Action: func(c *cli.Context) error {
 			args, err := positional(c)
@@ -81,6 +84,9 @@ func sweepCommand() *cli.Command {
 			opt, err := sweepOptions(c, "sweep")
 			if err != nil {
 				return err
+			}
+			if opt.List = c.Bool("list"); opt.List && !opt.DryRun {
+				return usagef("sweep", "--list lists what a sweep would change: it needs --dry-run")
 			}
 			pattern, err := dbPath(c)
 			if err != nil {
@@ -101,10 +107,16 @@ func sweepCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
+				if c.Bool("json") && opt.List {
+					return printJSON(c.App.Writer, listedReport{r, r.Planned})
+				}
 				if c.Bool("json") {
 					return printJSON(c.App.Writer, r)
 				}
 				fmt.Fprintln(c.App.Writer, dryRunPrefix(r)+escapeControls(r.Summary))
+				for _, p := range r.Planned {
+					fmt.Fprintln(c.App.Writer, plannedLine(p))
+				}
 				if c.Bool("verbose") {
 					printSweepDetail(c.App.Writer, r)
 				} else {
@@ -121,6 +133,9 @@ func sweepCommand() *cli.Command {
 				for _, r := range results {
 					if r.Report != nil {
 						fmt.Fprintf(c.App.Writer, "%s: %s%s\n", safe(r.Path), dryRunPrefix(r.Report), escapeControls(r.Report.Summary))
+						for _, p := range r.Report.Planned {
+							fmt.Fprintf(c.App.Writer, "%s: %s\n", safe(r.Path), plannedLine(p))
+						}
 					} else {
 						fmt.Fprintf(c.App.Writer, "%s: FAILED: %s\n", safe(r.Path), escapeControls(r.Error))
 					}
@@ -241,4 +256,68 @@ func parseWallTime(s string) (time.Time, error) {
 	}
 	whole := math.Floor(secs)
 	return time.Unix(int64(whole), int64((secs-whole)*1e9)).UTC(), nil
+}
+
+// listedReport is the report of sweep --dry-run --list --json: its
+// "planned" always there, [] when the sweep would change nothing.
+type listedReport struct {
+	*worker.Report
+	Planned []worker.PlannedChange `json:"planned"`
+}
+
+// plannedLine is one row a sweep would change, as --list prints it:
+// action, kind, key (an edge keyed by its ends as "from — to"), its table,
+// the reason, then the numbers that decided it.
+//
+//	archive block obs1 (mem_blocks) decayed tier=ephemeral recency=0.0123 threshold=0.05 ...
+func plannedLine(p worker.PlannedChange) string {
+	key := make([]string, len(p.Key))
+	for i, v := range p.Key {
+		key[i] = safe(fmt.Sprint(v))
+	}
+	keyText := strings.Join(key, ", ")
+	ends := p.Kind == "edge" && len(key) == 2 && fmt.Sprint(p.Key[0]) == p.From && fmt.Sprint(p.Key[1]) == p.To
+	if ends {
+		keyText = key[0] + " — " + key[1]
+	}
+	parts := []string{safe(p.Action), safe(p.Kind), keyText, "(" + safe(p.Table) + ")", safe(p.Reason)}
+	text := func(name, v string) {
+		if v != "" {
+			parts = append(parts, name+"="+safe(v))
+		}
+	}
+	if !ends {
+		text("from", p.From)
+		text("to", p.To)
+	}
+	text("block", p.Block)
+	text("tier", p.Tier)
+	unit := map[string]string{"hours": "h", "days": "d"}[p.ElapsedUnit]
+	for _, n := range []struct {
+		name string
+		v    *float64
+		unit string
+	}{{"weight", p.Weight, ""}, {"effective", p.Effective, ""}, {"lambda", p.Lambda, ""}, {"elapsed", p.Elapsed, unit},
+		{"recency", p.Recency, ""}, {"score", p.Score, ""}, {"threshold", p.Threshold, ""}, {"degree", p.Degree, ""},
+		{"count", p.ReinforcementCount, ""}} {
+		if n.v != nil {
+			parts = append(parts, n.name+"="+plannedNumber(*n.v)+n.unit)
+		}
+	}
+	if p.Rank > 0 {
+		parts = append(parts, fmt.Sprintf("rank=%d", p.Rank))
+	}
+	if p.DecidedWhenApplied {
+		parts = append(parts, "(if it has no edge left when applied)")
+	}
+	return strings.Join(parts, " ")
+}
+
+// plannedNumber shows a deciding number with four significant digits,
+// a large one (hours since 1970 on an app's unix clock) whole.
+func plannedNumber(v float64) string {
+	if math.Abs(v) >= 1e4 {
+		return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
 }

@@ -43,6 +43,9 @@ type Report struct {
 	SweepsExpired            int64         `json:"sweeps_expired,omitempty"` // records of sweeps as old as the expired events
 	DurationMS               int64         `json:"duration_ms"`
 	Summary                  string        `json:"summary"`
+	// Planned lists every row the sweep will change, when a dry run was
+	// asked for its list (sweep --dry-run --list).
+	Planned []PlannedChange `json:"planned,omitempty"`
 }
 
 // PolicyCount is the per-relation-policy tally.
@@ -192,4 +195,54 @@ func Printable(s string) string {
 		}
 	}
 	return s
+}
+
+// PlannedChange is one row a sweep will change, as a dry run that lists
+// its plan has it (sweep --dry-run --list): the row, what the sweep does
+// to it and why, in the words of the event it then writes, and the
+// numbers that decided it (those that apply to it; the others are left
+// out).
+type PlannedChange struct {
+	// Table is memworker's table (mem_blocks, mem_edges, mem_facts), or
+	// through a mapping the app's own.
+	Table string `json:"table"`
+	Kind  string `json:"kind"` // block, edge or fact
+	// Key is the row's key as its table holds it, one value per column of
+	// KeyColumns.
+	Key        []any    `json:"key"`
+	KeyColumns []string `json:"key_columns"`
+	// Subject names the row as its event will (mem_events.subject_id).
+	Subject string `json:"subject"`
+	// Action and Reason are its event's: archive (decayed, orphaned),
+	// delete (block_archived), prune (static), decay (temporal,
+	// policy:<type>), exclude (below_minimum:<type>), readmit
+	// (reobserved:<type>), a fact's archive or prune (faded); and
+	// reinforce (top, constitutional), which writes no event.
+	Action string `json:"action"`
+	Reason string `json:"reason"`
+	// From and To are an edge's ends; Block, the archived end an edge goes
+	// with.
+	From         string   `json:"from,omitempty"`
+	To           string   `json:"to,omitempty"`
+	Block        string   `json:"block,omitempty"`
+	RelationType string   `json:"relation_type,omitempty"`
+	Tier         string   `json:"tier,omitempty"`
+	Weight       *float64 `json:"weight,omitempty"`
+	Effective    *float64 `json:"effective_weight,omitempty"`
+	Lambda       *float64 `json:"lambda,omitempty"`
+	// Elapsed is the time since the row's anchor, in ElapsedUnit: hours
+	// (of the active-hours clock) or days (of the wall clock).
+	Elapsed     *float64 `json:"elapsed,omitempty"`
+	ElapsedUnit string   `json:"elapsed_unit,omitempty"`
+	Recency     *float64 `json:"recency,omitempty"`
+	Score       *float64 `json:"score,omitempty"`
+	// Threshold is the one the row fell below (a reinforcement has none).
+	Threshold          *float64 `json:"threshold,omitempty"`
+	Degree             *float64 `json:"degree,omitempty"`
+	ReinforcementCount *float64 `json:"reinforcement_count,omitempty"`
+	Rank               int64    `json:"rank,omitempty"` // a top-N reinforcement's place
+	// DecidedWhenApplied marks an orphan: the sweep decides orphans as it
+	// applies each transaction, so one is listed when the plan leaves it
+	// no edge (docs/sweep.md says when the sweep may keep it).
+	DecidedWhenApplied bool `json:"decided_when_applied,omitempty"`
 }

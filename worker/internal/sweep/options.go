@@ -17,7 +17,10 @@ const LeaseDuration = 60 * time.Second
 // Options controls one sweep. The zero value is the sweep the CLI runs
 // by default: Sweep applies the defaults below for every caller.
 type Options struct {
-	DryRun  bool       // plan and report only; the file is not written
+	DryRun bool // plan and report only; the file is not written
+	// List: a dry run lists every row the sweep would change in the
+	// report's Planned (list.go); only with DryRun.
+	List    bool
 	Full    bool       // evaluate every row, not only the changed and due ones
 	Now     *float64   // active-hours clock; nil reads mem_config active_hours
 	WallNow *time.Time // wall clock; nil is time.Now()
@@ -124,6 +127,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("%w: SoloHold %v is negative", ErrBadOption, o.SoloHold)
 	case o.Pause < 0:
 		return fmt.Errorf("%w: Pause %v is negative", ErrBadOption, o.Pause)
+	case o.List && !o.DryRun:
+		return fmt.Errorf("%w: List lists a dry run's plan; it needs DryRun", ErrBadOption)
 	}
 	if o.Now != nil {
 		if err := settings.FiniteHours(*o.Now); err != nil {

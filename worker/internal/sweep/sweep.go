@@ -205,6 +205,9 @@ func (s *sweep) dryRun(ctx context.Context) error {
 		if err := s.planHolds(ctx); err != nil {
 			return err
 		}
+		if err := s.replanOrphans(ctx); err != nil {
+			return err
+		}
 		if s.cfg.EventRetentionDays > 0 {
 			// As the sweep would, once its own row is the newest.
 			err = s.db.Querier().QueryRowContext(ctx, s.opt.sql().Stmts("count_expired")[0], sql.Named("cutoff", s.retentionCutoff()),
@@ -216,6 +219,9 @@ func (s *sweep) dryRun(ctx context.Context) error {
 				}
 				s.report.EventsExpired += n
 			}
+		}
+		if err == nil && s.opt.List {
+			s.report.Planned, err = s.listPlan(ctx)
 		}
 		return err
 	})
