@@ -486,7 +486,7 @@ reinforcement_count = "uses"
 	if r.Archived != 1 || r.Reinforced != 2 {
 		t.Fatalf("%s", r.Summary)
 	}
-	if got := scalar[string](t, db, `SELECT group_concat(slug || ':' || state || ':' || uses || ':' || used || ':' || coalesce(why, ''), ' ') FROM (SELECT * FROM notes ORDER BY slug)`); got != "a:active:1:2026-03-02T00:00:00Z: b:active:1:2026-03-02T00:00:00Z: c:archived:0:2025-01-01T00:00:00Z:decayed" {
+	if got := scalar[string](t, db, `SELECT group_concat(slug || ':' || state || ':' || uses || ':' || used || ':' || coalesce(why, ''), ' ') FROM (SELECT * FROM notes ORDER BY slug)`); got != "a:active:1:2026-03-02T00:00:00+00:00: b:active:1:2026-03-02 00:00:00: c:archived:0:2025-01-01T00:00:00Z:decayed" {
 		t.Errorf("notes: %s", got)
 	}
 	if _, err := worker.RestoreBlock(ctx, db, "c", reviewWall.Add(time.Hour)); err != nil {

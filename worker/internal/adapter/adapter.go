@@ -68,6 +68,10 @@ type Adapted struct {
 	// @FACT_KEYS_INVALID, each with the rows its role's view leaves out
 	// for their key (keyProblems).
 	keyTokens []string
+	// lastUsedForm, lastAccessForm: the ISO-8601 form a time written where
+	// the node's last use (a fact's last access) is NULL takes
+	// (prevailingTimeForm), or "".
+	lastUsedForm, lastAccessForm string
 }
 
 // ErrMappingUnsupported: a mapping this memworker can check but not yet

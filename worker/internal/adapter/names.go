@@ -140,7 +140,7 @@ func (a *Adapted) FactUpdate(reset bool) string {
 		set = append(set, sweepsql.Ident(f.AccessCount)+` = coalesce(`+sweepsql.Ident(f.AccessCount)+`, 0) + 1`)
 	}
 	if reset && f.LastAccess != "" {
-		set = append(set, sweepsql.Ident(f.LastAccess)+` = `+TimeFrom(":now / 3600.0", sweepsql.Ident(f.LastAccess), f.LastAccessClock))
+		set = append(set, sweepsql.Ident(f.LastAccess)+` = `+timeLike(":now / 3600.0", sweepsql.Ident(f.LastAccess), a.lastAccessForm, f.LastAccessClock))
 	}
 	if len(set) == 0 { // a recall with nothing to write: the event alone
 		set = append(set, sweepsql.Ident(f.Key[0])+` = `+sweepsql.Ident(f.Key[0]))

@@ -63,23 +63,6 @@ func hoursOf(expr, clock string) string {
 	    WHEN try_unix_seconds(` + expr + `) IS NOT NULL THEN try_unix_seconds(` + expr + `) / 3600.0 ELSE ` + expr + ` END)`
 }
 
-// TimeFrom writes hours (an expression) back into the column col in the
-// form it holds now: on a wall clock, an integer or real of unix seconds
-// or ISO-8601 UTC text (for a NULL, the clock's own form).
-func TimeFrom(hours, col, clock string) string {
-	if clock == "" || clock == mapping.ClockActiveHours {
-		return hours
-	}
-	secs := `CAST(round(` + hours + ` * 3600) AS INTEGER)`
-	iso := `strftime('%Y-%m-%dT%H:%M:%SZ', ` + secs + `, 'unixepoch')`
-	null := iso
-	if clock == mapping.ClockUnixSeconds {
-		null = secs
-	}
-	return `CASE typeof(` + col + `) WHEN 'integer' THEN ` + secs + ` WHEN 'real' THEN ` + hours + ` * 3600
-	    WHEN 'text' THEN ` + iso + ` ELSE ` + null + ` END`
-}
-
 // statusWrite is the SET clause of a view trigger that writes the app's
 // status column col from the view's status: archived and active as the
 // app writes them, any other status left as it is.
@@ -129,7 +112,11 @@ FROM `+table+` n WHERE n.`+sweepsql.Ident(key)+` IS NOT NULL`+a.unshared(cols, n
 		set = append(set, changed(n.Reinforcement, "reinforcement_count", "NEW.reinforcement_count"))
 	}
 	if n.LastUsed != "" {
-		set = append(set, changed(n.LastUsed, "last_reinforced_hours", TimeFrom("NEW.last_reinforced_hours", sweepsql.Ident(n.LastUsed), n.LastUsedClock)))
+		if a.lastUsedForm, err = textTimeForm(ctx, q, n.Table, n.LastUsed, n.LastUsedClock); err != nil {
+			return err
+		}
+		set = append(set, changed(n.LastUsed, "last_reinforced_hours",
+			timeLike("NEW.last_reinforced_hours", sweepsql.Ident(n.LastUsed), a.lastUsedForm, n.LastUsedClock)))
 	}
 	a.setup = append(a.setup, `CREATE `+a.temp()+`TRIGGER `+a.view("blocks")+`_update INSTEAD OF UPDATE ON `+a.view("blocks")+` BEGIN
 UPDATE `+table+` SET `+strings.Join(set, ",\n    ")+`
@@ -292,6 +279,11 @@ func (a *Adapted) facts(ctx context.Context, q memdb.Querier) error {
 	if err != nil {
 		return err
 	}
+	if f.LastAccess != "" {
+		if a.lastAccessForm, err = textTimeForm(ctx, q, f.Table, f.LastAccess, f.LastAccessClock); err != nil {
+			return err
+		}
+	}
 	a.FactColumns, a.FactCols = cols.Names, cols
 	a.keyTokens = append(a.keyTokens, "@FACT_KEYS_INVALID", a.keyProblems("fact", cols, f.Table, f.Key))
 	status := a.FactStatus("f")
@@ -326,7 +318,8 @@ func (a *Adapted) factWrites() []string {
 		set = append(set, changed(f.AccessCount, "access_count", "NEW.access_count"))
 	}
 	if f.LastAccess != "" {
-		set = append(set, changed(f.LastAccess, "last_accessed_at", TimeFrom("NEW.last_accessed_at / 3600.0", sweepsql.Ident(f.LastAccess), f.LastAccessClock)))
+		set = append(set, changed(f.LastAccess, "last_accessed_at",
+			timeLike("NEW.last_accessed_at / 3600.0", sweepsql.Ident(f.LastAccess), a.lastAccessForm, f.LastAccessClock)))
 	}
 	return set
 }
