@@ -303,3 +303,28 @@ func TestDryRunPolicyFacts(t *testing.T) {
 			counts(real), wantPolicies, wantFacts)
 	}
 }
+
+// TestPolicyOrphansWhateverTheChunks: a block whose edges go in one sweep,
+// one deleted by a policy with orphans = 'delete' and one pruned, is an
+// orphan however the sweep's transactions are cut (each edge its own, or
+// all together), as the plan foresees; the other end of the pruned edge,
+// which no such policy touched, stays.
+func TestPolicyOrphansWhateverTheChunks(t *testing.T) {
+	const now = 100.0
+	for _, chunk := range []int{1, 1000} {
+		t.Run(fmt.Sprint(chunk), func(t *testing.T) {
+			db, _ := newMemory(t, knowledgeBlocks("a", "b", "x", "y"))
+			addPolicy(t, db, "fade_del", "linear", `{"rate":1}`, "active_hours", nil, "delete", "delete")
+			addEdge(t, db, "a", "b", "similar", 0.9, now, nil, false)
+			addEdge(t, db, "a", "x", "fade_del", 0.5, now-1, nil, false) // dies by the policy
+			addEdge(t, db, "x", "y", "similar", 0.01, now, nil, false)   // pruned: below the static threshold
+			r := sweepChunked(t, db, now, fixedWall, worker.SweepOptions{ChunkSize: chunk, SoloChunkSize: chunk})
+			expectEdges(t, db, []string{"a-b"}, []string{"a-x", "x-y"})
+			expectStatus(t, db, "archived", "x")
+			expectStatus(t, db, "active", "a", "b", "y")
+			if r.OrphansArchived != 1 {
+				t.Errorf("%d orphans archived, want 1: %s", r.OrphansArchived, r.Summary)
+			}
+		})
+	}
+}

@@ -147,16 +147,19 @@ DELETE FROM main.mem_edge_due WHERE (from_id, to_id) IN (SELECT from_id, to_id F
 DELETE FROM main.mem_config WHERE key = 'sweep_removing';
 
 -- name: orphan_blocks
--- After remove_edges: the active ends of policy-deleted edges (orphans =
--- 'delete') that this chunk left with no edge at all are archived.
+-- After remove_edges: the active ends of this chunk's removals that are
+-- ends of a policy-deleted edge (orphans = 'delete') of the plan, and that
+-- this chunk left with no edge at all, are archived: whichever chunk takes
+-- a block's last edge, as plan_orphans foresees (and however a sweep's
+-- transactions happen to be cut).
 DELETE FROM apply_block_ids;
 INSERT INTO apply_block_ids (id)
 SELECT b.id FROM (SELECT p.@END_A AS id FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq
-                  WHERE p.phase = 'policy' AND p.orphans = 'delete'
-                  UNION SELECT p.@END_B FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq
-                  WHERE p.phase = 'policy' AND p.orphans = 'delete') AS o
+                  UNION SELECT p.@END_B FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq) AS o
 CROSS JOIN @NODES b ON b.id = o.id
-WHERE b.status = 'active'
+WHERE (EXISTS (SELECT 1 FROM plan_edges q WHERE q.@END_A = o.id AND q.phase = 'policy' AND q.orphans = 'delete')
+       OR EXISTS (SELECT 1 FROM plan_edges q WHERE q.@END_B = o.id AND q.phase = 'policy' AND q.orphans = 'delete'))
+  AND b.status = 'active'
   AND NOT EXISTS (SELECT 1 FROM @EDGES e WHERE e.@END_A = b.id)
   AND NOT EXISTS (SELECT 1 FROM @EDGES e WHERE e.@END_B = b.id);
 INSERT INTO @ARCHIVE_NODES (BLOCK_ARCHIVE_COLS, @BLOCK_ROW_COLS)

@@ -81,6 +81,9 @@ CREATE TEMP TABLE plan_edges (
     seq INTEGER PRIMARY KEY, from_id TEXT, to_id TEXT, @ENDS_COLSphase TEXT, relation_type TEXT, orphans TEXT,
     weight, reinforcement_count, last_active_hours, last_observed_at, effective REAL, lambda REAL, elapsed REAL,
     UNIQUE (from_id, to_id));
+-- The ends of its policy deletions that orphan blocks (orphan_blocks).
+CREATE INDEX temp.plan_edges_orphan_a ON plan_edges (@END_A) WHERE phase = 'policy' AND orphans = 'delete';
+CREATE INDEX temp.plan_edges_orphan_b ON plan_edges (@END_B) WHERE phase = 'policy' AND orphans = 'delete';
 CREATE TEMP TABLE plan_flags (
     seq INTEGER PRIMARY KEY, from_id TEXT, to_id TEXT, relation_type TEXT, excluded_to INTEGER,
     weight, last_active_hours, last_observed_at, effective REAL, threshold REAL, elapsed REAL);
