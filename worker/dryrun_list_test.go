@@ -219,7 +219,7 @@ func TestDryRunListOwnTables(t *testing.T) {
 		t.Errorf("edge going with its block %+v", with)
 	}
 	orphan := findPlanned(t, planned, "archive", "k2")
-	if orphan.Reason != "orphaned" || !orphan.DecidedWhenApplied {
+	if orphan.Reason != "orphaned" {
 		t.Errorf("orphan row %+v", orphan)
 	}
 	policy := findPlanned(t, planned, "decay", edgeSubject("k1", "k2"))

@@ -307,9 +307,6 @@ func plannedLine(p worker.PlannedChange) string {
 	if p.Rank > 0 {
 		parts = append(parts, fmt.Sprintf("rank=%d", p.Rank))
 	}
-	if p.DecidedWhenApplied {
-		parts = append(parts, "(if it has no edge left when applied)")
-	}
 	return strings.Join(parts, " ")
 }
 

@@ -241,8 +241,4 @@ type PlannedChange struct {
 	Degree             *float64 `json:"degree,omitempty"`
 	ReinforcementCount *float64 `json:"reinforcement_count,omitempty"`
 	Rank               int64    `json:"rank,omitempty"` // a top-N reinforcement's place
-	// DecidedWhenApplied marks an orphan: the sweep decides orphans as it
-	// applies each transaction, so one is listed when the plan leaves it
-	// no edge (docs/sweep.md says when the sweep may keep it).
-	DecidedWhenApplied bool `json:"decided_when_applied,omitempty"`
 }

@@ -21,7 +21,7 @@ import (
 // listColumns are the columns every part of the list selects, in the
 // order listPlan scans them.
 var listColumns = []string{"kind", "action", "reason", "subject", "key", "end_a", "end_b", "block", "relation_type", "tier",
-	"weight", "effective", "lambda", "elapsed", "unit", "recency", "score", "threshold", "degree", "count", "rank", "at_apply"}
+	"weight", "effective", "lambda", "elapsed", "unit", "recency", "score", "threshold", "degree", "count", "rank"}
 
 // listPart is one SELECT of the list: its columns (the others NULL), the
 // rest of its query (FROM … ORDER BY), in the dialect of the tables swept.
@@ -57,8 +57,7 @@ func (s *sweep) listParts() []listPart {
 		from: `FROM temp.plan_edges e LEFT JOIN @EDGES v ON v.@KEY_A = e.from_id AND v.@KEY_B = e.to_id
 			LEFT JOIN temp.sweep_policy sp ON sp.relation_type = e.relation_type ORDER BY e.from_id, e.to_id`,
 	}, {
-		cols: map[string]string{"kind": "'block'", "action": "'archive'", "reason": "'orphaned'", "subject": "p.id", "key": blockKey,
-			"at_apply": "1"},
+		cols: map[string]string{"kind": "'block'", "action": "'archive'", "reason": "'orphaned'", "subject": "p.id", "key": blockKey},
 		from: `FROM temp.plan_orphans p LEFT JOIN @NODES v ON v.id = p.id ORDER BY p.id`,
 	}, {
 		cols: map[string]string{"kind": "'edge'", "action": "CASE WHEN e.excluded_to THEN 'exclude' ELSE 'readmit' END",
@@ -128,9 +127,8 @@ func (s *sweep) scanPlanned(rows *sql.Rows, keyCols map[string][]string) (report
 	var key, endA, endB, block, relation, tier, unit sql.NullString
 	var weight, effective, lambda, elapsed, recency, score, threshold, degree, count sql.NullFloat64
 	var rank sql.NullInt64
-	var atApply sql.NullBool
 	if err := rows.Scan(&c.Kind, &c.Action, &c.Reason, &c.Subject, &key, &endA, &endB, &block, &relation, &tier,
-		&weight, &effective, &lambda, &elapsed, &unit, &recency, &score, &threshold, &degree, &count, &rank, &atApply); err != nil {
+		&weight, &effective, &lambda, &elapsed, &unit, &recency, &score, &threshold, &degree, &count, &rank); err != nil {
 		return c, err
 	}
 	c.Table, c.KeyColumns = s.mapped.ListedTable(c.Kind), keyCols[c.Kind]
@@ -153,7 +151,7 @@ func (s *sweep) scanPlanned(rows *sql.Rows, keyCols map[string][]string) (report
 			*f.dst = &v
 		}
 	}
-	c.Rank, c.DecidedWhenApplied = rank.Int64, atApply.Bool
+	c.Rank = rank.Int64
 	return c, nil
 }
 
