@@ -38,7 +38,7 @@ last_active_clock = "iso8601"
 		('c', '2026-03-01T22:00:00+02:00'), ('d', NULL)`)
 	mustExec(t, db, `INSERT INTO note_links VALUES (1, 'a', 'b', 0.9, '2026-03-01T23:00:00+02:00'), (2, 'a', 'c', 0.01, '2026-03-01T23:00:00+02:00')`)
 	r := mustReviewSweep(t, db, reviewWall)
-	if r.Reinforced == 0 || r.EdgesPruned != 1 {
+	if r.Reinforced == 0 || r.EdgesPruned != 1 || !r.ClockOnWall {
 		t.Fatalf("%s", r.Summary)
 	}
 	// reviewWall is 2026-03-02T00:00:00Z: 02:00 at +02:00.

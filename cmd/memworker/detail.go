@@ -13,7 +13,11 @@ import (
 // policy, the facts, the rows skipped as invalid and a sample of the
 // decayed edges.
 func printSweepDetail(w io.Writer, r *worker.Report) {
-	fmt.Fprintf(w, "  clock                      %.2f active hours (h), wall %s\n", r.ClockHours, wallDate(r.WallTime))
+	if r.ClockOnWall {
+		fmt.Fprintf(w, "  clock                      %.2f h of the wall clock (hours since 1970), wall %s\n", r.ClockHours, wallDate(r.WallTime))
+	} else {
+		fmt.Fprintf(w, "  clock                      %.2f active hours (h), wall %s\n", r.ClockHours, wallDate(r.WallTime))
+	}
 	fmt.Fprintf(w, "  archived blocks            %d (%d orphans; and %d of their edges)\n", r.Archived, r.OrphansArchived, r.EdgesRemovedWithBlocks)
 	fmt.Fprintf(w, "  edges pruned (static)      %d\n", r.EdgesPruned)
 	fmt.Fprintf(w, "  edges decayed (temporal)   %d (%d deferred by max_decay_fraction)\n", r.EdgesDecayed, r.EdgesDeferred)

@@ -17,15 +17,18 @@ type Report struct {
 	Resumed bool  `json:"resumed"` // finished the saved plan of a sweep cut off at this clock
 	// DiscardedPlanOf: the sweep cut off at this clock whose saved plan was
 	// made under settings changed since, so this one planned afresh.
-	DiscardedPlanOf        int64   `json:"discarded_plan_of,omitempty"`
-	ClockHours             float64 `json:"clock_hours"`
-	WallTime               int64   `json:"wall_time"`
-	Archived               int64   `json:"archived"`
-	OrphansArchived        int64   `json:"orphans_archived"`
-	EdgesRemovedWithBlocks int64   `json:"edges_removed_with_blocks"`
-	EdgesPruned            int64   `json:"edges_pruned"`
-	EdgesDecayed           int64   `json:"edges_decayed"`
-	EdgesDeferred          int64   `json:"edges_deferred"`
+	DiscardedPlanOf int64   `json:"discarded_plan_of,omitempty"`
+	ClockHours      float64 `json:"clock_hours"`
+	// ClockOnWall: ClockHours is the wall clock in hours since 1970 (a
+	// mapping whose times are wall times), not active hours.
+	ClockOnWall            bool  `json:"clock_on_wall,omitempty"`
+	WallTime               int64 `json:"wall_time"`
+	Archived               int64 `json:"archived"`
+	OrphansArchived        int64 `json:"orphans_archived"`
+	EdgesRemovedWithBlocks int64 `json:"edges_removed_with_blocks"`
+	EdgesPruned            int64 `json:"edges_pruned"`
+	EdgesDecayed           int64 `json:"edges_decayed"`
+	EdgesDeferred          int64 `json:"edges_deferred"`
 	// EdgesRemoved is every edge the sweep removed: with archived blocks,
 	// by static prune, by temporal decay and by policy.
 	EdgesRemoved             int64         `json:"edges_removed"`

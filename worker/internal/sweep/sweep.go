@@ -424,7 +424,8 @@ func (s *sweep) loadClock(ctx context.Context) (err error) {
 	if s.clock, err = s.clock.ForSweep(s.cfg, s.opt.Now != nil, s.opt.Force); err != nil {
 		return err
 	}
-	s.report = report.Report{DryRun: s.opt.DryRun, ClockHours: s.clock.Hours, WallTime: s.clock.Wall.Unix()}
+	s.report = report.Report{DryRun: s.opt.DryRun, ClockHours: s.clock.Hours, WallTime: s.clock.Wall.Unix(),
+		ClockOnWall: s.mapped != nil && s.mapped.WallHours}
 	return nil
 }
 
