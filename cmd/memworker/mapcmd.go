@@ -32,8 +32,12 @@ func mapCommand(now func() time.Time) *cli.Command {
 						return err
 					}
 					fits := d.Validate(c.Context, db.SQL)
+					terms, err := mapping.TermsInForce(c.Context, db.SQL, d.Mapping)
+					if err != nil {
+						return err
+					}
 					if c.Bool("json") {
-						out := map[string]any{"mapping": d.Mapping, "source": d.Source, "fits_schema": fits == nil}
+						out := map[string]any{"mapping": d.Mapping, "source": d.Source, "fits_schema": fits == nil, "terms": terms}
 						if !d.DeclaredAt.IsZero() {
 							out["declared_at"] = d.DeclaredAt.Unix()
 						}
@@ -45,6 +49,7 @@ func mapCommand(now func() time.Time) *cli.Command {
 						}
 					} else {
 						printMapping(c.App.Writer, d)
+						printTerms(c.App.Writer, d, terms)
 						if fits == nil {
 							fmt.Fprintln(c.App.Writer, "It fits the database's schema.")
 						}
@@ -95,7 +100,12 @@ func mapCommand(now func() time.Time) *cli.Command {
 						if err := m.Validate(c.Context, db.SQL); err != nil {
 							return err
 						}
+						terms, err := mapping.TermsInForce(c.Context, db.SQL, m)
+						if err != nil {
+							return err
+						}
 						fmt.Fprintf(c.App.Writer, "%s fits the database's schema; nothing was stored (without --check, map load declares it)\n", args[0])
+						printPending(c.App.Writer, m, terms)
 						return nil
 					}
 					return declare(c, m, filepath.Base(args[0]), now)
@@ -132,7 +142,94 @@ func declare(c *cli.Context, m *mapping.Mapping, source string, now func() time.
 			triggers, indexes)
 	}
 	printMapping(c.App.Writer, d)
+	terms, err := mapping.TermsInForce(c.Context, db.SQL, d.Mapping)
+	if err != nil {
+		return err
+	}
+	printTerms(c.App.Writer, d, terms)
 	return nil
+}
+
+// printTerms writes the settings a mapping may set and the relation
+// policies in force, marking what the declared mapping's file set: a file
+// changes the keys and kinds it names, and leaves the others as they are.
+func printTerms(w io.Writer, d *mapping.Declared, t *mapping.Terms) {
+	file := safe(d.Source)
+	fmt.Fprintln(w, "settings in force (mem_config; memworker config set changes one):")
+	for _, s := range t.Settings {
+		mark := ""
+		switch {
+		case s.FromFile:
+			mark = "from " + file
+		case s.FileValue != "":
+			mark = fmt.Sprintf("%s says %s; changed since", file, safe(s.FileValue))
+		}
+		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("  %-28s %-10s %s", s.Key, safe(s.Value), mark), " "))
+	}
+	if len(t.Policies) == 0 {
+		fmt.Fprintln(w, "policies in force: none (every kind decays by the tiered default)")
+		return
+	}
+	fmt.Fprintln(w, "policies in force (mem_edge_policies, by edge kind):")
+	for _, p := range t.Policies {
+		mark := ""
+		switch {
+		case p.Missing:
+			mark = "declared by " + file + ", not in force: deleted since"
+		case p.FromFile:
+			mark = "from " + file
+		case p.Changed:
+			mark = "declared by " + file + "; changed since"
+		case d.Mapping.Preset == "":
+			mark = "not in " + file + ": left as it was"
+		}
+		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("  %-20s %s  %s", safe(p.Kind), policyText(p), mark), " "))
+	}
+}
+
+// printPending writes what declaring m would change of the terms in force.
+func printPending(w io.Writer, m *mapping.Mapping, t *mapping.Terms) {
+	if len(m.Settings) == 0 && len(m.Policies) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "Declaring it would put in force:")
+	for _, s := range t.Settings {
+		switch {
+		case s.FromFile:
+			fmt.Fprintf(w, "  settings.%s = %s (as now)\n", s.Key, safe(m.Settings[s.Key]))
+		case s.FileValue != "":
+			fmt.Fprintf(w, "  settings.%s = %s (now %s)\n", s.Key, safe(s.FileValue), safe(s.Value))
+		}
+	}
+	inForce := map[string]mapping.PolicyInForce{}
+	for _, p := range t.Policies {
+		inForce[p.Kind] = p
+	}
+	for _, p := range m.Policies {
+		text := policyText(mapping.PolicyInForce{Model: p.Model, Params: p.Params(), Clock: p.Clock, Threshold: p.Threshold,
+			Action: p.Action, Orphans: p.Orphans})
+		switch now := inForce[p.Kind]; {
+		case now.FromFile:
+			fmt.Fprintf(w, "  policy %s: %s (as now)\n", safe(p.Kind), text)
+		case now.Changed:
+			fmt.Fprintf(w, "  policy %s: %s (now %s)\n", safe(p.Kind), text, policyText(now))
+		default:
+			fmt.Fprintf(w, "  policy %s: %s (new)\n", safe(p.Kind), text)
+		}
+	}
+}
+
+// policyText is a policy row as one reads it.
+func policyText(p mapping.PolicyInForce) string {
+	clock := "active hours"
+	if p.Clock == "wall" {
+		clock = "the wall clock"
+	}
+	threshold := "default threshold"
+	if p.Threshold != nil {
+		threshold = fmt.Sprintf("threshold %v", *p.Threshold)
+	}
+	return fmt.Sprintf("%s %s on %s, %s, %s, orphans %s", safe(p.Model), safe(p.Params), clock, threshold, safe(p.Action), safe(p.Orphans))
 }
 
 // printMapping writes the mapping as a person reads it: one role a block,

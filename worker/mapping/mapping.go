@@ -46,6 +46,11 @@ type Mapping struct {
 	Edges  *Edges `json:"edges,omitempty" toml:"edges"`
 	Facts  *Facts `json:"facts,omitempty" toml:"facts"`
 	Clock  *Clock `json:"clock,omitempty" toml:"clock"`
+	// Settings and Policies are the terms the app declares with its
+	// tables (terms.go): mem_config keys, and rows of mem_edge_policies by
+	// edge kind, put in force in the transaction that declares the mapping.
+	Settings Settings `json:"settings,omitempty" toml:"settings"`
+	Policies []Policy `json:"policies,omitempty" toml:"policies"`
 }
 
 // Key is a table's key: one column, several (a composite primary key or
@@ -360,7 +365,7 @@ func (m *Mapping) check() error {
 	if c := m.Clock; c != nil && (c.Table == "" || c.KeyColumn == "" || c.ValueColumn == "" || c.ActiveHoursKey == "") {
 		return bad("clock: give table, key_column, value_column and active_hours_key")
 	}
-	return nil
+	return m.checkTerms()
 }
 
 func needTableKey(role, table string, key Key) error {

@@ -15,7 +15,10 @@ import (
 
 // DeclareMapping checks m against the database's schema and stores it as
 // the database's mapping (mem_mapping), in one transaction, refused while a
-// sweep runs: a sweep reads the mapping once, when it starts. The derived
+// sweep runs: a sweep reads the mapping once, when it starts. The same
+// transaction puts the mapping's terms in force: its settings written to
+// mem_config and its policies to mem_edge_policies, replacing the rows of
+// the kinds it names and leaving the others as they are. The derived
 // state was computed for the tables of the mapping before, so its
 // fingerprint goes and the next sweep computes every row.
 func DeclareMapping(ctx context.Context, db *memdb.DB, m *mapping.Mapping, source string, now time.Time) error {
@@ -30,6 +33,13 @@ func DeclareMapping(ctx context.Context, db *memdb.DB, m *mapping.Mapping, sourc
 		steps := []memdb.Step{
 			{Query: query, Args: args},
 			{Query: `DELETE FROM mem_config WHERE key = 'derived_fingerprint'`, Args: nil},
+		}
+		terms, err := m.TermsSQL()
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range terms {
+			steps = append(steps, memdb.Step{Query: t.Query, Args: t.Args})
 		}
 		indexes, err := indexSteps(ctx, q, m)
 		if err != nil {
