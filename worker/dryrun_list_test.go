@@ -266,35 +266,13 @@ func must[T any](v T, err error) T {
 func blockCounts(t *testing.T, db *worker.DB) map[string]int {
 	t.Helper()
 	out := map[string]int{}
-	for _, row := range queryStrings(t, db, `SELECT id || ' ' || reinforcement_count FROM mem_blocks`) {
+	for _, row := range column(t, db, `SELECT id || ' ' || reinforcement_count FROM mem_blocks`) {
 		id, n, _ := strings.Cut(row, " ")
 		var c int
 		if _, err := fmt.Sscan(n, &c); err != nil {
 			t.Fatal(err)
 		}
 		out[id] = c
-	}
-	return out
-}
-
-// queryStrings reads a query's single text column.
-func queryStrings(t *testing.T, db *worker.DB, query string) []string {
-	t.Helper()
-	rows, err := db.SQL.Query(query)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, s)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
 	}
 	return out
 }

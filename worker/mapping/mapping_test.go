@@ -222,28 +222,35 @@ func TestBadMappingsRefused(t *testing.T) {
 			if err == nil {
 				err = m.Validate(ctx, db)
 			}
-			if c.want == nil {
-				if err != nil {
-					t.Errorf("refused: %v", err)
-				}
-				return
-			}
-			if err == nil {
-				t.Fatalf("accepted, want %q", c.want)
-			}
-			if !errors.Is(err, mapping.ErrBadMapping) {
-				t.Errorf("not ErrBadMapping: %v", err)
-			}
-			if strings.Contains(err.Error(), "\n") {
-				t.Errorf("more than one line: %q", err)
-			}
-			for _, w := range c.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("%q lacks %q", err, w)
-				}
-			}
+			expectRefusal(t, err, c.want)
 		})
 	}
 }
 
 func timeUnix(s int64) time.Time { return time.Unix(s, 0) }
+
+// expectRefusal checks err against want: accepted when want is nil, else
+// one line of ErrBadMapping holding every part of want.
+func expectRefusal(t *testing.T, err error, want []string) {
+	t.Helper()
+	if want == nil {
+		if err != nil {
+			t.Errorf("refused: %v", err)
+		}
+		return
+	}
+	if err == nil {
+		t.Fatalf("accepted, want %q", want)
+	}
+	if !errors.Is(err, mapping.ErrBadMapping) {
+		t.Errorf("not ErrBadMapping: %v", err)
+	}
+	if strings.Contains(err.Error(), "\n") {
+		t.Errorf("more than one line: %q", err)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("%q lacks %q", err, w)
+		}
+	}
+}
