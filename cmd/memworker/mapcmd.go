@@ -267,6 +267,7 @@ func printMapping(w io.Writer, d *mapping.Declared) {
 		line("archive reason", n.ArchiveReason, "")
 		line("confidence", n.Confidence, "")
 		line("reinforcement count", n.Reinforcement, "")
+		line("pinned", n.Pinned, "a node holding a value other than 0 or NULL is never archived")
 		for _, dep := range n.Dependents {
 			line("dependents", dep.Table+" by "+strings.Join(dep.Columns, ", "), "archived with the node, restored with it")
 		}

@@ -118,6 +118,9 @@ type Nodes struct {
 	ArchiveReason  string   `json:"archive_reason,omitempty" toml:"archive_reason"`
 	Confidence     string   `json:"confidence,omitempty" toml:"confidence"`
 	Reinforcement  string   `json:"reinforcement_count,omitempty" toml:"reinforcement_count"`
+	// Pinned is a column that pins a node: one holding a value other than
+	// 0 or NULL is never archived (faded or orphaned).
+	Pinned string `json:"pinned,omitempty" toml:"pinned"`
 	// Dependents are the app's rows that belong to a node and go when it
 	// is archived (elfmem's contradictions): kept in the event log, put
 	// back when the node is restored.

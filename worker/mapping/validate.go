@@ -330,6 +330,7 @@ func (m *Mapping) Validate(ctx context.Context, q Querier) error {
 			part{"nodes.archive_reason", n.ArchiveReason, false, true, ""},
 			part{"nodes.confidence", n.Confidence, true, false, ""},
 			part{"nodes.reinforcement_count", n.Reinforcement, true, true, ""},
+			part{"nodes.pinned", n.Pinned, false, false, ""},
 		); err != nil {
 			return err
 		}

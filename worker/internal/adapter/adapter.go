@@ -131,7 +131,7 @@ func adaptAs(ctx context.Context, q memdb.Querier, a *Adapted) (*Adapted, error)
 		// keep for it, at either end.
 		"@NEW_BLOCK_DEGREE", `(SELECT total(d.strength) FROM mem_edge_due d WHERE d.end_a = b.id)
                     + (SELECT total(d.strength) FROM mem_edge_due d WHERE d.end_b = b.id)`,
-		"@END_A", "end_a", "@END_B", "end_b", "@KEPT_EDGES_POSSIBLE", "1",
+		"@END_A", "end_a", "@END_B", "end_b", "@KEPT_EDGES_POSSIBLE", "1", "@AND_UNPINNED", " AND NOT b.pinned",
 		"EDGE_SNAPSHOT", "json(e.snapshot)",
 		"@ARCHIVE_EDGES", sweepsql.ArchiveOf(m, "edge"), "@ARCHIVE_NODES", sweepsql.ArchiveOf(m, "block"), "@ARCHIVE_FACTS", sweepsql.ArchiveOf(m, "fact"),
 	}

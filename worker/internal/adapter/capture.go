@@ -168,7 +168,7 @@ END`)
 		if err != nil {
 			return nil, err
 		}
-		watched := []string{n.Key[0], n.LastUsed, n.Category, n.Status, n.Confidence, n.Reinforcement}
+		watched := []string{n.Key[0], n.LastUsed, n.Category, n.Status, n.Confidence, n.Reinforcement, n.Pinned}
 		if n.Tags != nil {
 			watched = append(watched, n.Tags.Column)
 		}

@@ -41,6 +41,15 @@ func EdgeWeight(e *mapping.Edges, column func(col string) string) string {
 	return "1.0"
 }
 
+// nodePinned is whether a node row n is pinned (its pinned column holds a
+// value other than 0 or NULL), 0 without such a column.
+func nodePinned(col string) string {
+	if col == "" {
+		return "0"
+	}
+	return "(coalesce(n." + sweepsql.Ident(col) + ", 0) NOT IN (0, '0'))"
+}
+
 // orZero is a count or flag column of alias, 0 where the app leaves it
 // NULL (a column with no default) or has no such column: as memworker's
 // own rows start, so such a row is swept, not skipped as bad.
@@ -83,7 +92,7 @@ func (a *Adapted) nodes(ctx context.Context, q memdb.Querier) error {
 	if n == nil {
 		a.setup = append(a.setup,
 			`CREATE `+a.temp()+`VIEW `+a.view("blocks")+` AS SELECT NULL AS id, NULL AS category, NULL AS status, NULL AS archive_reason,
-			NULL AS confidence, 0 AS reinforcement_count, NULL AS last_reinforced_hours, NULL AS snapshot WHERE 0`,
+			NULL AS confidence, 0 AS reinforcement_count, NULL AS last_reinforced_hours, 0 AS pinned, NULL AS snapshot WHERE 0`,
 			`CREATE `+a.temp()+`VIEW `+a.view("block_tags")+` AS SELECT NULL AS block_id, NULL AS tag WHERE 0`)
 		a.setup = append(a.setup, a.nothingToWrite("blocks", "UPDATE"), a.nothingToWrite("block_tags", "DELETE"))
 		return nil
@@ -101,7 +110,7 @@ SELECT `+cols.AsText("n", key)+` AS id, `+or("n", n.Category, "NULL")+` AS categ
        `+or("n", n.ArchiveReason, "NULL")+` AS archive_reason, `+or("n", n.Confidence, "NULL")+` AS confidence,
        `+orZero("n", n.Reinforcement)+` AS reinforcement_count,
        `+hoursOf(or("n", n.LastUsed, "NULL"), n.LastUsedClock)+` AS last_reinforced_hours,
-       n.`+sweepsql.Ident(key)+` AS key_raw, `+a.rowOwn(cols, "n")+`
+       `+nodePinned(n.Pinned)+` AS pinned, n.`+sweepsql.Ident(key)+` AS key_raw, `+a.rowOwn(cols, "n")+`
 FROM `+table+` n WHERE n.`+sweepsql.Ident(key)+` IS NOT NULL`+a.unshared(cols, n.Table, "n", n.Key))
 	a.keyTokens = append(a.keyTokens, "@BLOCK_KEYS_INVALID", a.keyProblems("block", cols, n.Table, n.Key))
 	set := []string{statusWrite(n.Status, n.StatusArchived, active[0])}

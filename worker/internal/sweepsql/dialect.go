@@ -28,6 +28,7 @@ import (
 //	@NEW_BLOCK_DEGREE               a block's degree when it has no state yet
 //	@DELETE_EDGES                   the removal of apply_edge_keys' edges
 //	@KEPT_EDGES_POSSIBLE            whether that removal may leave rows (an app's trigger)
+//	@AND_UNPINNED                   " AND" a node row b is not pinned (a mapping's nodes.pinned)
 //	@REINFORCE_KEPT                 a block whose reinforcement an app's trigger ignored
 //	@DEPENDENTS, @DELETE_DEPENDENTS the rows that go with an archived node, and their removal
 //	@BLOCK_KEYS_INVALID, …          rows left out for their key (NULL, or read as
@@ -110,7 +111,7 @@ var MemTables = NewDialect(append([]string{
 	"@NEW_BLOCK_DEGREE", memNewBlockDegree,
 	"@BLOCK_KEYS_INVALID", "", "@EDGE_KEYS_INVALID", "", "@FACT_KEYS_INVALID", "",
 	"@DELETE_EDGES", "DELETE FROM main.mem_edges WHERE (from_id, to_id) IN (SELECT from_id, to_id FROM apply_edge_keys)",
-	"@KEPT_EDGES_POSSIBLE", memEdgesMayStay, "@REINFORCE_KEPT", ReinforceKeptByCount,
+	"@KEPT_EDGES_POSSIBLE", memEdgesMayStay, "@REINFORCE_KEPT", ReinforceKeptByCount, "@AND_UNPINNED", "",
 	"@SUBJECT_E", "json_array(e.from_id, e.to_id)", "@SUBJECT", "json_array(from_id, to_id)",
 	"EDGE_SNAPSHOT", edgeSnapshot, "EDGE_NAME", EdgeName,
 	"@ARCHIVE_EDGES", ArchiveOf(nil, "edge"), "@ARCHIVE_NODES", ArchiveOf(nil, "block"), "@ARCHIVE_FACTS", ArchiveOf(nil, "fact"),

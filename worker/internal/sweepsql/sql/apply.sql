@@ -11,7 +11,7 @@
 DELETE FROM apply_rows;
 INSERT INTO apply_rows (seq)
 SELECT p.seq FROM plan_blocks p CROSS JOIN @NODES b ON b.id = p.id
-WHERE p.seq BETWEEN :lo AND :hi AND b.status = 'active' AND b.last_reinforced_hours IS p.last_reinforced_hours;
+WHERE p.seq BETWEEN :lo AND :hi AND b.status = 'active' AND b.last_reinforced_hours IS p.last_reinforced_hours@AND_UNPINNED;
 
 -- name: held_plan_blocks
 -- The blocks an app's foreign key holds (refused.go: one of their edges
@@ -159,7 +159,7 @@ SELECT b.id FROM (SELECT p.@END_A AS id FROM apply_rows a CROSS JOIN plan_edges 
 CROSS JOIN @NODES b ON b.id = o.id
 WHERE (EXISTS (SELECT 1 FROM plan_edges q WHERE q.@END_A = o.id AND q.phase = 'policy' AND q.orphans = 'delete')
        OR EXISTS (SELECT 1 FROM plan_edges q WHERE q.@END_B = o.id AND q.phase = 'policy' AND q.orphans = 'delete'))
-  AND b.status = 'active'
+  AND b.status = 'active'@AND_UNPINNED
   AND NOT EXISTS (SELECT 1 FROM @EDGES e WHERE e.@END_A = b.id)
   AND NOT EXISTS (SELECT 1 FROM @EDGES e WHERE e.@END_B = b.id);
 INSERT INTO @ARCHIVE_NODES (BLOCK_ARCHIVE_COLS, @BLOCK_ROW_COLS)

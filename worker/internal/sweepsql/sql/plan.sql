@@ -80,7 +80,7 @@ WITH faded AS MATERIALIZED (
         SELECT b.id, b.last_reinforced_hours, s.tier, s.degree,
                effective_weight(1.0, s.lambda, :now - b.last_reinforced_hours) AS recency
         FROM sweep_blocks k CROSS JOIN @NODES b ON b.id = k.id CROSS JOIN mem_block_state s ON s.id = b.id
-        WHERE s.problem IS NULL AND typeof(b.last_reinforced_hours) IN ('integer', 'real'))
+        WHERE s.problem IS NULL AND typeof(b.last_reinforced_hours) IN ('integer', 'real')@AND_UNPINNED)
     WHERE recency < :block_threshold)
 SELECT c.id, c.last_reinforced_hours, c.recency, c.tier FROM faded c
 WHERE NOT coalesce(c.degree >= :bridge, 0)
@@ -159,7 +159,7 @@ SELECT DISTINCT b.id
 FROM (SELECT @END_A AS id FROM plan_edges WHERE phase = 'policy' AND orphans = 'delete'
       UNION SELECT @END_B FROM plan_edges WHERE phase = 'policy' AND orphans = 'delete') o
 CROSS JOIN @NODES b ON b.id = o.id
-WHERE b.status = 'active' AND b.id NOT IN (SELECT id FROM plan_blocks)
+WHERE b.status = 'active'@AND_UNPINNED AND b.id NOT IN (SELECT id FROM plan_blocks)
   AND NOT EXISTS (SELECT 1 FROM @EDGES e WHERE (e.@END_A = b.id OR e.@END_B = b.id)
                   AND NOT EXISTS (SELECT 1 FROM plan_edges x WHERE x.from_id = e.from_id AND x.to_id = e.to_id));
 
