@@ -106,7 +106,7 @@ func mapCommand(now func() time.Time) *cli.Command {
 						}
 						fmt.Fprintf(c.App.Writer, "%s fits the database's schema; nothing was stored (without --check, map load declares it)\n", args[0])
 						printPending(c.App.Writer, m, terms)
-						return nil
+						return printUnplaced(c, db.SQL, m)
 					}
 					return declare(c, m, filepath.Base(args[0]), now)
 				}},
@@ -147,7 +147,7 @@ func declare(c *cli.Context, m *mapping.Mapping, source string, now func() time.
 		return err
 	}
 	printTerms(c.App.Writer, d, terms)
-	return nil
+	return printUnplaced(c, db.SQL, d.Mapping)
 }
 
 // printTerms writes the settings a mapping may set and the relation
@@ -185,6 +185,20 @@ func printTerms(w io.Writer, d *mapping.Declared, t *mapping.Terms) {
 		}
 		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("  %-20s %s  %s", safe(p.Kind), policyText(p), mark), " "))
 	}
+}
+
+// printUnplaced names the values of the app's rows m places nowhere, with
+// their counts and what a sweep does with them (mapping.Unplaced).
+func printUnplaced(c *cli.Context, q mapping.Querier, m *mapping.Mapping) error {
+	lines, err := mapping.Unplaced(c.Context, q, m)
+	if err != nil || len(lines) == 0 {
+		return err
+	}
+	fmt.Fprintln(c.App.Writer, "Values of the app's rows the mapping does not place:")
+	for _, l := range lines {
+		fmt.Fprintln(c.App.Writer, "  "+escapeControls(l))
+	}
+	return nil
 }
 
 // printPending writes what declaring m would change of the terms in force.
