@@ -60,10 +60,6 @@ func (s *sweep) finish(ctx context.Context) error {
 	return s.keptReinforcements(ctx)
 }
 
-// reinforceKeptProblem names a block whose reinforcement an app's trigger
-// ignored (apply_reinforce).
-const reinforceKeptProblem = "reinforce kept by app: its update was ignored"
-
 // keptReinforcements takes the reinforcements an app's trigger ignored
 // off the report, which names those blocks, and records the report again.
 // Read once committed: a replica's transaction cannot read its own writes.
@@ -71,7 +67,7 @@ func (s *sweep) keptReinforcements(ctx context.Context) error {
 	type kept struct{ id, kind string }
 	rows, err := memdb.QueryAll(ctx, s.db.Querier(), `SELECT i.id, p.kind FROM temp.sweep_invalid i
 		JOIN temp.plan_reinforce p ON p.id = i.id
-		WHERE i.kind = 'block' AND i.problem = '`+reinforceKeptProblem+`' ORDER BY i.id, p.kind`,
+		WHERE i.kind = 'block' AND i.problem = `+sweepsql.Literal(sweepsql.ReinforceKeptProblem)+` ORDER BY i.id, p.kind`,
 		func(rows *sql.Rows, v *kept) error { return rows.Scan(&v.id, &v.kind) })
 	if err != nil || len(rows) == 0 {
 		return err
@@ -91,7 +87,7 @@ func (s *sweep) keptReinforcements(ctx context.Context) error {
 		r.InvalidRows.Count++
 		if len(r.InvalidRows.Sample) < report.InvalidSampleSize || s.opt.allInvalid {
 			r.InvalidRows.Sample = append(r.InvalidRows.Sample, report.InvalidRow{Kind: "block", ID: k.id,
-				Problem: reinforceKeptProblem, Table: s.mapped.TableOf("block")})
+				Problem: sweepsql.ReinforceKeptProblem, Table: s.mapped.TableOf("block")})
 		}
 	}
 	r.Summary = r.BuildSummary()

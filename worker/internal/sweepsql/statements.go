@@ -28,7 +28,17 @@ var Macros = strings.NewReplacer(
 	"FACT_ARCHIVE_COLS", archiveInsertCols("fact"), "BUMP_IDS_EDGES", bumpEventIDs("@ARCHIVE_EDGES"),
 	"BUMP_IDS_NODES", bumpEventIDs("@ARCHIVE_NODES"), "BUMP_IDS_FACTS", bumpEventIDs("@ARCHIVE_FACTS"),
 	"RANK_INPUTS_ALL", rankInputs("@NODES b"), "RANK_INPUTS_OF_IDS", rankInputs("rank_ids r CROSS JOIN @NODES b ON b.id = r.id"),
-	"RANK_SCORED", rankScored, "RANK_BOUND_KEPT", rankBoundKept, "RANKED_UNTOUCHED", rankedUntouched, "NOT_RANKED", notRanked, "ACTIVE_IN_STATE", activeInState)
+	"RANK_SCORED", rankScored, "RANK_BOUND_KEPT", rankBoundKept, "RANKED_UNTOUCHED", rankedUntouched, "NOT_RANKED", notRanked, "ACTIVE_IN_STATE", activeInState,
+	"ORPHANS_PLANNED", orphansPlanned, "REINFORCE_KEPT_PROBLEM", Literal(ReinforceKeptProblem))
+
+// orphansPlanned holds while the plan deletes an edge under a policy that
+// archives its orphaned ends (orphan_blocks): one look into the partial
+// index of those deletions, not a scan of the plan.
+const orphansPlanned = `EXISTS (SELECT 1 FROM plan_edges q INDEXED BY plan_edges_orphan_a WHERE q.phase = 'policy' AND q.orphans = 'delete')`
+
+// ReinforceKeptProblem names a block whose reinforcement an app's trigger
+// ignored (apply_reinforce; the sweep's finish takes it off the report).
+const ReinforceKeptProblem = "reinforce kept by app: its update was ignored"
 
 // expiredSweep is a mem_sweeps row that expires with the events of its
 // time: finished, started before :cutoff and older than the sweep :sweep

@@ -151,11 +151,12 @@ DELETE FROM main.mem_config WHERE key = 'sweep_removing';
 -- ends of a policy-deleted edge (orphans = 'delete') of the plan, and that
 -- this chunk left with no edge at all, are archived: whichever chunk takes
 -- a block's last edge, as plan_orphans foresees (and however a sweep's
--- transactions happen to be cut).
+-- transactions happen to be cut). A plan with no such deletion looks at
+-- no end (ORPHANS_PLANNED: one look, in a partial index).
 DELETE FROM apply_block_ids;
 INSERT INTO apply_block_ids (id)
-SELECT b.id FROM (SELECT p.@END_A AS id FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq
-                  UNION SELECT p.@END_B FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq) AS o
+SELECT b.id FROM (SELECT p.@END_A AS id FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq WHERE ORPHANS_PLANNED
+                  UNION SELECT p.@END_B FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq WHERE ORPHANS_PLANNED) AS o
 CROSS JOIN @NODES b ON b.id = o.id
 WHERE (EXISTS (SELECT 1 FROM plan_edges q WHERE q.@END_A = o.id AND q.phase = 'policy' AND q.orphans = 'delete')
        OR EXISTS (SELECT 1 FROM plan_edges q WHERE q.@END_B = o.id AND q.phase = 'policy' AND q.orphans = 'delete'))
@@ -327,7 +328,7 @@ SET reinforcement_count = reinforcement_count
 -- (found by key: the unary + keeps SQLite off the index of every active block)
 WHERE id IN (SELECT id FROM plan_reinforce WHERE rowid BETWEEN :lo AND :hi) AND +status = 'active';
 INSERT INTO sweep_invalid (kind, id, problem)
-SELECT 'block', b.id, 'reinforce kept by app: its update was ignored'
+SELECT 'block', b.id, REINFORCE_KEPT_PROBLEM
 FROM @NODES n JOIN apply_reinforce_before b ON b.id = n.id
 WHERE n.id IN (SELECT id FROM apply_reinforce_before) AND @REINFORCE_KEPT;
 
