@@ -5,14 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/memdecay/memdecay/worker/internal/adapter"
 	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/internal/sweepsql"
-	"github.com/memdecay/memdecay/worker/mapping"
 )
 
 // tagsBack is the INSERT that puts the tag rows of the node :block back
@@ -59,7 +57,8 @@ func (a mappedRestore) restoreBlock(ctx context.Context, db *memdb.DB, id string
 	what := fmt.Sprintf("restore: block %q", id)
 	var edges []int64
 	var names []string
-	var dependents int
+	var dependents int      // the steps that put back dependent rows
+	var dependentRows int64 // the rows that went with the node
 	applied, err := a.restoreTx(ctx, db, wall, what, func(q memdb.Querier, args func(...any) []any) ([]memdb.Step, error) {
 		sweepID, err := archivedBlockIn(ctx, q, id, &r.FromEvent, a.NodeTable()+" b", a.NodeStatus("b"), a.NodeCols.AsText("b", a.NodeKey0()),
 			ownEvents(a.Map, "block", "e.id"))
@@ -100,13 +99,13 @@ func (a mappedRestore) restoreBlock(ctx context.Context, db *memdb.DB, id string
 			steps = append(steps, memdb.Step{Query: a.edgeBack() + ` AND ` + archived, Args: edge},
 				memdb.Step{Query: sweepsql.RestoreEvent + ` WHERE changes() = 1 AND ` + archived, Args: edge})
 		}
-		back, err := a.dependentsBack(ctx, q, sweepID, id)
+		back, gone, err := a.dependentsBack(ctx, q, sweepID, id)
 		if err != nil {
 			return nil, err
 		}
-		dependents = len(back)
-		for _, d := range back {
-			steps = append(steps, memdb.Step{Query: d.Query + ` AND ` + archived, Args: args(sql.Named("block", id), sql.Named("event", d.Args[0]))})
+		dependents, dependentRows = len(back), gone
+		for _, insert := range back {
+			steps = append(steps, memdb.Step{Query: insert + ` AND ` + archived, Args: args(sql.Named("block", id), sql.Named("sweep", sweepID))})
 		}
 		return append(steps, memdb.Step{Query: a.nodeBack(), Args: block}), nil
 	})
@@ -128,59 +127,36 @@ func (a mappedRestore) restoreBlock(ctx context.Context, db *memdb.DB, id string
 		r.Edges++
 	}
 	for _, n := range applied[first+2*len(names) : first+2*len(names)+dependents] {
-		if n == 0 {
-			r.DependentsSkipped++
-		}
 		r.Dependents += n
 	}
+	r.DependentsSkipped = dependentRows - r.Dependents
 	return r, nil
 }
 
 // dependentsBack are the INSERTs that put back the dependent rows that
-// went with the node id in the sweep sweepID, one per row's event (its
-// id the step's only argument; the INSERT reads :event and :block). A row
-// comes back into its table, when that is still one of the mapping's
-// dependents, if no row holds its node columns already and every node
-// they name is there and not archived (but the node :block, restored
-// with it): as an edge, it never dangles.
-func (a mappedRestore) dependentsBack(ctx context.Context, q memdb.Querier, sweepID any, id string) ([]memdb.Step, error) {
+// went with the node :block in the sweep :sweep, one per dependent table
+// of the mapping, each from all that table's rows in the event log; and
+// how many rows went with the node in all. A row comes back if no row
+// holds its node columns already and every node they name is there and
+// not archived (but the node :block, restored with it): as an edge, it
+// never dangles. A row of a table no longer the mapping's stays in the log.
+func (a mappedRestore) dependentsBack(ctx context.Context, q memdb.Querier, sweepID any, id string) ([]string, int64, error) {
 	if len(a.Map.Nodes.Dependents) == 0 {
-		return nil, nil
+		return nil, 0, nil
 	}
-	rows, err := q.QueryContext(ctx, `SELECT id, coalesce(json_extract(detail, '$.table'), '') FROM mem_event_log
-		WHERE sweep_id IS ? AND subject_kind = 'block' AND subject_id = ? AND action = 'remove_row' ORDER BY id`, sweepID, id)
-	if err != nil {
-		return nil, err
+	const removed = `FROM mem_event_log WHERE sweep_id IS :sweep AND subject_kind = 'block' AND subject_id = :block AND action = 'remove_row'`
+	var gone int64
+	err := q.QueryRowContext(ctx, `SELECT count(*) `+removed, sql.Named("sweep", sweepID), sql.Named("block", id)).Scan(&gone)
+	if err != nil || gone == 0 {
+		return nil, gone, err
 	}
-	type removed struct {
-		event int64
-		table string
-	}
-	var events []removed
-	for rows.Next() {
-		var e removed
-		if err := rows.Scan(&e.event, &e.table); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		events = append(events, e)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	var steps []memdb.Step
-	for _, e := range events {
-		i := slices.IndexFunc(a.Map.Nodes.Dependents, func(d mapping.Dependent) bool { return strings.EqualFold(d.Table, e.table) })
-		if i < 0 {
-			continue // no longer the mapping's: it stays in the log
-		}
-		d := a.Map.Nodes.Dependents[i]
+	read := func(c string) string { return snapColumn("d", "row", c) }
+	var inserts []string
+	for _, d := range a.Map.Nodes.Dependents {
 		cols, err := sweepsql.ReadColumns(ctx, q, d.Table)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		read := func(c string) string { return snapColumn("d", "row", c) }
 		names, vals := make([]string, len(cols.Names)), make([]string, len(cols.Names))
 		for j, c := range cols.Names {
 			names[j], vals[j] = sweepsql.Ident(c), orDefault(read(c), c, cols.Defaults)
@@ -193,13 +169,13 @@ func (a mappedRestore) dependentsBack(ctx context.Context, q memdb.Querier, swee
       WHERE ` + a.NodeCols.AsText("k", a.NodeKey0()) + ` = ` + node + ` AND NOT ` + a.NodeArchived("k") + `))`
 		}
 		table := "main." + sweepsql.Ident(d.Table)
-		steps = append(steps, memdb.Step{Query: `INSERT INTO ` + table + ` (` + strings.Join(names, ", ") + `)
-SELECT ` + strings.Join(vals, ",\n       ") + `
-FROM (SELECT detail AS d FROM mem_event_log WHERE id = :event)
-WHERE NOT EXISTS (SELECT 1 FROM ` + table + ` x WHERE ` + strings.Join(same, " AND ") + `)
-  AND ` + strings.Join(linked, "\n  AND "), Args: []any{e.event}})
+		inserts = append(inserts, `INSERT INTO `+table+` (`+strings.Join(names, ", ")+`)
+SELECT `+strings.Join(vals, ",\n       ")+`
+FROM (SELECT detail AS d `+removed+` AND json_extract(detail, '$.table') = `+sweepsql.Literal(d.Table)+` COLLATE NOCASE)
+WHERE NOT EXISTS (SELECT 1 FROM `+table+` x WHERE `+strings.Join(same, " AND ")+`)
+  AND `+strings.Join(linked, "\n  AND "))
 	}
-	return steps, nil
+	return inserts, gone, nil
 }
 
 // nodeBack makes the archived node :id active again, its archive reason
