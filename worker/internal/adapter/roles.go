@@ -121,7 +121,7 @@ FROM `+table+` n WHERE n.`+sweepsql.Ident(key)+` IS NOT NULL`+a.unshared(cols, n
 		set = append(set, changed(n.Reinforcement, "reinforcement_count", "NEW.reinforcement_count"))
 	}
 	if n.LastUsed != "" {
-		if a.lastUsedForm, err = textTimeForm(ctx, q, n.Table, n.LastUsed, n.LastUsedClock); err != nil {
+		if a.lastUsedForm, err = a.textTimeForm(ctx, q, n.Table, n.LastUsed, n.LastUsedClock); err != nil {
 			return err
 		}
 		set = append(set, changed(n.LastUsed, "last_reinforced_hours",
@@ -289,7 +289,7 @@ func (a *Adapted) facts(ctx context.Context, q memdb.Querier) error {
 		return err
 	}
 	if f.LastAccess != "" {
-		if a.lastAccessForm, err = textTimeForm(ctx, q, f.Table, f.LastAccess, f.LastAccessClock); err != nil {
+		if a.lastAccessForm, err = a.textTimeForm(ctx, q, f.Table, f.LastAccess, f.LastAccessClock); err != nil {
 			return err
 		}
 	}

@@ -69,17 +69,19 @@ func isoLike(secs, like string) string {
 }
 
 // textTimeForm is prevailingTimeForm for a column on an ISO-8601 (or
-// either wall) clock, "" on another.
-func textTimeForm(ctx context.Context, q memdb.Querier, table, col, clock string) (string, error) {
-	if clock != mapping.ClockISO8601 && clock != mapping.ClockWall {
+// either wall) clock, "" on another, and for the readers' views, which
+// write nothing.
+func (a *Adapted) textTimeForm(ctx context.Context, q memdb.Querier, table, col, clock string) (string, error) {
+	if a.readersOnly || (clock != mapping.ClockISO8601 && clock != mapping.ClockWall) {
 		return "", nil
 	}
 	return prevailingTimeForm(ctx, q, table, col)
 }
 
 // prevailingTimeForm is an example of the ISO-8601 form most of the
-// newest (by rowid) 1000 text times of table.col are in, or "" when it
-// holds none: the form a time written where the column has no value takes.
+// text times among the newest (by rowid) 1000 rows of table.col are in,
+// or "" when they hold none (it reads those rows alone, whatever the
+// table's size): the form a time written where the column has no value takes.
 func prevailingTimeForm(ctx context.Context, q memdb.Querier, table, col string) (string, error) {
 	c := sweepsql.Ident(col)
 	shape := "v"
@@ -88,8 +90,8 @@ func prevailingTimeForm(ctx context.Context, q memdb.Querier, table, col string)
 	}
 	query := func(newest string) (string, error) {
 		var form string
-		err := q.QueryRowContext(ctx, `SELECT v FROM (SELECT `+c+` AS v FROM main.`+sweepsql.Ident(table)+`
-			WHERE typeof(`+c+`) = 'text' AND try_unix_seconds(`+c+`) IS NOT NULL `+newest+` LIMIT 1000)
+		err := q.QueryRowContext(ctx, `SELECT v FROM (SELECT `+c+` AS v FROM main.`+sweepsql.Ident(table)+` `+newest+` LIMIT 1000)
+			WHERE typeof(v) = 'text' AND try_unix_seconds(v) IS NOT NULL
 			GROUP BY `+shape+` ORDER BY count(*) DESC, max(v) DESC LIMIT 1`).Scan(&form)
 		if errors.Is(err, sql.ErrNoRows) {
 			return "", nil
