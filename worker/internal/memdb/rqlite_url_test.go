@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memdecay/memdecay/worker/internal/secrettest"
+
 	"github.com/memdecay/memdecay/worker/internal/rqlite"
 )
 
@@ -21,26 +23,6 @@ import (
 // that would re-send a write are refused; a node that never answers, or
 // answers without end, fails the request within its bounds; every error is
 // one line without the client's internal query string.
-
-// secretParts are the text of every test password around its special
-// character: neither part may appear in any message.
-const secretHead, secretTail = "Zx9kQ", "Wv3mR"
-
-// passwordChars is one password per character class: letters, digits,
-// each reserved or sub-delimiter character, non-ASCII, bad escapes.
-var passwordChars = []string{"", "7", "%", "/", "#", "?", "@", ":", " ", "+", "=", "!", "$", "&", "'", "(", ")",
-	"*", ",", ";", "[", "]", "é", "日本", "%zz", "%4", "%%", "/12/", "@@", "\t", "\\", "\"", "<>", "`", "^", "|", "{}"}
-
-func secretPasswords() []string {
-	var out []string
-	for _, c := range passwordChars {
-		out = append(out, secretHead+c+secretTail)
-	}
-	// A password that starts with digits and a slash parses as a port and
-	// a path: http://user:12/...@host.
-	out = append(out, "12/"+secretHead+secretTail, "4001?"+secretHead+"@"+secretTail, "1#"+secretHead+secretTail)
-	return out
-}
 
 // nodeURLs is each way a password reaches --db: written as is, and
 // percent-encoded as it should be, at a port nothing listens on.
@@ -54,21 +36,11 @@ func nodeURLs(pw, hostPort string) []string {
 	}
 }
 
-// leaks reports the secret's text found in msg, "" when none is.
-func leaks(msg, pw string) string {
-	for _, s := range []string{pw, url.QueryEscape(pw), url.PathEscape(pw), secretHead, secretTail} {
-		if s != "" && strings.Contains(msg, s) {
-			return s
-		}
-	}
-	return ""
-}
-
 func TestRedactURLHidesEveryPassword(t *testing.T) {
-	for _, pw := range secretPasswords() {
+	for _, pw := range secrettest.Passwords() {
 		for _, raw := range nodeURLs(pw, "127.0.0.1:4001") {
 			got := DisplayName(raw)
-			if s := leaks(got, pw); s != "" {
+			if s := secrettest.Leaks(got, pw); s != "" {
 				t.Errorf("DisplayName(%q) = %q shows %q", raw, got, s)
 			}
 			if !strings.Contains(got, "127.0.0.1:4001") {
@@ -94,21 +66,9 @@ func TestRedactURLKeepsWhatIsNotSecret(t *testing.T) {
 	}
 }
 
-// closedPort is a loopback address nothing listens on.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
-}
-
 func TestOpenRqliteErrorsHidePasswords(t *testing.T) {
-	addr := closedPort(t)
-	for _, pw := range secretPasswords() {
+	addr := secrettest.ClosedPort(t)
+	for _, pw := range secrettest.Passwords() {
 		for _, raw := range nodeURLs(pw, addr)[:4] {
 			db, err := OpenMemory(raw, true)
 			if err == nil {
@@ -116,27 +76,12 @@ func TestOpenRqliteErrorsHidePasswords(t *testing.T) {
 				t.Fatalf("OpenMemory(%q) opened a closed port", raw)
 			}
 			msg := err.Error()
-			if s := leaks(msg, pw); s != "" {
+			if s := secrettest.Leaks(msg, pw); s != "" {
 				t.Errorf("OpenMemory(%q): %q shows %q", raw, msg, s)
 			}
 			wantOneLine(t, msg)
 		}
 	}
-}
-
-// stopAt collects a log and calls stop once it holds text.
-type stopAt struct {
-	strings.Builder
-	text string
-	stop func()
-}
-
-func (w *stopAt) Write(p []byte) (int, error) {
-	n, err := w.Builder.Write(p)
-	if strings.Contains(w.String(), w.text) {
-		w.stop()
-	}
-	return n, err
 }
 
 func TestOpenRqliteRefusesWhatItCannotUse(t *testing.T) {
