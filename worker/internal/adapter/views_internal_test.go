@@ -7,24 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memdecay/memdecay/schema"
-	"github.com/memdecay/memdecay/worker/internal/memdb"
+	"github.com/memdecay/memdecay/worker/internal/testdb"
+
 	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 )
-
-// migratedDB is a new database file at the latest schema step.
-func migratedDB(t *testing.T) *memdb.DB {
-	t.Helper()
-	db, err := memdb.Open(filepath.Join(t.TempDir(), "m.db"), memdb.OpenOptions{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := schema.Up(db.SQL); err != nil {
-		t.Fatal(err)
-	}
-	return db
-}
 
 var updateViews = flag.Bool("update-views", false, "rewrite the readers' views migration ("+viewsMigration+") from views.go")
 
@@ -76,7 +62,7 @@ func TestSchemaViewsAreViewsGo(t *testing.T) {
 	if string(file) != viewsMigrationText() {
 		t.Fatalf("%s is not the views views.go writes; run go test ./worker/internal/adapter -run TestSchemaViewsAreViewsGo -update-views", path)
 	}
-	db := migratedDB(t)
+	db := testdb.Migrated(t)
 	for _, v := range memViews.readerViews(nil) {
 		var n int
 		if err := db.SQL.QueryRow(`SELECT count(*) FROM `+readerViewsTable+` WHERE name = ? AND sql = ?`, v.name, v.query).Scan(&n); err != nil {

@@ -2,12 +2,10 @@ package sweepsql
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/memdecay/memdecay/schema"
-	"github.com/memdecay/memdecay/worker/internal/memdb"
+	"github.com/memdecay/memdecay/worker/internal/testdb"
 )
 
 // TestMigrationMakesTheArchivesOfArchiveGo: the schema's archive step
@@ -15,7 +13,7 @@ import (
 // (archiveDDL, eventsView), so a mapping's archives and the view remade
 // over them are of one shape with memworker's own.
 func TestMigrationMakesTheArchivesOfArchiveGo(t *testing.T) {
-	db := migratedDB(t)
+	db := testdb.Migrated(t)
 	var want []string
 	for _, a := range memArchives {
 		want = append(want, archiveDDL(a)...)
@@ -45,18 +43,4 @@ func TestMigrationMakesTheArchivesOfArchiveGo(t *testing.T) {
 			t.Errorf("archive %d: %+v, want %+v", i, a, w)
 		}
 	}
-}
-
-// migratedDB is a new database file at the latest schema step.
-func migratedDB(t *testing.T) *memdb.DB {
-	t.Helper()
-	db, err := memdb.Open(filepath.Join(t.TempDir(), "m.db"), memdb.OpenOptions{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := schema.Up(db.SQL); err != nil {
-		t.Fatal(err)
-	}
-	return db
 }
