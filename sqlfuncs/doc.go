@@ -8,9 +8,9 @@
 //
 //	memdecay_version()
 //	memdecay_debug()
-//	decay_tier(tags, category)
-//	tier_lambda(tier)
-//	lambda_edge(tier_a, tier_b [, reinforcement_count [, established_threshold]])
+//	decay_tier(tags, category [, category_tiers])
+//	tier_lambda(tier [, half_lives])
+//	lambda_edge(tier_a, tier_b [, reinforcement_count [, established_threshold [, half_lives]]])
 //	effective_weight(weight, lambda, elapsed)
 //	half_life_weight(weight, half_life, elapsed)
 //	linear_weight(weight, rate, elapsed [, hold])

@@ -148,17 +148,18 @@ func policyNumber(fn, arg string, raw any, isDuration bool, clock string) (float
 	return v, nonNegative(fn, arg, v)
 }
 
-// ParseDuration reads "30m", "4h", "90d" (or a bare number, already in the
-// clock's unit) as hours on the active-hours clock or days on the wall clock.
+// ParseDuration reads "30m", "4h", "90d", "2w" (or a bare number, already
+// in the clock's unit) as hours on the active-hours clock or days on the
+// wall clock.
 func ParseDuration(s, clock string) (float64, error) {
 	s = strings.TrimSpace(s)
-	unitHours := map[byte]float64{'m': 1.0 / 60, 'h': 1, 'd': 24}
+	unitHours := map[byte]float64{'m': 1.0 / 60, 'h': 1, 'd': 24, 'w': 168}
 	hours, hasUnit := 0.0, false
 	if n := len(s); n > 0 {
 		if per, ok := unitHours[s[n-1]]; ok {
 			v, err := strconv.ParseFloat(strings.TrimSpace(s[:n-1]), 64)
 			if err != nil {
-				return 0, fmt.Errorf("%q is not a duration (want a number with m, h or d)", s)
+				return 0, fmt.Errorf("%q is not a duration (want a number with m, h, d or w)", s)
 			}
 			hours, hasUnit = v*per, true
 		}
@@ -166,7 +167,7 @@ func ParseDuration(s, clock string) (float64, error) {
 	if !hasUnit {
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil {
-			return 0, fmt.Errorf("%q is not a duration (want a number with m, h or d)", s)
+			return 0, fmt.Errorf("%q is not a duration (want a number with m, h, d or w)", s)
 		}
 		return v, nil
 	}

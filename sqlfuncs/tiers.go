@@ -2,6 +2,7 @@ package sqlfuncs
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -31,6 +32,40 @@ var tierLambdas = map[string]float64{
 // or empty. The first matching rule wins: the constitutional tag, then the
 // durable self tags, then the category.
 func DecayTier(tags, category string) (string, error) {
+	return DecayTierMapped(tags, category, nil)
+}
+
+// CategoryTiers maps an app's category values to tiers (a mapping's
+// nodes.category_tiers); a value it does not name falls to the reference
+// rules (mind durable, observation ephemeral, else standard).
+type CategoryTiers map[string]string
+
+// ParseCategoryTiers reads a JSON object of category → tier name, as
+// decay_tier's category_tiers argument is written.
+func ParseCategoryTiers(fn, arg, text string) (CategoryTiers, error) {
+	v, err := readJSON(text)
+	if err != nil {
+		return nil, argErr(fn, arg, "%v", err)
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, argErr(fn, arg, `must be a JSON object of category → tier such as {"goal":"durable"} (got %s)`, describeJSON(v))
+	}
+	out := CategoryTiers{}
+	for _, category := range sortedKeys(obj) { // the first problem, the same every time
+		raw := obj[category]
+		tier, ok := raw.(string)
+		if _, known := tierLambdas[tier]; !ok || !known {
+			return nil, argErr(fn, arg, "category %q: %s is not a tier (want permanent, durable, standard or ephemeral)", category, describeJSON(raw))
+		}
+		out[category] = tier
+	}
+	return out, nil
+}
+
+// DecayTierMapped is DecayTier where an app's categories name their tiers:
+// after the tags, a category that categories names takes its tier.
+func DecayTierMapped(tags, category string, categories CategoryTiers) (string, error) {
 	list, err := parseTags(tags)
 	if err != nil {
 		return "", err
@@ -44,8 +79,14 @@ func DecayTier(tags, category string) (string, error) {
 			durable = true
 		}
 	}
+	if durable {
+		return TierDurable, nil
+	}
+	if tier, ok := categories[category]; ok {
+		return tier, nil
+	}
 	switch {
-	case durable, category == "mind":
+	case category == "mind":
 		return TierDurable, nil
 	case category == "observation":
 		return TierEphemeral, nil
@@ -88,27 +129,82 @@ func parseTags(tags string) ([]string, error) {
 
 // TierLambda is the decay rate per active hour of a block tier.
 func TierLambda(tier string) (float64, error) {
-	return tierLambda("tier_lambda", "tier", tier)
+	return tierLambda("tier_lambda", "tier", tier, nil)
 }
 
-func tierLambda(fn, arg, tier string) (float64, error) {
+// TierLambdaMapped is TierLambda where declared half-lives set the rates
+// of the tiers they name.
+func TierLambdaMapped(tier string, rates TierRates) (float64, error) {
+	return tierLambda("tier_lambda", "tier", tier, rates)
+}
+
+func tierLambda(fn, arg, tier string, rates TierRates) (float64, error) {
 	l, ok := tierLambdas[tier]
 	if !ok {
 		return 0, argErr(fn, arg, "%q is not a tier (want permanent, durable, standard or ephemeral)", tier)
 	}
+	if r, ok := rates[tier]; ok {
+		return r, nil
+	}
 	return l, nil
+}
+
+// TierRates are the decay rates per hour that declared half-lives give the
+// tiers they name (a mapping's [tiers]); the others keep the reference's.
+type TierRates map[string]float64
+
+// ParseHalfLives reads a JSON object of tier → half-life, as tier_lambda's
+// and lambda_edge's half_lives argument is written: a number of hours, or
+// a duration ("36h", "30d", "2w"; "90d" is 2160 hours of the clock). A
+// half-life h gives the rate ln 2 / h: a block's recency halves every h.
+// Permanent is not among them: it never fades.
+func ParseHalfLives(fn, arg, text string) (TierRates, error) {
+	v, err := readJSON(text)
+	if err != nil {
+		return nil, argErr(fn, arg, "%v", err)
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, argErr(fn, arg, `must be a JSON object of tier → half-life such as {"standard":"30d"} (got %s)`, describeJSON(v))
+	}
+	rates := TierRates{}
+	for _, tier := range sortedKeys(obj) { // the first problem, the same every time
+		raw := obj[tier]
+		switch _, known := tierLambdas[tier]; {
+		case tier == TierPermanent:
+			return nil, argErr(fn, arg, "permanent never fades: give half-lives of durable, standard or ephemeral")
+		case !known:
+			return nil, argErr(fn, arg, "%q is not a tier (want durable, standard or ephemeral)", tier)
+		}
+		hours, err := policyNumber(fn, arg+" "+tier, raw, true, ClockActiveHours)
+		if err != nil {
+			return nil, err
+		}
+		rate := math.Ln2 / hours
+		if !(hours > 0) || math.IsInf(rate, 0) || math.IsInf(hours, 0) {
+			return nil, argErr(fn, arg+" "+tier, "must be a finite half-life above 0 (got %s)", describeJSON(raw))
+		}
+		rates[tier] = rate
+	}
+	return rates, nil
 }
 
 // LambdaEdge is an edge's decay rate: half the rate of its more durable end,
 // halved again once the edge is established (reinforcementCount ≥
 // establishedThreshold), so proven relationships outlast their blocks.
 func LambdaEdge(tierA, tierB string, reinforcementCount, establishedThreshold float64) (float64, error) {
+	return LambdaEdgeMapped(tierA, tierB, reinforcementCount, establishedThreshold, nil)
+}
+
+// LambdaEdgeMapped is LambdaEdge with the tiers' rates set by declared
+// half-lives (TierLambdaMapped).
+func LambdaEdgeMapped(tierA, tierB string, reinforcementCount, establishedThreshold float64, rates TierRates) (float64, error) {
 	const fn = "lambda_edge"
-	la, err := tierLambda(fn, "tier_a", tierA)
+	la, err := tierLambda(fn, "tier_a", tierA, rates)
 	if err != nil {
 		return 0, err
 	}
-	lb, err := tierLambda(fn, "tier_b", tierB)
+	lb, err := tierLambda(fn, "tier_b", tierB, rates)
 	if err != nil {
 		return 0, err
 	}

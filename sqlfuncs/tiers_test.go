@@ -138,3 +138,108 @@ func TestDecayTierBadJSON(t *testing.T) {
 		wantArgErr(t, err, "memdecay: decay_tier: tags ")
 	}
 }
+
+// TestHalfLives: a declared half-life h gives the rate ln 2 / h, so a
+// block's recency is exactly one half after h hours of its clock; the
+// tiers not named keep the reference rates.
+func TestHalfLives(t *testing.T) {
+	rates := mustOK[TierRates](t)(ParseHalfLives("tier_lambda", "half_lives", `{"durable":"90d","standard":"30d","ephemeral":"5d"}`))
+	for _, tc := range []struct {
+		tier  string
+		hours float64
+	}{
+		{TierDurable, 90 * 24},
+		{TierStandard, 30 * 24},
+		{TierEphemeral, 5 * 24},
+	} {
+		l := must(t)(TierLambdaMapped(tc.tier, rates))
+		if l != math.Ln2/tc.hours {
+			t.Errorf("%s: rate %v, want ln 2 / %v", tc.tier, l, tc.hours)
+		}
+		wantNear(t, tc.tier+" recency after one half-life", math.Exp(-l*tc.hours), 0.5, 1e-15)
+	}
+	if l := must(t)(TierLambdaMapped(TierPermanent, rates)); l != 0.00001 {
+		t.Errorf("permanent: %v, want the reference 0.00001", l)
+	}
+	for text, hours := range map[string]float64{`{"standard":36}`: 36, `{"standard":"36h"}`: 36, `{"standard":"2w"}`: 336, `{"standard":"90m"}`: 1.5} {
+		r := mustOK[TierRates](t)(ParseHalfLives("tier_lambda", "half_lives", text))
+		if r[TierStandard] != math.Ln2/hours {
+			t.Errorf("%s: rate %v, want ln 2 / %v", text, r[TierStandard], hours)
+		}
+	}
+	partial := mustOK[TierRates](t)(ParseHalfLives("tier_lambda", "half_lives", `{"ephemeral":"12h"}`))
+	if l := must(t)(TierLambdaMapped(TierStandard, partial)); l != 0.010 {
+		t.Errorf("standard not declared: %v, want the reference 0.010", l)
+	}
+	// lambda_edge takes the declared rates of its ends.
+	l := must(t)(LambdaEdgeMapped(TierStandard, TierEphemeral, 0, 10, rates))
+	if want := math.Ln2 / (30 * 24) * 0.5; l != want {
+		t.Errorf("lambda_edge with half-lives: %v, want %v", l, want)
+	}
+}
+
+func TestHalfLivesRefused(t *testing.T) {
+	for text, want := range map[string]string{
+		`{"permanent":"90d"}`:         "permanent never fades",
+		`{"lasting":"90d"}`:           `"lasting" is not a tier`,
+		`{"standard":"0d"}`:           "above 0",
+		`{"standard":0}`:              "above 0",
+		`{"standard":-5}`:             "must not be negative",
+		`{"standard":"30y"}`:          "is not a duration",
+		`{"standard":true}`:           "must be a number or a duration",
+		`{"standard":"1e-320h"}`:      "finite half-life",
+		`["standard"]`:                "must be a JSON object",
+		`{"standard":1,"standard":2}`: "twice",
+		`{`:                           "half_lives",
+	} {
+		_, err := ParseHalfLives("tier_lambda", "half_lives", text)
+		wantArgErr(t, err, "memdecay: tier_lambda: half_lives")
+		if err != nil && !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want it to say %q", text, err, want)
+		}
+	}
+}
+
+// TestCategoryTiers: after the tags, a category the app maps takes its
+// tier; one it does not map falls to the reference rules.
+func TestCategoryTiers(t *testing.T) {
+	cats := mustOK[CategoryTiers](t)(ParseCategoryTiers("decay_tier", "category_tiers", `{"goal":"durable","note":"standard","chat":"ephemeral","charter":"permanent"}`))
+	for _, tc := range []struct{ tags, category, want string }{
+		{"", "goal", TierDurable},
+		{"", "chat", TierEphemeral},
+		{"", "charter", TierPermanent},
+		{"", "note", TierStandard},
+		{"", "mind", TierDurable},          // not mapped: the reference rule
+		{"", "observation", TierEphemeral}, // not mapped: the reference rule
+		{"", "other", TierStandard},        // not mapped: standard
+		{`["self/constitutional"]`, "chat", TierPermanent},
+		{`["self/goal"]`, "chat", TierDurable}, // the tags come first
+	} {
+		got := mustOK[string](t)(DecayTierMapped(tc.tags, tc.category, cats))
+		if got != tc.want {
+			t.Errorf("decay_tier(%q, %q, mapped) = %s, want %s", tc.tags, tc.category, got, tc.want)
+		}
+	}
+	for text, want := range map[string]string{
+		`{"goal":"lasting"}`: `category "goal": text "lasting" is not a tier`,
+		`{"goal":1}`:         `category "goal": 1 is not a tier`,
+		`"goal"`:             "must be a JSON object",
+	} {
+		_, err := ParseCategoryTiers("decay_tier", "category_tiers", text)
+		wantArgErr(t, err, "memdecay: decay_tier: category_tiers")
+		if err != nil && !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want it to say %q", text, err, want)
+		}
+	}
+}
+
+// mustOK is must for results that are not numbers.
+func mustOK[T any](t *testing.T) func(T, error) T {
+	return func(v T, err error) T {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("unexpected error: %v", err)
+		}
+		return v
+	}
+}

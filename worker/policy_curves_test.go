@@ -371,7 +371,7 @@ func TestPolicyAsymptotic(t *testing.T) {
 	}
 }
 
-// TestPolicyDurations: durations in params carry m, h or d and are converted
+// TestPolicyDurations: durations in params carry m, h, d or w and are converted
 // to the clock's unit (hours on active_hours, days on wall); bare numbers
 // and texts without a suffix are already in that unit.
 func TestPolicyDurations(t *testing.T) {
@@ -384,6 +384,8 @@ func TestPolicyDurations(t *testing.T) {
 		{"half_life", `{"half_life":"90d"}`, "wall", "half_life", 90},
 		{"half_life", `{"half_life":"90d"}`, "active_hours", "half_life", 2160},
 		{"half_life", `{"half_life":"2160h"}`, "wall", "half_life", 90},
+		{"half_life", `{"half_life":"2w"}`, "wall", "half_life", 14},
+		{"half_life", `{"half_life":"2w"}`, "active_hours", "half_life", 336},
 		{"half_life", `{"half_life":90}`, "wall", "half_life", 90},
 		{"half_life", `{"half_life":"90"}`, "wall", "half_life", 90},
 		{"half_life", `{"half_life":90}`, "active_hours", "half_life", 90},

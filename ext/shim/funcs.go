@@ -22,11 +22,25 @@ func (c *call) decayTier() (result, error) {
 	if err != nil {
 		return null, err
 	}
-	tier, err := sqlfuncs.DecayTier(tags, category)
-	if err != nil {
-		return null, err
+	var r result
+	var categories sqlfuncs.CategoryTiers
+	if len(c.args) > 2 {
+		if categories, err = parsed(c, &r, sqlfuncs.ParseCategoryTiers); err != nil {
+			return r, err
+		}
 	}
-	return text(tier), nil
+	tier, err := sqlfuncs.DecayTierMapped(tags, category, categories)
+	r.text, r.kind = tier, text("").kind
+	return r, err
+}
+
+// halfLives is the optional half_lives argument at i (nil when not given),
+// parsed once per statement.
+func (c *call) halfLives(r *result, i int) (sqlfuncs.TierRates, error) {
+	if len(c.args) <= i {
+		return nil, nil
+	}
+	return parsed(c, r, sqlfuncs.ParseHalfLives)
 }
 
 func (c *call) tierLambda() (result, error) {
@@ -34,7 +48,14 @@ func (c *call) tierLambda() (result, error) {
 	if err != nil {
 		return null, err
 	}
-	return c.number(sqlfuncs.TierLambda(tier))
+	var r result
+	rates, err := c.halfLives(&r, 1)
+	if err != nil {
+		return r, err
+	}
+	l, err := sqlfuncs.TierLambdaMapped(tier, rates)
+	r.num, r.kind = l, number(0).kind
+	return r, err
 }
 
 func (c *call) lambdaEdge() (result, error) {
@@ -54,7 +75,14 @@ func (c *call) lambdaEdge() (result, error) {
 	if err != nil {
 		return null, err
 	}
-	return c.number(sqlfuncs.LambdaEdge(a, b, count, threshold))
+	var r result
+	rates, err := c.halfLives(&r, 4)
+	if err != nil {
+		return r, err
+	}
+	l, err := sqlfuncs.LambdaEdgeMapped(a, b, count, threshold, rates)
+	r.num, r.kind = l, number(0).kind
+	return r, err
 }
 
 // parsed returns the JSON argument parsed by parse: from the statement's cache

@@ -81,7 +81,9 @@ static void md_xfunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
 		return;
 	}
 
-	uintptr_t aux = f->aux_arg >= 0 ? (uintptr_t)sqlite3_get_auxdata(ctx, f->aux_arg) : 0;
+	/* An optional JSON argument left out has no auxdata (and none is set). */
+	int has_aux = f->aux_arg >= 0 && f->aux_arg < argc;
+	uintptr_t aux = has_aux ? (uintptr_t)sqlite3_get_auxdata(ctx, f->aux_arg) : 0;
 	memdecayCall(f->id, argc, args, aux, &res);
 
 	switch (res.kind) {
@@ -102,8 +104,10 @@ static void md_xfunc(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
 		sqlite3_result_null(ctx);
 	}
 	/* Last: SQLite may release the handle inside sqlite3_set_auxdata. */
-	if (res.handle) {
+	if (res.handle && has_aux) {
 		sqlite3_set_auxdata(ctx, f->aux_arg, (void *)res.handle, md_release);
+	} else if (res.handle) {
+		md_release((void *)res.handle);
 	}
 }
 

@@ -124,18 +124,18 @@ var registry = []Function{
 	{Name: "memdecay_debug", impl: (*call).debug},
 	{
 		Name: "decay_tier", MinArgs: 2, impl: (*call).decayTier,
-		Args:    []Arg{textOrNullArg("tags"), textOrNullArg("category")},
-		Example: []string{`'["self/value"]'`, `'mind'`},
+		Args:    []Arg{textOrNullArg("tags"), textOrNullArg("category"), jsonArg("category_tiers")},
+		Example: []string{`'["self/value"]'`, `'mind'`, `'{"goal":"durable"}'`},
 	},
 	{
 		Name: "tier_lambda", MinArgs: 1, impl: (*call).tierLambda,
-		Args:    []Arg{textArg("tier")},
-		Example: []string{`'standard'`},
+		Args:    []Arg{textArg("tier"), jsonArg("half_lives")},
+		Example: []string{`'standard'`, `'{"standard":"30d"}'`},
 	},
 	{
 		Name: "lambda_edge", MinArgs: 2, impl: (*call).lambdaEdge,
-		Args:    []Arg{textArg("tier_a"), textArg("tier_b"), numArg("reinforcement_count"), numArg("established_threshold")},
-		Example: []string{`'standard'`, `'durable'`, `10`, `10`},
+		Args:    []Arg{textArg("tier_a"), textArg("tier_b"), numArg("reinforcement_count"), numArg("established_threshold"), jsonArg("half_lives")},
+		Example: []string{`'standard'`, `'durable'`, `10`, `10`, `'{"standard":"30d"}'`},
 	},
 	{
 		Name: "effective_weight", MinArgs: 3, numeric: effectiveWeight,

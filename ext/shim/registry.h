@@ -39,12 +39,12 @@ static const md_func md_funcs[MD_FUNC_COUNT] = {
 	{"memdecay_version", MD_MEMDECAY_VERSION, 0, 0, 0, 0, -1, 0},
 	/* memdecay_debug() */
 	{"memdecay_debug", MD_MEMDECAY_DEBUG, 0, 0, 0, 0, -1, 0},
-	/* decay_tier(tags, category) */
-	{"decay_tier", MD_DECAY_TIER, 2, 2, 0, 0, -1, 0},
-	/* tier_lambda(tier) */
-	{"tier_lambda", MD_TIER_LAMBDA, 1, 1, 0, B(0), -1, 0},
-	/* lambda_edge(tier_a, tier_b [, reinforcement_count [, established_threshold]]) */
-	{"lambda_edge", MD_LAMBDA_EDGE, 2, 4, B(2) | B(3), B(0) | B(1) | B(2) | B(3), -1, 0},
+	/* decay_tier(tags, category [, category_tiers]) */
+	{"decay_tier", MD_DECAY_TIER, 2, 3, 0, B(2), 2, 0},
+	/* tier_lambda(tier [, half_lives]) */
+	{"tier_lambda", MD_TIER_LAMBDA, 1, 2, 0, B(0) | B(1), 1, 0},
+	/* lambda_edge(tier_a, tier_b [, reinforcement_count [, established_threshold [, half_lives]]]) */
+	{"lambda_edge", MD_LAMBDA_EDGE, 2, 5, B(2) | B(3), B(0) | B(1) | B(2) | B(3) | B(4), 4, 0},
 	/* effective_weight(weight, lambda, elapsed) */
 	{"effective_weight", MD_EFFECTIVE_WEIGHT, 3, 3, B(0) | B(1) | B(2), B(0) | B(1) | B(2), -1, 1},
 	/* half_life_weight(weight, half_life, elapsed) */

@@ -43,6 +43,10 @@ var valueCases = []exprCase{
 	{`decay_tier('[]', 'observation')`, "ephemeral"},
 	{`decay_tier('["misc", null]', 'fact')`, "standard"},
 	{`decay_tier(NULL, NULL)`, "standard"},
+	// an app's categories: after the tags, before the reference rules.
+	{`decay_tier(NULL, 'chat', '{"chat":"ephemeral","goal":"durable"}')`, "ephemeral"},
+	{`decay_tier('self/goal', 'chat', '{"chat":"ephemeral"}')`, "durable"},
+	{`decay_tier(NULL, 'mind', '{"chat":"ephemeral"}')`, "durable"},
 	{`(SELECT decay_tier(json_group_array(t), 'fact') FROM (SELECT 'self/constitutional' AS t UNION ALL SELECT NULL))`, "permanent"},
 
 	// tier_lambda: rate per active hour.
@@ -51,6 +55,11 @@ var valueCases = []exprCase{
 	{`tier_lambda('standard')`, 0.010},
 	{`tier_lambda('ephemeral')`, 0.050},
 	{`tier_lambda(NULL)`, nil},
+	// with declared half-lives: ln 2 / hours (durations as "30d", "2w").
+	{`tier_lambda('standard', '{"standard":"30d"}')`, 0.6931471805599453 / 720},
+	{`tier_lambda('ephemeral', '{"ephemeral":"1w","standard":12}')`, 0.6931471805599453 / 168},
+	{`tier_lambda('durable', '{"standard":"30d"}')`, 0.001},
+	{`tier_lambda('standard', NULL)`, nil},
 
 	// lambda_edge: min(λa, λb) × 0.5, halved again once established.
 	{`lambda_edge('standard', 'durable')`, 0.0005},
@@ -58,6 +67,7 @@ var valueCases = []exprCase{
 	{`lambda_edge('permanent', 'ephemeral')`, 0.000005},
 	{`lambda_edge('standard', 'standard', 9)`, 0.005},
 	{`lambda_edge('standard', 'standard', 10)`, 0.0025},
+	{`lambda_edge('standard', 'durable', 0, 10, '{"durable":"10h","standard":"100h"}')`, 0.6931471805599453 / 100 * 0.5},
 	{`lambda_edge('standard', 'standard', '10')`, 0.0025},
 	{`lambda_edge('standard', 'standard', 2, 3)`, 0.005},
 	{`lambda_edge('standard', 'standard', 3, 3)`, 0.0025},

@@ -34,7 +34,7 @@ func TestMissing(t *testing.T) {
 			lambdaEdge = append(lambdaEdge, f)
 		}
 	}
-	got := Missing([]string{`lambda_edge('standard', 'durable')`, `lambda_edge('a', 'b', 1, 2)`}, lambdaEdge)
+	got := Missing([]string{`lambda_edge('standard', 'durable')`, `lambda_edge('a', 'b', 1, 2)`, `lambda_edge('a', 'b', 1, 2, '{}')`}, lambdaEdge)
 	if want := []string{"lambda_edge/3"}; !slices.Equal(got, want) {
 		t.Errorf("Missing = %q, want %q", got, want)
 	}

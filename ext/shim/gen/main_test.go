@@ -62,9 +62,9 @@ func TestRenderRejects(t *testing.T) {
 func TestSignature(t *testing.T) {
 	for name, want := range map[string]string{
 		"memdecay_version": "memdecay_version()",
-		"decay_tier":       "decay_tier(tags, category)",
+		"decay_tier":       "decay_tier(tags, category [, category_tiers])",
 		"linear_weight":    "linear_weight(weight, rate, elapsed [, hold])",
-		"lambda_edge":      "lambda_edge(tier_a, tier_b [, reinforcement_count [, established_threshold]])",
+		"lambda_edge":      "lambda_edge(tier_a, tier_b [, reinforcement_count [, established_threshold [, half_lives]]])",
 	} {
 		for _, f := range shim.Functions() {
 			if f.Name == name {
