@@ -51,4 +51,4 @@ func SetRankSeed(n int) (restore func()) {
 func ShadowState() string { return strings.Join(sweepsql.Stmts("shadow_state"), ";\n") }
 
 // EdgeLambdaSQL is the SQL rule for an edge's decay rate (rules.go).
-func EdgeLambdaSQL() string { return sweepsql.EdgeLambda }
+func EdgeLambdaSQL() string { return sweepsql.MemTables.Expand(sweepsql.EdgeLambda) }

@@ -112,8 +112,8 @@ func TestMapFileTermsRefusedChangeNothing(t *testing.T) {
 		"setting out of range": {termsApp, func(m *mapping.Mapping) { m.Settings["block_prune_threshold"] = "2" },
 			"settings.block_prune_threshold: 2 is out of range"},
 		"unknown setting": {termsApp, func(m *mapping.Mapping) { m.Settings["prune"] = "0.1" }, "settings.prune: unknown key"},
-		"bad policy": {termsApp, func(m *mapping.Mapping) { m.Policies[0].HalfLife = "180w" },
-			`policies[0].half_life (kind "cites"): "180w" is not a duration`},
+		"bad policy": {termsApp, func(m *mapping.Mapping) { m.Policies[0].HalfLife = "180y" },
+			`policies[0].half_life (kind "cites"): "180y" is not a duration`},
 		"no column to mark exclusions in": {strings.Replace(termsApp, ", hidden INTEGER DEFAULT 0", "", 1), nil,
 			"edges.excluded"},
 	} {

@@ -4,13 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/memdecay/memdecay/sqlfuncs"
 	"github.com/memdecay/memdecay/worker"
 	"github.com/memdecay/memdecay/worker/mapping"
 )
@@ -268,6 +271,9 @@ func printMapping(w io.Writer, d *mapping.Declared) {
 		fmt.Fprintf(w, "nodes: table %s, key %s\n", n.Table, n.Key)
 		line("last used", n.LastUsed, clockName(n.LastUsedClock))
 		line("category", n.Category, "")
+		if len(n.CategoryTiers) > 0 {
+			line("category tiers", pairs(n.CategoryTiers), "after the tags; other values by the reference rules")
+		}
 		if t := n.Tags; t != nil {
 			if t.Column != "" {
 				line("tags", t.Column, "a JSON array or a comma-separated list")
@@ -284,6 +290,13 @@ func printMapping(w io.Writer, d *mapping.Declared) {
 		line("pinned", n.Pinned, "a node holding a value other than 0 or NULL is never archived")
 		for _, dep := range n.Dependents {
 			line("dependents", dep.Table+" by "+strings.Join(dep.Columns, ", "), "archived with the node, restored with it")
+		}
+		if len(n.Writes) > 0 {
+			note := ""
+			if !d.Mapping.Reinforces() {
+				note = "no time of use or count: a sweep reinforces no node"
+			}
+			line("a sweep writes", strings.Join(n.Writes, ", "), note)
 		}
 	} else {
 		fmt.Fprintln(w, "nodes: none")
@@ -312,6 +325,9 @@ func printMapping(w io.Writer, d *mapping.Declared) {
 	if f := d.Facts; f != nil {
 		fmt.Fprintf(w, "facts: table %s, key %s\n", f.Table, f.Key)
 		line("segment", f.Segment, "")
+		if len(f.SegmentMap) > 0 {
+			line("segment map", pairs(f.SegmentMap), "other values as they are")
+		}
 		line("tier", f.Tier, "")
 		line("importance", f.Importance, "")
 		line("decay rate", f.DecayRate, "")
@@ -335,6 +351,43 @@ func printMapping(w io.Writer, d *mapping.Declared) {
 		}
 		fmt.Fprintln(w)
 	}
+	printTiers(w, d.Mapping)
+}
+
+// printTiers writes each tier's half-life: the mapping's [tiers] where it
+// declares one, else the reference rate's, on the mapping's clock.
+func printTiers(w io.Writer, m *mapping.Mapping) {
+	if m.Nodes == nil && m.Edges == nil {
+		return
+	}
+	clock := "active hours"
+	if m.WallClock() {
+		clock = "wall-clock time"
+	}
+	fmt.Fprintf(w, "tiers (half-lives in %s; permanent never fades):\n", clock)
+	for _, tier := range []string{sqlfuncs.TierDurable, sqlfuncs.TierStandard, sqlfuncs.TierEphemeral} {
+		if h, ok := m.Tiers[tier]; ok {
+			fmt.Fprintf(w, "  %-20s %s (from %s)\n", tier, safe(h), "the mapping")
+			continue
+		}
+		rate, _ := sqlfuncs.TierLambda(tier)
+		h := math.Ln2 / rate
+		fmt.Fprintf(w, "  %-20s %.0fh = %.1fd (the reference rate, %v an hour)\n", tier, h, h/24, rate)
+	}
+}
+
+// pairs is a map as "key → value" pairs in key order.
+func pairs(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = safe(k) + " → " + safe(m[k])
+	}
+	return strings.Join(out, ", ")
 }
 
 // quoted is values as SQL text literals, joined by "or".

@@ -51,6 +51,8 @@ type Mapping struct {
 	// edge kind, put in force in the transaction that declares the mapping.
 	Settings Settings `json:"settings,omitempty" toml:"settings"`
 	Policies []Policy `json:"policies,omitempty" toml:"policies"`
+	// Tiers are the tiers' half-lives on the mapping's clock (decay.go).
+	Tiers Tiers `json:"tiers,omitempty" toml:"tiers"`
 }
 
 // Key is a table's key: one column, several (a composite primary key or
@@ -109,7 +111,9 @@ type Nodes struct {
 	LastUsed      string `json:"last_used,omitempty" toml:"last_used"`
 	LastUsedClock string `json:"last_used_clock,omitempty" toml:"last_used_clock"`
 	Category      string `json:"category,omitempty" toml:"category"`
-	Tags          *Tags  `json:"tags,omitempty" toml:"tags"`
+	// CategoryTiers maps the category column's values to tiers.
+	CategoryTiers map[string]string `json:"category_tiers,omitempty" toml:"category_tiers"`
+	Tags          *Tags             `json:"tags,omitempty" toml:"tags"`
 	// Status, when the app has one: the values that mean active, and the
 	// one a sweep writes when it archives (inbox values are neither).
 	Status         string   `json:"status,omitempty" toml:"status"`
@@ -125,6 +129,8 @@ type Nodes struct {
 	// is archived (elfmem's contradictions): kept in the event log, put
 	// back when the node is restored.
 	Dependents []Dependent `json:"dependents,omitempty" toml:"dependents"`
+	// Writes are the parts a sweep may write (decay.go); all when empty.
+	Writes []string `json:"writes,omitempty" toml:"writes"`
 }
 
 // Dependent is a table whose rows belong to the nodes its columns hold
@@ -194,6 +200,9 @@ type Facts struct {
 	StatusActive    []string `json:"status_active,omitempty" toml:"status_active"`
 	StatusConfirmed []string `json:"status_confirmed,omitempty" toml:"status_confirmed"`
 	StatusArchived  string   `json:"status_archived,omitempty" toml:"status_archived"`
+	// SegmentMap maps the segment column's values to the reference's
+	// segments (a value it does not name is taken as it is).
+	SegmentMap map[string]string `json:"segment_map,omitempty" toml:"segment_map"`
 }
 
 // Clock is where an app keeps its active-hours clock and the time of the
@@ -367,6 +376,9 @@ func (m *Mapping) check() error {
 	}
 	if c := m.Clock; c != nil && (c.Table == "" || c.KeyColumn == "" || c.ValueColumn == "" || c.ActiveHoursKey == "") {
 		return bad("clock: give table, key_column, value_column and active_hours_key")
+	}
+	if err := m.checkDecay(); err != nil {
+		return err
 	}
 	return m.checkTerms()
 }

@@ -29,12 +29,25 @@ import (
 type Settings map[string]string
 
 // UnmarshalTOML takes a table of numbers and texts.
-func (s *Settings) UnmarshalTOML(v any) error {
+func (s *Settings) UnmarshalTOML(v any) (err error) {
+	*s, err = textTableTOML("settings", "mem_config keys and their values", v)
+	return err
+}
+
+// UnmarshalJSON takes an object of numbers (kept as written) and strings.
+func (s *Settings) UnmarshalJSON(b []byte) (err error) {
+	*s, err = textTableJSON("settings", "mem_config keys and their values", b)
+	return err
+}
+
+// textTableTOML reads a TOML table of numbers and texts as texts (what is
+// the part of the file it is, of what).
+func textTableTOML(what, of string, v any) (map[string]string, error) {
 	table, ok := v.(map[string]any)
 	if !ok {
-		return errors.New("settings is a table of mem_config keys and their values")
+		return nil, fmt.Errorf("%s is a table of %s", what, of)
 	}
-	out := Settings{}
+	out := map[string]string{}
 	for k, raw := range table {
 		switch x := raw.(type) {
 		case string:
@@ -44,20 +57,20 @@ func (s *Settings) UnmarshalTOML(v any) error {
 		case float64:
 			out[k] = strconv.FormatFloat(x, 'g', -1, 64)
 		default:
-			return fmt.Errorf("settings.%s: %v is not a number or a text", k, raw)
+			return nil, fmt.Errorf("%s.%s: %v is not a number or a text", what, k, raw)
 		}
 	}
-	*s = out
-	return nil
+	return out, nil
 }
 
-// UnmarshalJSON takes an object of numbers (kept as written) and strings.
-func (s *Settings) UnmarshalJSON(b []byte) error {
+// textTableJSON reads a JSON object of numbers (kept as written) and
+// strings as texts.
+func textTableJSON(what, of string, b []byte) (map[string]string, error) {
 	var table map[string]json.RawMessage
 	if err := json.Unmarshal(b, &table); err != nil {
-		return errors.New("settings is an object of mem_config keys and their values")
+		return nil, fmt.Errorf("%s is an object of %s", what, of)
 	}
-	out := Settings{}
+	out := map[string]string{}
 	for k, raw := range table {
 		var text string
 		var number json.Number
@@ -67,11 +80,10 @@ func (s *Settings) UnmarshalJSON(b []byte) error {
 		case json.Unmarshal(raw, &number) == nil && number != "":
 			out[k] = number.String()
 		default:
-			return fmt.Errorf("settings.%s: %s is not a number or a text", k, raw)
+			return nil, fmt.Errorf("%s.%s: %s is not a number or a text", what, k, raw)
 		}
 	}
-	*s = out
-	return nil
+	return out, nil
 }
 
 // notDeclared are the mem_config keys a mapping does not set: the clock and
@@ -242,7 +254,7 @@ func cmpOr(s, def string) string {
 	return s
 }
 
-func sortedNames(s Settings) []string {
+func sortedNames(s map[string]string) []string {
 	names := make([]string, 0, len(s))
 	for k := range s {
 		names = append(names, k)

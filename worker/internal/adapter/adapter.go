@@ -96,16 +96,17 @@ func adaptReaders(ctx context.Context, q memdb.Querier, m *mapping.Mapping) (*Ad
 }
 
 // reinforceKept is @REINFORCE_KEPT for the app's nodes: by the count
-// where it is mapped; else by the time of use, unless it was already this
-// sweep's (then an applied and an ignored reinforcement look alike, and
-// it is taken as applied); with neither, a reinforcement writes nothing.
+// where a sweep writes it; else by the time of use, unless it was already
+// this sweep's (then an applied and an ignored reinforcement look alike,
+// and it is taken as applied); with neither, a sweep reinforces nothing
+// (mapping.Reinforces).
 func reinforceKept(n *mapping.Nodes) string {
 	switch {
 	case n == nil:
 		return "0"
-	case n.Reinforcement != "":
+	case n.Reinforcement != "" && n.MayWrite(mapping.WriteReinforcement):
 		return sweepsql.ReinforceKeptByCount
-	case n.LastUsed != "":
+	case n.LastUsed != "" && n.MayWrite(mapping.WriteLastUsed):
 		return "n.last_reinforced_hours IS b.last AND b.last IS NOT :now"
 	}
 	return "0"
@@ -113,9 +114,7 @@ func reinforceKept(n *mapping.Nodes) string {
 
 func adaptAs(ctx context.Context, q memdb.Querier, a *Adapted) (*Adapted, error) {
 	m := a.Map
-	wall := func(c string) bool { return c != "" && c != mapping.ClockActiveHours }
-	a.WallHours = (m.Nodes != nil && m.Nodes.LastUsed != "" && wall(m.Nodes.LastUsedClock)) ||
-		(m.Edges != nil && m.Edges.LastActive != "" && wall(m.Edges.LastActiveClock))
+	a.WallHours = m.WallClock()
 	tokens := []string{
 		"@EDGES_SCAN", a.view("edges") + " e", "@EDGES_NAME", a.view("edges"), "@EDGES", a.view("edges"),
 		"@NODES_NAME", a.view("blocks"), "@NODES", a.view("blocks"), "@FACTS", a.view("facts"), "@TAGS", a.view("block_tags"),
@@ -136,6 +135,7 @@ func adaptAs(ctx context.Context, q memdb.Querier, a *Adapted) (*Adapted, error)
 		"@ARCHIVE_EDGES", sweepsql.ArchiveOf(m, "edge"), "@ARCHIVE_NODES", sweepsql.ArchiveOf(m, "block"), "@ARCHIVE_FACTS", sweepsql.ArchiveOf(m, "fact"),
 	}
 	tokens = append(tokens, "@REINFORCE_KEPT", reinforceKept(m.Nodes))
+	tokens = append(tokens, sweepsql.DecayTokens(m.HalfLives(), m.CategoryTiersJSON())...)
 	for _, v := range []string{"blocks", "block_tags", "dependents", "edges", "facts"} {
 		drop := "DROP VIEW IF EXISTS " + a.qualified(v)
 		a.setup, a.teardown = append(a.setup, drop), append(a.teardown, drop)

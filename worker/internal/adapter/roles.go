@@ -114,13 +114,14 @@ SELECT `+cols.AsText("n", key)+` AS id, `+or("n", n.Category, "NULL")+` AS categ
 FROM `+table+` n WHERE n.`+sweepsql.Ident(key)+` IS NOT NULL`+a.unshared(cols, n.Table, "n", n.Key))
 	a.keyTokens = append(a.keyTokens, "@BLOCK_KEYS_INVALID", a.keyProblems("block", cols, n.Table, n.Key))
 	set := []string{statusWrite(n.Status, n.StatusArchived, active[0])}
-	if n.ArchiveReason != "" {
+	// The parts the app lets a sweep write (nodes.writes), where it has them.
+	if n.ArchiveReason != "" && n.MayWrite(mapping.WriteArchiveReason) {
 		set = append(set, changed(n.ArchiveReason, "archive_reason", "NEW.archive_reason"))
 	}
-	if n.Reinforcement != "" {
+	if n.Reinforcement != "" && n.MayWrite(mapping.WriteReinforcement) {
 		set = append(set, changed(n.Reinforcement, "reinforcement_count", "NEW.reinforcement_count"))
 	}
-	if n.LastUsed != "" {
+	if n.LastUsed != "" && n.MayWrite(mapping.WriteLastUsed) {
 		if a.lastUsedForm, err = a.textTimeForm(ctx, q, n.Table, n.LastUsed, n.LastUsedClock); err != nil {
 			return err
 		}
@@ -296,7 +297,7 @@ func (a *Adapted) facts(ctx context.Context, q memdb.Querier) error {
 	a.FactColumns, a.FactCols = cols.Names, cols
 	a.keyTokens = append(a.keyTokens, "@FACT_KEYS_INVALID", a.keyProblems("fact", cols, f.Table, f.Key))
 	status := a.FactStatus("f")
-	segment := or("f", f.Segment, "NULL")
+	segment := mapping.MappedValues(or("f", f.Segment, "NULL"), f.SegmentMap)
 	fromSegment := func(part, col string) string {
 		return `coalesce(` + or("f", col, "NULL") + `, (SELECT s.` + part + ` FROM mem_segments s WHERE s.segment = ` + segment + `))`
 	}

@@ -69,17 +69,20 @@ const viewWall = `coalesce((SELECT CAST(value AS INTEGER) FROM mem_config WHERE 
 // made of lowercase letters and slashes are passed, as every tag the tier
 // rules name is: a tag with a comma or spaces in it could otherwise be
 // split or trimmed into one of them.
+// A mapping's categories reach decay_tier as its last argument
+// (@CATEGORY_TIERS).
 func (s viewSource) tiersView() string {
-	return `SELECT b.id,
+	return s.tables.Expand(`SELECT b.id,
        b.status,
        decay_tier(coalesce((SELECT group_concat(CAST(t.tag AS TEXT), ',') FROM ` + s.tags + ` t
                             WHERE t.block_id = b.id AND NOT CAST(t.tag AS TEXT) GLOB '*[^a-z/]*'), ''),
-                  CAST(b.category AS TEXT)) AS tier
-FROM ` + s.blocks + ` b`
+                  CAST(b.category AS TEXT)@CATEGORY_TIERS) AS tier
+FROM ` + s.blocks + ` b`)
 }
 
 // effectiveView is each valid edge with its model, clock, effective weight,
-// time left and state ('live' or 'decayed'). Rows the sweeps skip as
+// time left and state ('live' or 'decayed'); a mapping's half-lives reach
+// lambda_edge as its last argument (@HALF_LIVES). Rows the sweeps skip as
 // invalid (validEdge) are left out, so one bad row never fails the view
 // for every reader.
 func (s viewSource) effectiveView() string {
@@ -93,7 +96,7 @@ func (s viewSource) effectiveView() string {
 	return s.tables.Expand(`WITH cfg AS (SELECT active_hours AS now, wall, established, decay_threshold FROM ` + s.clock + `),
 tiered AS (
     SELECT e.*, ta.tier AS tier_from, tb.tier AS tier_to,
-           lambda_edge(coalesce(ta.tier, ` + standard + `), coalesce(tb.tier, ` + standard + `), e.reinforcement_count, cfg.established) AS lambda,
+           lambda_edge(coalesce(ta.tier, ` + standard + `), coalesce(tb.tier, ` + standard + `), e.reinforcement_count, cfg.established@HALF_LIVES) AS lambda,
            cfg.now, cfg.wall, cfg.decay_threshold
     FROM ` + s.edges + ` e, cfg
     LEFT JOIN ` + s.tiers + ` ta ON ta.id = e.` + s.endA + `

@@ -86,9 +86,11 @@ func (s *sweep) plan(ctx context.Context, full bool) (err error) {
 		return err
 	}
 	// Reinforcement too happens once per clock value: a sweep at a clock
-	// already swept (an idle app under run --every) reinforces nothing.
+	// already swept (an idle app under run --every) reinforces nothing;
+	// nor does one through a mapping that lets it write no time of use or
+	// count (nodes.writes).
 	s.rankScale = nil
-	if !sameClock {
+	if !sameClock && (s.mapped == nil || s.mapped.Map.Reinforces()) {
 		if _, err := s.db.Exec(ctx, "plan_reinforce"); err != nil {
 			return err
 		}

@@ -118,7 +118,7 @@ var MemTables = NewDialect(append([]string{
 	"@EDGE_ROW_COLS", strings.Join(EdgeColumns, ", "), "@EDGE_ROW", ColumnsOf("e", EdgeColumns),
 	"@BLOCK_ROW_COLS", strings.Join(BlockColumns, ", "), "@BLOCK_ROW", ColumnsOf("b", BlockColumns),
 	"@FACT_ROW_COLS", strings.Join(FactColumns, ", "), "@FACT_ROW", ColumnsOf("f", FactColumns),
-}, NoDependents...)...)
+}, append(DecayTokens("", ""), NoDependents...)...)...)
 
 // ColumnsOf is the columns cols of a row alias, separated by commas.
 func ColumnsOf(alias string, cols []string) string {

@@ -147,20 +147,34 @@ END`
 var factSince = WallSeconds("coalesce(f.last_accessed_at, f.created_at)")
 
 // EdgeLambda is an edge e's decay rate from its ends' block states ta and
-// tb (a block with none is standard): lambda_edge of their tiers, written
-// in SQL over the rates the states store (sqlfuncs.LambdaEdgeSQL, the
-// same bits, which TestEdgeLambdaInSQL checks), so evaluating a million
-// edges makes no Go call for it.
-var EdgeLambda = func() string {
-	standard, err := sqlfuncs.TierLambda(sqlfuncs.TierStandard)
-	if err != nil {
-		panic(err)
+// tb (a block with none is standard, @STANDARD_LAMBDA): lambda_edge of
+// their tiers, written in SQL over the rates the states store
+// (sqlfuncs.LambdaEdgeSQL, the same bits, which TestEdgeLambdaInSQL
+// checks), so evaluating a million edges makes no Go call for it.
+var EdgeLambda = sqlfuncs.LambdaEdgeSQL("coalesce(ta.lambda, @STANDARD_LAMBDA)", "coalesce(tb.lambda, @STANDARD_LAMBDA)",
+	"e.reinforcement_count", ":established")
+
+// DecayTokens are the tokens of a mapping's decay terms (mapping.HalfLives
+// and CategoryTiersJSON, each "" when not declared): @CATEGORY_TIERS and
+// @HALF_LIVES, the last argument decay_tier and tier_lambda take them by
+// (or nothing), and @STANDARD_LAMBDA, the standard tier's rate.
+func DecayTokens(halfLives, categoryTiers string) []string {
+	arg := func(json string) string {
+		if json == "" {
+			return ""
+		}
+		return ", " + Literal(json)
 	}
-	rate := func(end string) string {
-		return "coalesce(" + end + ".lambda, " + strconv.FormatFloat(standard, 'g', -1, 64) + ")"
+	standard := "tier_lambda('" + sqlfuncs.TierStandard + "'" + arg(halfLives) + ")"
+	if halfLives == "" {
+		rate, err := sqlfuncs.TierLambda(sqlfuncs.TierStandard)
+		if err != nil {
+			panic(err)
+		}
+		standard = strconv.FormatFloat(rate, 'g', -1, 64)
 	}
-	return sqlfuncs.LambdaEdgeSQL(rate("ta"), rate("tb"), "e.reinforcement_count", ":established")
-}()
+	return []string{"@CATEGORY_TIERS", arg(categoryTiers), "@HALF_LIVES", arg(halfLives), "@STANDARD_LAMBDA", standard}
+}
 
 // edgeStrength is an edge e's share of each end's weighted degree (docs/sweep.md
 // phase 1: weight + ln(1 + reinforcement_count) × 0.10) in fixed point, a

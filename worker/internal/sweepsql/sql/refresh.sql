@@ -67,7 +67,7 @@ INSERT INTO refresh_block_rows (id, tier, lambda, constitutional, degree, archiv
 WITH rows AS MATERIALIZED (
     SELECT b.id, b.status, b.last_reinforced_hours, b.reinforcement_count, b.confidence,
            decay_tier((SELECT json_group_array(CAST(t.tag AS TEXT)) FROM @TAGS t WHERE t.block_id = b.id),
-                      CAST(b.category AS TEXT)) AS tier,
+                      CAST(b.category AS TEXT)@CATEGORY_TIERS) AS tier,
            EXISTS (SELECT 1 FROM @TAGS t WHERE t.block_id = b.id AND t.tag = 'self/constitutional') AS constitutional,
            coalesce((SELECT strength FROM block_degree d WHERE d.id = b.id),
                     (SELECT degree FROM mem_block_state s WHERE s.id = b.id),
@@ -88,7 +88,7 @@ WITH rows AS MATERIALIZED (
            END AS problem
     FROM refresh_ids r CROSS JOIN @NODES b ON b.id = r.id
     WHERE r.seq BETWEEN :lo AND :hi),
-tiered AS MATERIALIZED (SELECT rows.*, tier_lambda(tier) AS lambda FROM rows)
+tiered AS MATERIALIZED (SELECT rows.*, tier_lambda(tier@HALF_LIVES) AS lambda FROM rows)
 SELECT id, tier, lambda, constitutional, degree,
        CASE WHEN status = 'active' AND problem IS NULL AND typeof(last_reinforced_hours) IN ('integer', 'real')
             THEN last_reinforced_hours + decay_horizon(1.0, lambda, :block_threshold) END,
