@@ -12,6 +12,7 @@ package mapping
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -181,7 +182,7 @@ func MappedValues(expr string, values map[string]string) string {
 func termRefusal(err error) error {
 	var ae *sqlfuncs.ArgError
 	if errors.As(err, &ae) {
-		return bad("%s: %s", ae.Arg, ae.Problem)
+		return fmt.Errorf("%w: %s: %s", ErrBadMapping, ae.Arg, ae.Problem)
 	}
-	return bad("%v", err)
+	return fmt.Errorf("%w: %v", ErrBadMapping, err)
 }
