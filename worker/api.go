@@ -109,7 +109,7 @@ type EdgeOutlook = readers.EdgeOutlook
 // is marked where it crossed). A pinned edge, an agent edge on the tiered
 // model and an edge with no anchor time keep their weight: a flat line.
 func EdgeSketch(ctx context.Context, db *DB, a, b string) (*Sketch, error) {
-	return readers.EdgeSketch(ctx, db, a, b)
+	return readers.EdgeSketch(ctx, db, a, b, nil)
 }
 
 // ErrBadSetting is an unknown key or a value out of its range.
@@ -146,7 +146,7 @@ func ExpandPaths(pattern string) ([]string, error) {
 // ExplainEdge explains the edge between blocks a and b (in either order);
 // through a mapping, the link of key a (a b for a key of two columns).
 func ExplainEdge(ctx context.Context, db *DB, a, b string) (*EdgeExplanation, error) {
-	return readers.ExplainEdge(ctx, db, a, b)
+	return readers.ExplainEdge(ctx, db, a, b, nil)
 }
 
 // ExplainFact scores a fact at the wall time a sweep would take (machine,

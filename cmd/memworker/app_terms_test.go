@@ -182,6 +182,20 @@ func TestAppOnItsOwnTerms(t *testing.T) {
 		t.Errorf("note_links after the sweep: %q, want link 1 excluded", got)
 	}
 
+	// explain --wall-now decides at that wall clock, as sweep --wall-now:
+	// link 2, unseen for 170 days, falls below half its weight at 180.
+	for _, c := range []struct {
+		days  int
+		state string
+	}{{0, "live"}, {11, "decayed"}} {
+		wall := ownTermsWall.Add(time.Duration(c.days) * 24 * time.Hour)
+		x := decodeJSON(t, at("explain", "--edge", "2", "--json", "--wall-now", wall.Format(time.RFC3339), "--db", path))
+		if x["state"] != c.state || num(t, x, "wall_time") != float64(wall.Unix()) {
+			t.Errorf("explain --edge 2 --wall-now +%dd: state %v at %v, want %s at %d", c.days, x["state"], x["wall_time"], c.state, wall.Unix())
+		}
+	}
+	wantUsage(t, mw(t, "explain", "--edge", "2", "--wall-now", "soon", "--db", path), "--wall-now", "soon")
+
 	// The app's own Python connection, with the extension, sees the views
 	// over its links (at the sweep's wall clock, pinned where the views
 	// read it).

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -19,6 +20,7 @@ func explainCommand(now func() time.Time) *cli.Command {
 			&cli.BoolFlag{Name: "edge", Usage: "explain the edge between blocks A and B (through a mapping: the link of key KEY, or A B for a key of two columns)"},
 			&cli.StringFlag{Name: "fact", Usage: "explain the fact `ID`"},
 			&cli.StringFlag{Name: "plot", Usage: "also draw the curve, now and the crossing into `FILE` (.png or .svg)"},
+			&cli.StringFlag{Name: "wall-now", Usage: "explain at wall clock `T` (unix seconds, or ISO-8601 / SQLite datetime text), as sweep --wall-now T decides; wins over a pinned wall_clock"},
 			jsonFlag(),
 		},
 		Action: func(c *cli.Context) error {
@@ -29,18 +31,27 @@ func explainCommand(now func() time.Time) *cli.Command {
 			if f := c.String("plot"); f != "" && !strings.HasSuffix(f, ".png") && !strings.HasSuffix(f, ".svg") {
 				return usagef("explain", "--plot %q: want a file name ending in .png or .svg", f)
 			}
+			var wall *time.Time
+			if s := c.String("wall-now"); s != "" {
+				t, err := parseWallTime(s)
+				if err != nil {
+					return usagef("explain", "--wall-now: %v", err)
+				}
+				wall = &t
+			}
 			switch {
 			case c.Bool("edge") && (len(args) == 1 || len(args) == 2) && c.String("fact") == "":
-				return explainEdge(c, args)
+				return explainEdge(c, args, wall)
 			case c.String("fact") != "" && !c.Bool("edge") && len(args) == 0:
-				return explainFact(c, now())
+				return explainFact(c, now(), wall)
 			}
 			return usagef("explain", "want --edge A B (or --edge KEY through a mapping) or --fact ID")
 		},
 	})
 }
 
-func explainEdge(c *cli.Context, args []string) error {
+// explainEdge explains an edge at the wall clock wall, when given.
+func explainEdge(c *cli.Context, args []string, wall *time.Time) error {
 	db, err := openMemory(c, true)
 	if err != nil {
 		return err
@@ -50,12 +61,21 @@ func explainEdge(c *cli.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	x, err := worker.ExplainEdge(c.Context, db, a, b)
+	explain, sketch := worker.ExplainEdge, worker.EdgeSketch
+	if wall != nil {
+		explain = func(ctx context.Context, db *worker.DB, a, b string) (*worker.EdgeExplanation, error) {
+			return worker.ExplainEdgeAt(ctx, db, a, b, *wall)
+		}
+		sketch = func(ctx context.Context, db *worker.DB, a, b string) (*worker.Sketch, error) {
+			return worker.EdgeSketchAt(ctx, db, a, b, *wall)
+		}
+	}
+	x, err := explain(c.Context, db, a, b)
 	if err != nil {
 		return err
 	}
 	plot := func() error {
-		return explainPlot(c, func() (*worker.Sketch, error) { return worker.EdgeSketch(c.Context, db, a, b) })
+		return explainPlot(c, func() (*worker.Sketch, error) { return sketch(c.Context, db, a, b) })
 	}
 	if c.Bool("json") {
 		if err := printJSON(c.App.Writer, x); err != nil {
@@ -109,13 +129,20 @@ func explainEdge(c *cli.Context, args []string) error {
 	return plot()
 }
 
-func explainFact(c *cli.Context, now time.Time) error {
+// explainFact explains a fact at the wall clock wall when given, else at
+// the one a sweep would take at now.
+func explainFact(c *cli.Context, now time.Time, wall *time.Time) error {
 	db, err := openMemory(c, true)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	x, err := worker.ExplainFact(c.Context, db, c.String("fact"), now)
+	var x *worker.FactExplanation
+	if wall != nil {
+		x, err = worker.ExplainFactAt(c.Context, db, c.String("fact"), *wall)
+	} else {
+		x, err = worker.ExplainFact(c.Context, db, c.String("fact"), now)
+	}
 	if err != nil {
 		return err
 	}

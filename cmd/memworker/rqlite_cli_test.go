@@ -135,6 +135,12 @@ func TestRqliteCLIRestoreFactExplain(t *testing.T) {
 	if !strings.Contains(r.stdout, "edge db-index — py-async") || !strings.Contains(r.stdout, "verdict") {
 		t.Errorf("explain --edge: %s", r.stdout)
 	}
+	// --wall-now reads the views at that clock through the cluster too.
+	at := time.Date(2031, 5, 6, 7, 0, 0, 0, time.UTC)
+	if e := decodeJSON(t, ok(t, "--db", u, "explain", "--edge", "db-index", "py-async", "--json", "--wall-now", at.Format(time.RFC3339),
+		"--plot", filepath.Join(dir, "edge-at.png"))); num(t, e, "wall_time") != float64(at.Unix()) {
+		t.Errorf("explain --edge --wall-now on rqlite: wall_time %v, want %d", e["wall_time"], at.Unix())
+	}
 	x := decodeJSON(t, ok(t, "--db", u, "explain", "--fact", "f-name", "--json", "--plot", filepath.Join(dir, "fact.svg")))
 	if x["id"] != "f-name" || x["importance"] != 0.9 || x["action"] != "keep" {
 		t.Errorf("explain --fact: %v", x)

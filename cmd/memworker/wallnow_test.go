@@ -119,3 +119,34 @@ func TestDurationGrammar(t *testing.T) {
 	wantUsage(t, mw(t, "config", "set", "event_retention_days", "5x", "--db", path), "event_retention_days")
 	wantUsage(t, mw(t, "config", "set", "edge_prune_threshold", "2d", "--db", path), "edge_prune_threshold")
 }
+
+// explain --wall-now explains memworker's own edges and facts at that wall
+// clock, over a pinned wall_clock: a fact's age and an edge's wall-clock
+// policy are read at it.
+func TestExplainWallNow(t *testing.T) {
+	path := demoDB(t)
+	base := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	exec1(t, path, `INSERT INTO mem_facts (id, segment, last_accessed_at) VALUES ('f1', 'context', ?);
+		UPDATE mem_config SET value = ? WHERE key = 'wall_clock';
+		INSERT INTO mem_edge_policies (relation_type, model, params, clock, threshold, action) VALUES ('similar', 'half_life', '{"half_life":"10d"}', 'wall', 0.5, 'delete');
+		UPDATE mem_edges SET last_observed_at = ? WHERE (from_id, to_id) = (SELECT from_id, to_id FROM mem_edges WHERE relation_type = 'similar' AND NOT pinned ORDER BY 1, 2 LIMIT 1)`,
+		base.Unix(), base.Unix(), base.Unix())
+	from := queryOne(t, path, `SELECT from_id || ' ' || to_id FROM mem_edges WHERE relation_type = 'similar' AND last_observed_at = ?`, base.Unix())
+	ends := strings.Fields(from)
+	for _, days := range []int{2, 30} {
+		wall := base.Add(time.Duration(days) * 24 * time.Hour)
+		fact := decodeJSON(t, ok(t, "explain", "--fact", "f1", "--json", "--wall-now", wall.Format(time.RFC3339), "--db", path))
+		if got := num(t, fact, "wall_time"); got != float64(wall.Unix()) {
+			t.Errorf("explain --fact --wall-now +%dd: wall_time %v, want %d", days, got, wall.Unix())
+		}
+		edge := decodeJSON(t, ok(t, "explain", "--edge", ends[0], ends[1], "--json", "--wall-now", wall.Format(time.RFC3339), "--db", path))
+		want := map[int]string{2: "live", 30: "decayed"}[days]
+		if edge["state"] != want || num(t, edge, "wall_time") != float64(wall.Unix()) {
+			t.Errorf("explain --edge --wall-now +%dd: state %v at %v, want %s", days, edge["state"], edge["wall_time"], want)
+		}
+	}
+	// Without it, the pinned wall_clock.
+	if fact := decodeJSON(t, ok(t, "explain", "--fact", "f1", "--json", "--db", path)); num(t, fact, "wall_time") != float64(base.Unix()) {
+		t.Errorf("explain --fact without --wall-now: wall_time %v, want the pinned %d", fact["wall_time"], base.Unix())
+	}
+}

@@ -40,15 +40,34 @@ func (a *Adapted) source(activeHours string) viewSource {
 // effectiveViews are the statements that make the temp views mem_map_clock,
 // mem_map_block_tiers and mem_map_edges_effective on a connection the
 // adapter's views are set up on (hours: the mapping's clock, when it
-// keeps its own), and those that drop them.
-func (a *Adapted) effectiveViews(hours *float64) (create, drop []string) {
+// keeps its own; wall: the wall clock in unix seconds, when given), and
+// those that drop them.
+func (a *Adapted) effectiveViews(hours *float64, wall *int64) (create, drop []string) {
 	src := a.source(memViews.activeHours)
 	if hours != nil {
 		src.activeHours = strconv.FormatFloat(*hours, 'g', -1, 64)
 	}
-	for _, v := range []struct{ name, body string }{
-		{src.clock, src.clockView()}, {src.tiers, src.tiersView()}, {effectiveView, src.effectiveView()},
-	} {
+	return src.atWall(wall).tempViews(src.tiers)
+}
+
+// atWall is s on the wall clock wall (unix seconds), or s when nil.
+func (s viewSource) atWall(wall *int64) viewSource {
+	if wall != nil {
+		s.wall = strconv.FormatInt(*wall, 10)
+	}
+	return s
+}
+
+// tempViews are the statements that make s's clock, its tiers (when tiers
+// names a view of its own) and its effective view as temp views, and
+// those that drop them.
+func (s viewSource) tempViews(tiers string) (create, drop []string) {
+	views := []struct{ name, body string }{{s.clock, s.clockView()}}
+	if tiers != "" {
+		views = append(views, struct{ name, body string }{tiers, s.tiersView()})
+	}
+	views = append(views, struct{ name, body string }{s.effective, s.effectiveView()})
+	for _, v := range views {
 		drop = append(drop, "DROP VIEW IF EXISTS temp."+v.name)
 		create = append(create, drop[len(drop)-1], "CREATE TEMP VIEW "+v.name+" AS\n"+v.body)
 	}
@@ -96,12 +115,37 @@ type ViewsReader struct {
 // across requests, read's queries carry them as common table expressions
 // (readOnly), and it may only read.
 func WithEffectiveViews(ctx context.Context, db *memdb.DB, read func(r ViewsReader) error) error {
+	return WithEffectiveViewsAt(ctx, db, nil, read)
+}
+
+// WithEffectiveViewsAt is WithEffectiveViews with the views on the wall
+// clock wall when it is given (explain --wall-now): it wins over a pinned
+// wall_clock and the machine's, and through a mapping of wall times it is
+// the hour clock too. memworker's own views then read through temp views
+// of the same rules on that clock.
+func WithEffectiveViewsAt(ctx context.Context, db *memdb.DB, wall *time.Time, read func(r ViewsReader) error) error {
 	a, err := AdaptMapping(ctx, db, false)
 	if err != nil {
 		return err
 	}
+	var wallSeconds *int64
+	if wall != nil {
+		s := wall.Unix()
+		wallSeconds = &s
+	}
 	if a == nil {
-		return read(ViewsReader{Q: db.SQL, Tables: sweepsql.MemTables, Effective: "mem_edges_effective", Tiers: "mem_block_tiers", Clock: "mem_clock"})
+		r := ViewsReader{Q: db.SQL, Tables: sweepsql.MemTables, Effective: "mem_edges_effective", Tiers: "mem_block_tiers", Clock: "mem_clock"}
+		if wall == nil {
+			return read(r)
+		}
+		src := memViews
+		src.clock, src.effective = "mem_map_clock", effectiveView
+		r.Clock, r.Effective = src.clock, src.effective
+		create, drops := src.atWall(wallSeconds).tempViews("")
+		return (&Adapted{}).readThrough(ctx, db, create, drops, func(q memdb.Querier) error {
+			r.Q = q
+			return read(r)
+		})
 	}
 	cfg, err := settings.LoadConfig(ctx, db.SQL)
 	if err != nil {
@@ -110,6 +154,9 @@ func WithEffectiveViews(ctx context.Context, db *memdb.DB, read func(r ViewsRead
 	clock, err := settings.CommandClock(cfg, time.Now())
 	if err != nil {
 		return err
+	}
+	if wall != nil {
+		clock.Wall = *wall
 	}
 	r := ViewsReader{Tables: a.Tables, Effective: effectiveView, Tiers: "mem_map_block_tiers", Clock: "mem_map_clock",
 		Mapped: true, SingleKey: a.SingleKey, WallHours: a.WallHours}
@@ -120,7 +167,7 @@ func WithEffectiveViews(ctx context.Context, db *memdb.DB, read func(r ViewsRead
 	if ok {
 		r.Hours = &h
 	}
-	create, drops := a.effectiveViews(r.Hours)
+	create, drops := a.effectiveViews(r.Hours, wallSeconds)
 	return a.readThrough(ctx, db, create, drops, func(q memdb.Querier) error {
 		r.Q = q
 		return read(r)

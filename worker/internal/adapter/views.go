@@ -31,6 +31,7 @@ type viewSource struct {
 	clock, tiers          string            // the names of the clock and tier views
 	effective             string            // the name of the edges' effective view
 	activeHours           string            // the active-hours clock: mem_config's, or a mapping's own
+	wall                  string            // the wall clock, unix seconds (viewWall when "")
 	endA, endB, extraKeys string            // an edge's ends, and columns shown after its key
 }
 
@@ -50,8 +51,12 @@ var memViews = viewSource{
 // or a reproducible report, pins it there; sweeps take it too), else the
 // machine's; the decay threshold 'auto' is the prune threshold.
 func (s viewSource) clockView() string {
+	wall := s.wall
+	if wall == "" {
+		wall = viewWall
+	}
 	return `SELECT ` + s.activeHours + ` AS active_hours,
-       ` + viewWall + ` AS wall,
+       ` + wall + ` AS wall,
        (SELECT value FROM mem_config WHERE key = 'established_edge_threshold') AS established,
        (SELECT CASE WHEN d.value = '` + settings.AutoThreshold + `' THEN p.value ELSE d.value END
         FROM mem_config d, mem_config p

@@ -59,14 +59,15 @@ type EdgeExplanation struct {
 }
 
 // ExplainEdge explains the edge between blocks a and b (in either order);
-// through a mapping, the link of key a (a b for a key of two columns).
-func ExplainEdge(ctx context.Context, db *memdb.DB, a, b string) (*EdgeExplanation, error) {
+// through a mapping, the link of key a (a b for a key of two columns); at
+// the wall clock wall when it is given (else as a sweep would take it).
+func ExplainEdge(ctx context.Context, db *memdb.DB, a, b string, wall *time.Time) (*EdgeExplanation, error) {
 	cfg, err := settings.LoadConfig(ctx, db.SQL)
 	if err != nil {
 		return nil, err
 	}
 	var x *EdgeExplanation
-	err = adapter.WithEffectiveViews(ctx, db, func(r adapter.ViewsReader) error {
+	err = adapter.WithEffectiveViewsAt(ctx, db, wall, func(r adapter.ViewsReader) error {
 		x, err = explainEdge(ctx, r, cfg, a, b)
 		return err
 	})

@@ -42,12 +42,18 @@ func ExplainFact(ctx context.Context, db *memdb.DB, id string, machine time.Time
 	if err != nil {
 		return nil, fmt.Errorf("explain: fact %q: %w", id, err)
 	}
+	return ExplainFactAt(ctx, db, id, now)
+}
+
+// ExplainFactAt is ExplainFact at the wall clock now, whatever is pinned
+// (explain --wall-now).
+func ExplainFactAt(ctx context.Context, db *memdb.DB, id string, now time.Time) (*FactExplanation, error) {
 	x := &FactExplanation{ID: id, WallTime: now.Unix()}
 	// The sweep's own rules (rules.go) decide whether the row is usable and
 	// when its age counts from; its numbers are read only when it is.
 	var segment, status, problem sql.NullString
 	var importance, decayRate, count, since any
-	err = adapter.ThroughMapping(ctx, db, func(q memdb.Querier, tables *sweepsql.Dialect) error {
+	err := adapter.ThroughMapping(ctx, db, func(q memdb.Querier, tables *sweepsql.Dialect) error {
 		return q.QueryRowContext(ctx, tables.Expand(sweepsql.Macros.Replace(`SELECT f.segment, coalesce(f.tier, ''), f.status,
 		f.importance, f.decay_rate, f.access_count, FACT_SINCE, FACT_PROBLEM FROM @FACTS f WHERE f.id = ?`)), id).
 			Scan(&segment, &x.Tier, &status, &importance, &decayRate, &count, &since, &problem)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/memdecay/memdecay/sqlfuncs"
 	"github.com/memdecay/memdecay/worker/internal/adapter"
@@ -48,12 +49,12 @@ SELECT x, %s FROM (SELECT ?4 * i / %d.0 AS x FROM n)`
 // curve crosses it (curve_horizon from the anchor, so a row already past it
 // is marked where it crossed). A pinned edge, an agent edge on the tiered
 // model and an edge with no anchor time keep their weight: a flat line.
-func EdgeSketch(ctx context.Context, db *memdb.DB, a, b string) (*Sketch, error) {
+func EdgeSketch(ctx context.Context, db *memdb.DB, a, b string, at *time.Time) (*Sketch, error) {
 	var clock, relation, origin, curve string
 	var elapsed sql.NullFloat64
 	var threshold, weight, hours, wall float64
 	var pinned bool
-	err := adapter.WithEffectiveViews(ctx, db, func(r adapter.ViewsReader) error {
+	err := adapter.WithEffectiveViewsAt(ctx, db, at, func(r adapter.ViewsReader) error {
 		if !r.Mapped && a > b {
 			a, b = b, a
 		}
