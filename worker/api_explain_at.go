@@ -23,3 +23,7 @@ func EdgeSketchAt(ctx context.Context, db *DB, a, b string, wall time.Time) (*Sk
 func ExplainFactAt(ctx context.Context, db *DB, id string, wall time.Time) (*FactExplanation, error) {
 	return readers.ExplainFactAt(ctx, db, id, wall)
 }
+
+// ClockWallHours is the clock plot data and sketches name the hour clock
+// of a mapping of wall times by (hours since 1970, not active hours).
+const ClockWallHours = readers.ClockWallHours

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -195,6 +196,37 @@ func TestAppOnItsOwnTerms(t *testing.T) {
 		}
 	}
 	wantUsage(t, mw(t, "explain", "--edge", "2", "--wall-now", "soon", "--db", path), "--wall-now", "soon")
+
+	// Plots say wall-clock hours, not active hours, and draw the tiers at
+	// the declared half-lives: a standard edge (both ends standard) at
+	// half its end's rate, so half its weight at 60 days (1440 hours).
+	data := decodeJSON(t, at("plot", "--json", "--db", path))
+	for _, c := range data["curves"].([]any) {
+		curve := c.(map[string]any)
+		if curve["clock"] == "active_hours" {
+			t.Errorf("plot --json: curve %v on active hours through a wall-clock mapping", curve["name"])
+		}
+		if curve["name"] == "tier standard" {
+			points := curve["points"].([]any)
+			for _, p := range points {
+				xy := p.([]any)
+				if x, y := xy[0].(float64), xy[1].(float64); math.Abs(y-math.Pow(0.5, x/1440)) > 1e-12 {
+					t.Errorf("tier standard at %v h: %v, want 0.5^(h/1440) = %v", x, y, math.Pow(0.5, x/1440))
+				}
+			}
+			if len(points) < 10 {
+				t.Errorf("tier standard has %d points", len(points))
+			}
+		}
+	}
+	pictures := t.TempDir()
+	at("plot", "--out", pictures, "--format", "svg", "--db", path)
+	if _, err := os.Stat(filepath.Join(pictures, "curves-wall_hours.svg")); err != nil {
+		t.Errorf("plot wrote no curves-wall_hours.svg: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(pictures, "curves-active_hours.svg")); err == nil {
+		t.Error("plot names a picture of a wall-clock mapping by active hours")
+	}
 
 	// The app's own Python connection, with the extension, sees the views
 	// over its links (at the sweep's wall clock, pinned where the views

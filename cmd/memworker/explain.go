@@ -101,7 +101,7 @@ func explainEdge(c *cli.Context, args []string, wall *time.Time) error {
 	if x.Lambda != nil {
 		fmt.Fprintf(w, "  lambda     %g per %s\n", *x.Lambda, strings.TrimSuffix(x.HourUnit(), "s"))
 	} else {
-		fmt.Fprintf(w, "  policy     %s %s, %s below the threshold\n", safe(x.Model), clockPhrase(x.Clock), safe(x.Action))
+		fmt.Fprintf(w, "  policy     %s %s, %s below the threshold\n", safe(x.Model), clockPhrase(x.Clock, x.HoursOnWall), safe(x.Action))
 	}
 	switch {
 	case x.ElapsedHours != nil:
@@ -191,10 +191,14 @@ func explainPlot(c *cli.Context, sketch func() (*worker.Sketch, error)) error {
 	return nil
 }
 
-// clockPhrase names the clock an edge's policy decays on.
-func clockPhrase(clock string) string {
-	if clock == "wall" {
+// clockPhrase names the clock an edge's policy decays on (its hours are
+// wall-clock hours through a mapping of wall times: hoursOnWall).
+func clockPhrase(clock string, hoursOnWall bool) string {
+	switch {
+	case clock == "wall":
 		return "on the wall clock"
+	case hoursOnWall:
+		return "on wall-clock hours"
 	}
 	return "on active hours"
 }

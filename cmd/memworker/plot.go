@@ -58,7 +58,7 @@ func plotCommand() *cli.Command {
 				{"curves", func(clock string) (*plot.Plot, bool) { return curvesPlot(data.Curves, clock) }},
 				{"time-left", func(clock string) (*plot.Plot, bool) { return timeLeftPlot(data.TimeLeft, clock) }},
 			} {
-				for _, clock := range []string{"active_hours", "wall"} {
+				for _, clock := range []string{"active_hours", worker.ClockWallHours, "wall"} {
 					if p, ok := im.draw(clock); ok {
 						if err := savePlot(c, p, im.name+"-"+clock+"."+format); err != nil {
 							return err
@@ -121,8 +121,11 @@ func saveFigure(p *plot.Plot, file string) error {
 
 // clockUnit names the clock a time axis runs on (its ticks say the unit).
 func clockUnit(clock string) string {
-	if clock == "wall" {
+	switch clock {
+	case "wall":
 		return "on the wall clock"
+	case worker.ClockWallHours:
+		return "in wall-clock hours (the mapping's times are wall times)"
 	}
 	return "on the active-hours clock (24 active hours make a day)"
 }

@@ -236,8 +236,11 @@ func plotColor(i int) color.Color {
 
 // sketchAxis is explain --plot's time axis: time from now, with now stated.
 func sketchAxis(s *worker.Sketch) string {
-	if s.Clock == "wall" {
+	switch s.Clock {
+	case "wall":
 		return fmt.Sprintf("days from now (0 = now, %s on the wall clock)", time.Unix(int64(s.At), 0).UTC().Format("2006-01-02 15:04 UTC"))
+	case worker.ClockWallHours:
+		return fmt.Sprintf("wall-clock hours from now (0 = now, %s)", time.Unix(int64(s.At*3600), 0).UTC().Format("2006-01-02 15:04 UTC"))
 	}
 	return fmt.Sprintf("active hours from now (0 = now, the clock at %.1f h)", s.At)
 }

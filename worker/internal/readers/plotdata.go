@@ -13,6 +13,7 @@ import (
 	"github.com/memdecay/memdecay/worker/internal/adapter"
 	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/internal/settings"
+	"github.com/memdecay/memdecay/worker/mapping"
 )
 
 // The data memworker plot draws, computed by the extension's own functions
@@ -22,7 +23,7 @@ import (
 // against elapsed time on its clock.
 type Curve struct {
 	Name      string       `json:"name"`  // "tier durable" or "policy works_on"
-	Clock     string       `json:"clock"` // active_hours (x in hours) or wall (x in days)
+	Clock     string       `json:"clock"` // active_hours or wall_hours (x in hours) or wall (x in days)
 	Points    [][2]float64 `json:"points"`
 	Threshold float64      `json:"threshold"`
 	// Crossing is when the curve falls below its threshold (or reaches 0,
@@ -67,10 +68,11 @@ type PlotData struct {
 const curvePoints = 24
 
 // tierCurvesSQL is each tier's edge curve: both ends of that tier, never
-// reinforced.
+// reinforced, at the mapping's half-lives (?1, ” for the reference's).
 const tierCurvesSQL = `
 WITH tiers(tier, rank) AS (VALUES ('permanent', 1), ('durable', 2), ('standard', 3), ('ephemeral', 4))
-SELECT 'tier ' || tier, json_object('model', 'exponential', 'lambda', lambda_edge(tier, tier)) FROM tiers ORDER BY rank`
+SELECT 'tier ' || tier, json_object('model', 'exponential', 'lambda',
+       CASE WHEN ?1 = '' THEN lambda_edge(tier, tier) ELSE lambda_edge(tier, tier, 0, 10, ?1) END) FROM tiers ORDER BY rank`
 
 // pointsSQL evaluates one curve at the times of a JSON array, in order
 // (the times are computed in Go: SQLite built without its math functions,
@@ -94,14 +96,41 @@ func Plot(ctx context.Context, db *memdb.DB) (PlotData, error) {
 	if err := plotCurves(ctx, db, &d); err != nil {
 		return d, fmt.Errorf("plot: the curves: %w", err)
 	}
-	err := adapter.WithEffectiveViews(ctx, db, func(r adapter.ViewsReader) error { return plotTimeLeft(ctx, r.Q, r.Effective, &d) })
+	wallHours := false
+	err := adapter.WithEffectiveViews(ctx, db, func(r adapter.ViewsReader) error {
+		wallHours = r.WallHours
+		return plotTimeLeft(ctx, r.Q, r.Effective, &d)
+	})
 	if err != nil {
 		return d, fmt.Errorf("plot: time left: %w", err)
+	}
+	// Through a mapping of wall times the hour clock is the wall's: its
+	// curves and groups say so (plot names their files and axes by it).
+	if wallHours {
+		for i := range d.Curves {
+			d.Curves[i].Clock = hourClock(d.Curves[i].Clock, true)
+		}
+		for i := range d.TimeLeft {
+			d.TimeLeft[i].Clock = hourClock(d.TimeLeft[i].Clock, true)
+		}
 	}
 	if err := plotSweeps(ctx, db.SQL, &d); err != nil {
 		return d, fmt.Errorf("plot: sweeps: %w", err)
 	}
 	return d, nil
+}
+
+// ClockWallHours is the hour clock of a mapping of wall times (hours since
+// 1970) where a plot or a sketch would otherwise say active hours.
+const ClockWallHours = "wall_hours"
+
+// hourClock is clock, or ClockWallHours for the active-hours clock of a
+// mapping of wall times (wallHours).
+func hourClock(clock string, wallHours bool) string {
+	if wallHours && clock == sqlfuncs.ClockActiveHours {
+		return ClockWallHours
+	}
+	return clock
 }
 
 // plotCurves evaluates the tier curves and each policy's curve as a sweep
@@ -115,7 +144,13 @@ func plotCurves(ctx context.Context, db *memdb.DB, d *PlotData) error {
 	if err != nil {
 		return err
 	}
-	rows, err := db.SQL.QueryContext(ctx, tierCurvesSQL)
+	var halfLives string
+	if m, err := mapping.Load(ctx, db.SQL); err != nil {
+		return err
+	} else if !m.IsDefault() {
+		halfLives = m.HalfLives()
+	}
+	rows, err := db.SQL.QueryContext(ctx, tierCurvesSQL, halfLives)
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@ import (
 // crosses each threshold that acts on it.
 type Sketch struct {
 	Title  string       `json:"title"`
-	Clock  string       `json:"clock"` // active_hours (x in hours) or wall (x in days)
+	Clock  string       `json:"clock"` // active_hours or wall_hours (x in hours) or wall (x in days)
 	YLabel string       `json:"y_label"`
 	Points [][2]float64 `json:"points"`
 	Now    float64      `json:"now"` // elapsed time since the anchor
@@ -53,8 +53,9 @@ func EdgeSketch(ctx context.Context, db *memdb.DB, a, b string, at *time.Time) (
 	var clock, relation, origin, curve string
 	var elapsed sql.NullFloat64
 	var threshold, weight, hours, wall float64
-	var pinned bool
+	var pinned, wallHours bool
 	err := adapter.WithEffectiveViewsAt(ctx, db, at, func(r adapter.ViewsReader) error {
+		wallHours = r.WallHours
 		if !r.Mapped && a > b {
 			a, b = b, a
 		}
@@ -87,7 +88,7 @@ func EdgeSketch(ctx context.Context, db *memdb.DB, a, b string, at *time.Time) (
 	if err := db.SQL.QueryRowContext(ctx, `SELECT curve_horizon(?, ?, ?)`, curve, weight, threshold).Scan(&crossing); err != nil {
 		return nil, fmt.Errorf("explain --plot: %w", err)
 	}
-	s := &Sketch{Title: fmt.Sprintf("edge %s — %s", report.Printable(a), report.Printable(b)), Clock: clock,
+	s := &Sketch{Title: fmt.Sprintf("edge %s — %s", report.Printable(a), report.Printable(b)), Clock: hourClock(clock, wallHours),
 		YLabel: "effective weight", Now: elapsed.Float64, At: hours}
 	if clock == "wall" {
 		s.At = wall
