@@ -122,6 +122,8 @@ func explainEdge(c *cli.Context, args []string, wall *time.Time) error {
 			left += " (" + human + ")"
 		}
 		fmt.Fprintf(w, "  time left  %s\n", left)
+	case x.HoursOnWall:
+		fmt.Fprintf(w, "  time left  %.1f %s (%s)\n", *x.TimeLeft, x.HourUnit(), worker.HumanSpan(*x.TimeLeft, x.Clock))
 	default:
 		fmt.Fprintf(w, "  time left  %.1f %s\n", *x.TimeLeft, x.HourUnit())
 	}

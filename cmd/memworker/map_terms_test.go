@@ -98,7 +98,7 @@ func TestMapTermsLoadShowSweep(t *testing.T) {
 		"  curate_interval_hours        48.0       from terms.toml\n",
 		"  reinforce_top_n              5\n",
 		`  cites                half_life {"half_life":"180d"} on the wall clock, threshold 0.5, exclude, orphans keep  from terms.toml`,
-		`  mentions             half_life {"half_life": "3d"} on active hours, default threshold, delete, orphans keep  not in terms.toml: left as it was`,
+		`  mentions             half_life {"half_life": "3d"} on wall-clock hours, default threshold, delete, orphans keep  not in terms.toml: left as it was`,
 	} {
 		if !strings.Contains(show, want) {
 			t.Errorf("map show lacks %q:\n%s", want, show)

@@ -186,7 +186,7 @@ func printTerms(w io.Writer, d *mapping.Declared, t *mapping.Terms) {
 		case d.Mapping.Preset == "":
 			mark = "not in " + file + ": left as it was"
 		}
-		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("  %-20s %s  %s", safe(p.Kind), policyText(p), mark), " "))
+		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("  %-20s %s  %s", safe(p.Kind), policyText(p, d.Mapping.WallClock()), mark), " "))
 	}
 }
 
@@ -224,23 +224,27 @@ func printPending(w io.Writer, m *mapping.Mapping, t *mapping.Terms) {
 	}
 	for _, p := range m.Policies {
 		text := policyText(mapping.PolicyInForce{Model: p.Model, Params: p.Params(), Clock: p.Clock, Threshold: p.Threshold,
-			Action: p.Action, Orphans: p.Orphans})
+			Action: p.Action, Orphans: p.Orphans}, m.WallClock())
 		switch now := inForce[p.Kind]; {
 		case now.FromFile:
 			fmt.Fprintf(w, "  policy %s: %s (as now)\n", safe(p.Kind), text)
 		case now.Changed:
-			fmt.Fprintf(w, "  policy %s: %s (now %s)\n", safe(p.Kind), text, policyText(now))
+			fmt.Fprintf(w, "  policy %s: %s (now %s)\n", safe(p.Kind), text, policyText(now, m.WallClock()))
 		default:
 			fmt.Fprintf(w, "  policy %s: %s (new)\n", safe(p.Kind), text)
 		}
 	}
 }
 
-// policyText is a policy row as one reads it.
-func policyText(p mapping.PolicyInForce) string {
+// policyText is a policy row as one reads it; the hours of a mapping of
+// wall times (hoursOnWall) are wall-clock hours.
+func policyText(p mapping.PolicyInForce, hoursOnWall bool) string {
 	clock := "active hours"
-	if p.Clock == "wall" {
+	switch {
+	case p.Clock == "wall":
 		clock = "the wall clock"
+	case hoursOnWall:
+		clock = "wall-clock hours"
 	}
 	threshold := "default threshold"
 	if p.Threshold != nil {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/memdecay/memdecay/sqlfuncs"
 	"github.com/memdecay/memdecay/worker/internal/adapter"
 	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/internal/report"
@@ -208,11 +209,11 @@ func (x *EdgeExplanation) verdict(cfg settings.Config) string {
 	case x.State == "decayed":
 		return under + fmt.Sprintf("decays at the next sweep: effective weight %.4f below %.4f", x.EffectiveWeight, x.Threshold)
 	case x.DecaysAtHours != nil && !policy:
-		return fmt.Sprintf("survives now (effective %.4f ≥ %.4f); falls below the threshold at %.1f %s (%.1f h from now) unless co-retrieved or confirmed",
-			x.EffectiveWeight, x.Threshold, *x.DecaysAtHours, x.HourUnit(), *x.DecaysAtHours-x.ClockHours)
+		return fmt.Sprintf("survives now (effective %.4f ≥ %.4f); falls below the threshold %s (%s from now) unless co-retrieved or confirmed",
+			x.EffectiveWeight, x.Threshold, x.atHour(*x.DecaysAtHours), x.hoursFromNow(*x.DecaysAtHours-x.ClockHours))
 	case x.DecaysAtHours != nil:
-		return under + fmt.Sprintf("survives now (effective %.4f ≥ %.4f); falls below the threshold at %.1f %s (%s from now) unless reinforced",
-			x.EffectiveWeight, x.Threshold, *x.DecaysAtHours, x.HourUnit(), HumanSpan(*x.TimeLeft, x.Clock))
+		return under + fmt.Sprintf("survives now (effective %.4f ≥ %.4f); falls below the threshold %s (%s from now) unless reinforced",
+			x.EffectiveWeight, x.Threshold, x.atHour(*x.DecaysAtHours), HumanSpan(*x.TimeLeft, x.Clock))
 	case x.DecaysAtWall != nil:
 		return under + fmt.Sprintf("survives now (effective %.4f ≥ %.4f); falls below the threshold in %s (%s) unless re-observed",
 			x.EffectiveWeight, x.Threshold, HumanSpan(*x.TimeLeft, x.Clock), time.Unix(int64(*x.DecaysAtWall), 0).UTC().Format("2006-01-02 15:04 UTC"))
@@ -227,6 +228,24 @@ func (x *EdgeExplanation) HourUnit() string {
 		return "wall-clock hours"
 	}
 	return "active hours"
+}
+
+// atHour names an hour of the edge's hour clock: "at 743.8 active hours",
+// or through a mapping of wall times its date.
+func (x *EdgeExplanation) atHour(h float64) string {
+	if x.HoursOnWall {
+		return "on " + time.Unix(int64(h*3600), 0).UTC().Format("2006-01-02 15:04 UTC")
+	}
+	return fmt.Sprintf("at %.1f %s", h, x.HourUnit())
+}
+
+// hoursFromNow is a span of the hour clock: "243.8 h" of active hours, as
+// a person reads it on the wall.
+func (x *EdgeExplanation) hoursFromNow(h float64) string {
+	if x.HoursOnWall {
+		return HumanSpan(h, sqlfuncs.ClockActiveHours)
+	}
+	return fmt.Sprintf("%.1f h", h)
 }
 
 // clockName is the edge's clock as a sentence names it.
