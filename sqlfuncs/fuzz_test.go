@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // Fuzz targets, one per SQL function, seeded from the table tests. Each
@@ -636,6 +638,83 @@ func FuzzCompositeScore(f *testing.F) {
 		}
 		if !(got >= 0 && got <= 1+slack) {
 			t.Fatalf("composite_score(%v, %v, %v, %v) = %v, outside [0, 1]", conf, recency, central, reinf, got)
+		}
+	})
+}
+
+// FuzzHalfLives: a declared half-life is read or refused with an
+// ArgError, never a panic; one read gives a finite rate above 0 whose
+// recency halves over it, and the tier it names alone changes rate.
+func FuzzHalfLives(f *testing.F) {
+	for _, s := range []struct{ tier, value string }{
+		{TierStandard, `"30d"`}, {TierDurable, `"2w"`}, {TierEphemeral, `36`}, {TierEphemeral, `"90m"`},
+		{TierPermanent, `"9d"`}, {TierStandard, `"0h"`}, {TierStandard, `-3`}, {TierStandard, `1e-320`}, {"lasting", `"1d"`},
+		{TierStandard, `"1e309h"`}, {TierStandard, `null`}, {TierStandard, `"d"`},
+	} {
+		f.Add(s.tier, s.value)
+	}
+	f.Fuzz(func(t *testing.T, tier, value string) {
+		text := `{` + strconv.Quote(tier) + `:` + value + `}`
+		rates, err := ParseHalfLives("tier_lambda", "half_lives", text)
+		if err != nil {
+			wantArgErr(t, err, "memdecay: tier_lambda: half_lives")
+			return
+		}
+		r, ok := rates[tier]
+		if !ok || len(rates) != 1 || !(r > 0) || math.IsInf(r, 0) || tier == TierPermanent {
+			t.Fatalf("%s: rates %v", text, rates)
+		}
+		for _, other := range blockTiers {
+			got, err := TierLambdaMapped(other, rates)
+			ref, _ := TierLambda(other)
+			if err != nil || (other == tier && got != r) || (other != tier && got != ref) {
+				t.Fatalf("%s: tier_lambda(%s) = %v, %v", text, other, got, err)
+			}
+		}
+		if h := math.Ln2 / r; !math.IsInf(h, 0) && h > 1e-300 {
+			if rec := math.Exp(-r * h); math.Abs(rec-0.5) > 1e-9 {
+				t.Fatalf("%s: recency after one half-life %v", text, rec)
+			}
+		}
+	})
+}
+
+// FuzzCategoryTiers: an app's category map is read or refused with an
+// ArgError; read, a category it names takes its tier unless a tag says
+// otherwise, and any other takes the reference rules' tier.
+func FuzzCategoryTiers(f *testing.F) {
+	for _, s := range []struct{ category, tier, tags, asked string }{
+		{"goal", "durable", "", "goal"}, {"chat", "ephemeral", "self/goal", "chat"}, {"x", "permanent", "", "mind"},
+		{"x", "lasting", "", "x"}, {"", "standard", `["self/constitutional"]`, ""}, {"a\"b", "durable", "[1]", "a\"b"},
+	} {
+		f.Add(s.category, s.tier, s.tags, s.asked)
+	}
+	f.Fuzz(func(t *testing.T, category, tier, tags, asked string) {
+		if !utf8.ValidString(category) || !utf8.ValidString(tier) {
+			return // JSON text holds UTF-8
+		}
+		quote := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+		text := `{` + quote(category) + `:` + quote(tier) + `}`
+		cats, err := ParseCategoryTiers("decay_tier", "category_tiers", text)
+		if !checkErr(t, "decay_tier", slices.Contains(blockTiers, tier), err) {
+			return
+		}
+		got, err := DecayTierMapped(tags, asked, cats)
+		ref, refErr := DecayTier(tags, asked)
+		if (err == nil) != (refErr == nil) {
+			t.Fatalf("decay_tier(%q, %q, %s): %v; without the map: %v", tags, asked, text, err, refErr)
+		}
+		if err != nil {
+			return
+		}
+		fromTags, _ := DecayTier(tags, "")
+		switch {
+		case fromTags != TierStandard && got != fromTags:
+			t.Fatalf("decay_tier(%q, %q, %s) = %s, want the tags' %s", tags, asked, text, got, fromTags)
+		case fromTags == TierStandard && asked == category && got != tier:
+			t.Fatalf("decay_tier(%q, %q, %s) = %s, want the map's %s", tags, asked, text, got, tier)
+		case asked != category && got != ref:
+			t.Fatalf("decay_tier(%q, %q, %s) = %s, want the reference's %s", tags, asked, text, got, ref)
 		}
 	})
 }
