@@ -180,6 +180,7 @@ var dataLoss = map[uint]struct{ what, holds string }{
 	2:  {"the soft exclusions of the edges a policy excluded (mem_edges.excluded)", `SELECT EXISTS (SELECT 1 FROM mem_edges WHERE excluded)`},
 	5:  {"a pinned wall clock (the wall_clock setting)", `SELECT EXISTS (SELECT 1 FROM mem_config WHERE key = 'wall_clock' AND value != '')`},
 	11: {"the declared mapping (mem_mapping)", `SELECT EXISTS (SELECT 1 FROM mem_mapping)`},
+	19: {"the reads recorded for memworker tune (mem_accesses)", `SELECT EXISTS (SELECT 1 FROM mem_accesses)`},
 }
 
 // Down reverts the newest migration step, or all of them with All. A step

@@ -53,6 +53,9 @@ type Mapping struct {
 	Policies []Policy `json:"policies,omitempty" toml:"policies"`
 	// Tiers are the tiers' half-lives on the mapping's clock (decay.go).
 	Tiers Tiers `json:"tiers,omitempty" toml:"tiers"`
+	// Accesses is the app's own read log (accesses.go), which memworker
+	// tune learns the tiers' half-lives from.
+	Accesses *Accesses `json:"accesses,omitempty" toml:"accesses"`
 }
 
 // Key is a table's key: one column, several (a composite primary key or
@@ -131,6 +134,9 @@ type Nodes struct {
 	Dependents []Dependent `json:"dependents,omitempty" toml:"dependents"`
 	// Writes are the parts a sweep may write (decay.go); all when empty.
 	Writes []string `json:"writes,omitempty" toml:"writes"`
+	// RecordAccesses has the change capture append a row to mem_accesses
+	// whenever the app moves LastUsed forward (accesses.go).
+	RecordAccesses bool `json:"record_accesses,omitempty" toml:"record_accesses"`
 }
 
 // Dependent is a table whose rows belong to the nodes its columns hold
@@ -378,6 +384,9 @@ func (m *Mapping) check() error {
 		return bad("clock: give table, key_column, value_column and active_hours_key")
 	}
 	if err := m.checkDecay(); err != nil {
+		return err
+	}
+	if err := m.checkAccesses(); err != nil {
 		return err
 	}
 	return m.checkTerms()

@@ -446,6 +446,9 @@ func (m *Mapping) Validate(ctx context.Context, q Querier) error {
 	if ours {
 		return nil
 	}
+	if err := m.validateAccesses(ctx, q, k, nodeKey); err != nil {
+		return err
+	}
 	if err := m.sweepable(); err != nil {
 		return err
 	}

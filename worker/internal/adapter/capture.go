@@ -123,7 +123,7 @@ func (a *Adapted) MissingObjects(ctx context.Context, q memdb.Querier) ([]string
 // queued (the sweep_removing row, as on mem_edges).
 func captureTriggers(ctx context.Context, q memdb.Querier, m *mapping.Mapping) ([]string, error) {
 	var out []string
-	add := func(table, queue, cols string, keys func(row string) string, watched []string, extraDelete string) {
+	add := func(table, queue, cols string, keys func(row string) string, watched []string, extraDelete, extraUpdate string) {
 		name := func(op string) string { return sweepsql.Ident("mem_map_" + table + "_queue_" + op) }
 		values := func(rows ...string) string {
 			v := make([]string, len(rows))
@@ -145,7 +145,7 @@ func captureTriggers(ctx context.Context, q memdb.Querier, m *mapping.Mapping) (
     INSERT INTO `+queue+` (`+cols+`) VALUES `+values("NEW")+`;
 END`,
 			`CREATE TRIGGER `+name("update")+` AFTER UPDATE OF `+strings.Join(of, ", ")+` ON `+sweepsql.Ident(table)+` BEGIN
-    INSERT INTO `+queue+` (`+cols+`) VALUES `+values("OLD", "NEW")+`;
+    INSERT INTO `+queue+` (`+cols+`) VALUES `+values("OLD", "NEW")+`;`+extraUpdate+`
 END`,
 			`CREATE TRIGGER `+name("delete")+` AFTER DELETE ON `+sweepsql.Ident(table)+extraDelete+` BEGIN
     INSERT INTO `+queue+` (`+cols+`) VALUES `+values("OLD")+`;
@@ -172,13 +172,13 @@ END`)
 		if n.Tags != nil {
 			watched = append(watched, n.Tags.Column)
 		}
-		add(n.Table, "mem_dirty_blocks", "id", key, watched, "")
+		add(n.Table, "mem_dirty_blocks", "id", key, watched, "", accessCapture(n, key))
 		if tg := n.Tags; tg != nil && tg.Table != "" {
 			node, err := text(tg.Table, tg.NodeID)
 			if err != nil {
 				return nil, err
 			}
-			add(tg.Table, "mem_dirty_blocks", "id", node, []string{tg.NodeID, tg.Tag}, "")
+			add(tg.Table, "mem_dirty_blocks", "id", node, []string{tg.NodeID, tg.Tag}, "", "")
 		}
 	}
 	if e := m.Edges; e != nil {
@@ -196,7 +196,7 @@ END`)
 		}
 		watched := append([]string{e.From, e.To, e.Kind, e.Weight, e.Reinforcement, e.Origin, e.Pinned, e.Excluded, e.LastActive, e.LastObserved}, e.Key...)
 		add(e.Table, "mem_dirty_edges", "from_id, to_id", keys, watched,
-			"\nWHEN NOT EXISTS (SELECT 1 FROM mem_config WHERE key = 'sweep_removing')")
+			"\nWHEN NOT EXISTS (SELECT 1 FROM mem_config WHERE key = 'sweep_removing')", "")
 	}
 	if f := m.Facts; f != nil {
 		key, err := text(f.Table, f.Key[0])
@@ -204,7 +204,7 @@ END`)
 			return nil, err
 		}
 		add(f.Table, "mem_dirty_facts", "id", key,
-			[]string{f.Key[0], f.Segment, f.Tier, f.Importance, f.DecayRate, f.AccessCount, f.LastAccess, f.CreatedAt, f.Status}, "")
+			[]string{f.Key[0], f.Segment, f.Tier, f.Importance, f.DecayRate, f.AccessCount, f.LastAccess, f.CreatedAt, f.Status}, "", "")
 	}
 	return out, nil
 }

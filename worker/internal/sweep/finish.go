@@ -189,6 +189,10 @@ func (s *sweep) expireEvents(ctx context.Context) error {
 	for _, a := range s.archives {
 		expiries = append(expiries, expiry{"expire " + a.Name, []string{sweepsql.ExpireArchive(a.Name)}, &s.report.EventsExpired})
 	}
+	var accessesExpired int64 // the reads kept for memworker tune: not events, so not counted as such
+	if stmt := s.mapped.ExpireAccesses(s.clock.Hours - s.cfg.EventRetentionDays*24); stmt != "" {
+		expiries = append(expiries, expiry{"expire mem_accesses", []string{stmt}, &accessesExpired})
+	}
 	expiries = append(expiries, expiry{"expire_sweeps", s.opt.sql().Stmts("expire_sweeps"), &s.report.SweepsExpired})
 	for _, expire := range expiries {
 		for {

@@ -321,12 +321,17 @@ DELETE FROM apply_reinforce_before;
 INSERT INTO apply_reinforce_before (id, count, last)
 SELECT n.id, n.reinforcement_count, n.last_reinforced_hours FROM @NODES n
 WHERE n.id IN (SELECT id FROM plan_reinforce WHERE rowid BETWEEN :lo AND :hi) AND +n.status = 'active';
+-- The sweep_reinforcing row tells a mapping's change capture that these
+-- writes of last_used are the sweep's, not the app's reads (it never
+-- outlives the statement list).
+INSERT OR REPLACE INTO main.mem_config (key, value) VALUES ('sweep_reinforcing', 1);
 UPDATE @NODES
 SET reinforcement_count = reinforcement_count
       + (SELECT count(*) FROM plan_reinforce r WHERE r.id = @NODES_NAME.id AND r.rowid BETWEEN :lo AND :hi),
     last_reinforced_hours = :now
 -- (found by key: the unary + keeps SQLite off the index of every active block)
 WHERE id IN (SELECT id FROM plan_reinforce WHERE rowid BETWEEN :lo AND :hi) AND +status = 'active';
+DELETE FROM main.mem_config WHERE key = 'sweep_reinforcing';
 INSERT INTO sweep_invalid (kind, id, problem)
 SELECT 'block', b.id, REINFORCE_KEPT_PROBLEM
 FROM @NODES n JOIN apply_reinforce_before b ON b.id = n.id

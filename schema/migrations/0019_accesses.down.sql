@@ -1,0 +1,2 @@
+-- The reads recorded for memworker tune go.
+DROP TABLE mem_accesses;
