@@ -17,6 +17,9 @@ type TuneReport = tune.Report
 // TuneTier is one tier of a TuneReport.
 type TuneTier = tune.TierResult
 
+// TuneSkipped is a row of the read log a replay left out, and why.
+type TuneSkipped = tune.Skipped
+
 // TierChange is one tier's half-life an apply changed.
 type TierChange = tune.Change
 

@@ -109,7 +109,7 @@ func newApp(stdout, stderr io.Writer, now func() time.Time) *cli.App {
 		},
 		Commands: []*cli.Command{
 			migrateCommand(), mapCommand(now), sweepCommand(), runCommand(), statusCommand(), clockCommand(), configCommand(),
-			decayedCommand(), explainCommand(now), restoreCommand(now), factCommand(now), demoCommand(), plotCommand(), versionCommand(),
+			decayedCommand(), explainCommand(now), restoreCommand(now), factCommand(now), demoCommand(), plotCommand(), tuneCommand(now), versionCommand(),
 		},
 	}
 }
