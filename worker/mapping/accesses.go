@@ -59,9 +59,9 @@ func (m *Mapping) checkAccesses() error {
 	if a.Table == "" || a.Node == "" || a.At == "" {
 		return bad("accesses: give table, node (its column of node keys) and at (the time of each read)")
 	}
-	def := ClockActiveHours
-	if m.WallClock() {
-		def = ClockWall
+	def := m.Nodes.LastUsedClock // the nodes' clock, when they have one
+	if def == "" {
+		def = ClockActiveHours
 	}
 	return clockOf("accesses.at", a.At, &a.AtClock, def, true)
 }

@@ -187,6 +187,8 @@ FROM main.` + sweepsql.Ident(l.Table)
 		switch {
 		case !node.Valid:
 			skip("node", "NULL", shown, fmt.Sprintf("%s.%s is NULL", l.Table, l.Node))
+		case !atText.Valid:
+			skip("time", node.String, shown, fmt.Sprintf("%s.%s is NULL", l.Table, l.At))
 		case !hours.Valid || math.IsInf(hours.Float64, 0) || math.IsNaN(hours.Float64):
 			skip("time", node.String, shown, fmt.Sprintf("%s.%s is %s %s, not a time on %s", l.Table, l.At, kind, report.Printable(shown), clockWords(l.AtClock)))
 		case hours.Float64 > in.End:
