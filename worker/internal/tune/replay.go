@@ -76,15 +76,15 @@ type Outcome struct {
 // TierResult is one tunable tier: its declared and best half-lives, and
 // what each gives on the held-out reads.
 type TierResult struct {
-	Tier          string  `json:"tier"`
-	Nodes         int     `json:"nodes"`
-	Reads         int     `json:"reads"`
-	Declared      float64 `json:"declared_hours"`
-	Best          float64 `json:"best_hours"`
-	Evidence      bool    `json:"evidence"`   // repeat reads among the earlier ones: else Best is Declared
-	BudgetMet     bool    `json:"budget_met"` // else Best is the grid's longest
+	Tier           string  `json:"tier"`
+	Nodes          int     `json:"nodes"`
+	Reads          int     `json:"reads"`
+	Declared       float64 `json:"declared_hours"`
+	Best           float64 `json:"best_hours"`
+	Evidence       bool    `json:"evidence"`   // repeat reads among the earlier ones: else Best is Declared
+	BudgetMet      bool    `json:"budget_met"` // else Best is the grid's longest
 	Current, Tuned Outcome
-	Curve         []Point `json:"curve"` // the grid on the earlier reads
+	Curve          []Point `json:"curve"` // the grid on the earlier reads
 }
 
 // Summary is a whole configuration on the held-out reads.
@@ -97,16 +97,16 @@ type Summary struct {
 
 // Result is a replay's answer.
 type Result struct {
-	Tiers          []TierResult
-	Current, Best  Summary
-	Reads          int
-	TrainReads     int
-	HeldOutReads   int
-	SplitAt        float64 // the time of the first held-out read
-	RankedReads    int     // held-out reads of a node read before: the MRR's
-	NeverArchived  int     // reads of pinned nodes and permanent ones
-	Start, End     float64
-	K              float64
+	Tiers         []TierResult
+	Current, Best Summary
+	Reads         int
+	TrainReads    int
+	HeldOutReads  int
+	SplitAt       float64 // the time of the first held-out read
+	RankedReads   int     // held-out reads of a node read before: the MRR's
+	NeverArchived int     // reads of pinned nodes and permanent ones
+	Start, End    float64
+	K             float64
 }
 
 // ErrTooFewReads: a log too short to split into earlier and later reads.
@@ -139,6 +139,12 @@ func Replay(in Input) (*Result, error) {
 		return 0
 	})
 	splitAt := reads[split].At
+	for split > 0 && reads[split-1].At == splitAt { // reads at one time are on one side
+		split--
+	}
+	if split == 0 {
+		return nil, fmt.Errorf("%w: the earliest reads are all at one time", ErrTooFewReads)
+	}
 	res := &Result{Reads: n, TrainReads: split, HeldOutReads: n - split, SplitAt: splitAt, Start: reads[0].At, End: in.End, K: in.K}
 
 	tierOf := map[string]int{}
