@@ -210,3 +210,76 @@ func TestTuneRefusals(t *testing.T) {
 	wantUsage(t, mw(t, "tune", "--miss-budget", "-1", "--db", path))
 	wantUsage(t, mw(t, "tune", "--plot", "x.gif", "--db", path), "--plot")
 }
+
+// With nodes.record_accesses, the change capture on the app's own table
+// records a read whenever the app moves last_used forward: not when it
+// moves it back, and not when a sweep reinforces a node.
+func TestRecordAccessesTrigger(t *testing.T) {
+	dir := t.TempDir()
+	path, file := filepath.Join(dir, "app.db"), filepath.Join(dir, "memory.toml")
+	mapFile := `
+[settings]
+reinforce_top_n = 2
+
+[nodes]
+table = "notes"
+key = "id"
+last_used = "last_seen"
+last_used_clock = "iso8601"
+status = "state"
+status_active = ["active"]
+status_archived = "archived"
+record_accesses = true
+`
+	if err := os.WriteFile(file, []byte(mapFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := plainShell(t, path, `
+CREATE TABLE notes (id INTEGER PRIMARY KEY, state TEXT NOT NULL DEFAULT 'active', last_seen TEXT);
+INSERT INTO notes (id, last_seen) VALUES (1, '2026-05-30T10:00:00Z'), (2, '2026-05-30T11:00:00+02:00'), (3, '2026-05-31T00:00:00Z');`); err != nil {
+		t.Fatalf("the app's schema: %v\n%s", err, out)
+	}
+	at := func(args ...string) result {
+		t.Helper()
+		r := mwAt(t, tuneWall, args...)
+		if r.code != exitOK {
+			t.Fatalf("memworker %s: %v", strings.Join(args, " "), r)
+		}
+		return r
+	}
+	at("migrate", "up", "--db", path)
+	at("map", "load", file, "--db", path)
+	recorded := func() string {
+		return strings.Join(queryRows(t, path, `SELECT node || '@' || at FROM mem_accesses ORDER BY seq`), " ")
+	}
+
+	// The app reads note 1 (forward), note 2 in another offset (forward as
+	// an instant: 09:30Z is after 09:00Z), note 3 back in time (no read).
+	exec1(t, path, `UPDATE notes SET last_seen = '2026-05-31T09:00:00Z' WHERE id = 1`)
+	exec1(t, path, `UPDATE notes SET last_seen = '2026-05-30T11:30:00+02:00' WHERE id = 2`)
+	exec1(t, path, `UPDATE notes SET last_seen = '2026-05-30T00:00:00Z' WHERE id = 3`)
+	exec1(t, path, `UPDATE notes SET state = 'active' WHERE id = 1`) // no change of last_seen
+	if got, want := recorded(), "1@2026-05-31T09:00:00Z 2@2026-05-30T11:30:00+02:00"; got != want {
+		t.Fatalf("mem_accesses after the app's writes: %q, want %q", got, want)
+	}
+
+	// A sweep reinforces two nodes (their last_seen moves to now): no read.
+	m := decodeJSON(t, at("sweep", "--json", "--wall-now", "2026-06-01T12:00:00Z", "--db", path))
+	if num(t, m, "reinforced") == 0 {
+		t.Fatalf("the sweep reinforced no node: %v", m)
+	}
+	if n := queryOne(t, path, `SELECT count(*) FROM notes WHERE last_seen LIKE '2026-06-01%'`); n == "0" {
+		t.Fatal("the sweep's reinforcement wrote no last_seen")
+	}
+	if got := recorded(); got != "1@2026-05-31T09:00:00Z 2@2026-05-30T11:30:00+02:00" {
+		t.Fatalf("the sweep's reinforcement was recorded as a read: %q", got)
+	}
+	if n := queryOne(t, path, `SELECT count(*) FROM mem_config WHERE key = 'sweep_reinforcing'`); n != "0" {
+		t.Fatal("the sweep left its sweep_reinforcing row behind")
+	}
+	// The app's next read after the sweep is recorded again.
+	exec1(t, path, `UPDATE notes SET last_seen = '2026-06-01T13:00:00Z' WHERE id = 3`)
+	if got := recorded(); !strings.HasSuffix(got, " 3@2026-06-01T13:00:00Z") {
+		t.Fatalf("the app's read after the sweep: %q", got)
+	}
+}
