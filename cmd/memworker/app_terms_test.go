@@ -113,14 +113,7 @@ func TestAppOnItsOwnTerms(t *testing.T) {
 	if err := os.WriteFile(file, []byte(ownTermsFile), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	at := func(args ...string) result {
-		t.Helper()
-		r := mwAt(t, ownTermsWall, args...)
-		if r.code != exitOK {
-			t.Fatalf("memworker %s: %v", strings.Join(args, " "), r)
-		}
-		return r
-	}
+	at := okAt(t, ownTermsWall)
 	at("migrate", "up", "--db", path)
 
 	// --check names the category the file does not map, and writes nothing.

@@ -69,6 +69,19 @@ func mwAt(t *testing.T, now time.Time, args ...string) result {
 	return result{code: code, stdout: out.String(), stderr: errb.String()}
 }
 
+// okAt is a runner of memworker in-process with its wall clock stopped at
+// now, failing the test unless it exits 0.
+func okAt(t *testing.T, now time.Time) func(args ...string) result {
+	return func(args ...string) result {
+		t.Helper()
+		r := mwAt(t, now, args...)
+		if r.code != exitOK {
+			t.Fatalf("memworker %s: %v", strings.Join(args, " "), r)
+		}
+		return r
+	}
+}
+
 // ok runs memworker in-process and fails the test unless it exits 0.
 func ok(t *testing.T, args ...string) result {
 	t.Helper()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -108,6 +109,11 @@ func saveFigure(p *plot.Plot, file string) error {
 	if strip > 0 {
 		legend.Draw(draw.Crop(dc, 4*pad, -pad, pad, -(figureHeight + pad)))
 	}
+	return writeCanvas(c, file)
+}
+
+// writeCanvas writes a drawn canvas to file.
+func writeCanvas(c io.WriterTo, file string) error {
 	f, err := os.Create(file)
 	if err != nil {
 		return err

@@ -95,14 +95,7 @@ INSERT INTO reads (note_id, read_at) VALUES ` + strings.Join(reads, ", ") + `;
 
 func TestTuneFindsEachTiersHalfLife(t *testing.T) {
 	path, file := tuneApp(t)
-	at := func(args ...string) result {
-		t.Helper()
-		r := mwAt(t, tuneWall, args...)
-		if r.code != exitOK {
-			t.Fatalf("memworker %s: %v", strings.Join(args, " "), r)
-		}
-		return r
-	}
+	at := okAt(t, tuneWall)
 	at("migrate", "up", "--db", path)
 	at("map", "load", file, "--db", path)
 
@@ -239,14 +232,7 @@ CREATE TABLE notes (id INTEGER PRIMARY KEY, state TEXT NOT NULL DEFAULT 'active'
 INSERT INTO notes (id, last_seen) VALUES (1, '2026-05-30T10:00:00Z'), (2, '2026-05-30T11:00:00+02:00'), (3, '2026-05-31T00:00:00Z');`); err != nil {
 		t.Fatalf("the app's schema: %v\n%s", err, out)
 	}
-	at := func(args ...string) result {
-		t.Helper()
-		r := mwAt(t, tuneWall, args...)
-		if r.code != exitOK {
-			t.Fatalf("memworker %s: %v", strings.Join(args, " "), r)
-		}
-		return r
-	}
+	at := okAt(t, tuneWall)
 	at("migrate", "up", "--db", path)
 	at("map", "load", file, "--db", path)
 	recorded := func() string {

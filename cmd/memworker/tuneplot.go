@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -73,13 +72,5 @@ func saveTunePlot(rep *worker.TuneReport, file string) error {
 	canvases := plot.Align([][]*plot.Plot{{misses}, {clutter}}, tiles, draw.New(c))
 	misses.Draw(canvases[0][0])
 	clutter.Draw(canvases[1][0])
-	f, err := os.Create(file)
-	if err != nil {
-		return err
-	}
-	if _, err := c.WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return writeCanvas(c, file)
 }
