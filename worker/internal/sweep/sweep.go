@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/memdecay/memdecay/worker/internal/adapter"
@@ -347,23 +348,6 @@ var applySteps = []struct {
 	{"archive and prune facts", "plan_facts", []string{"pick_facts", holdStep, "apply_facts", "forget_saved"}},
 }
 
-// bulkSteps is a step's statement lists in a bulk sweep's one transaction
-// (not resuming a saved plan): nothing saved to forget, and no app write
-// between plan and apply for the edges' pick to look for.
-func bulkSteps(stmts []string) []string {
-	out := make([]string, 0, len(stmts))
-	for _, n := range stmts {
-		switch n {
-		case "forget_saved":
-		case "pick_edges":
-			out = append(out, "pick_edges_bulk")
-		default:
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
 // apply carries out the plan in bounded transactions, each chunk's changes
 // with their events.
 func (s *sweep) apply(ctx context.Context) error {
@@ -376,7 +360,7 @@ func (s *sweep) apply(ctx context.Context) error {
 		done := store.Phase(st.stmts[0])
 		stmts := st.stmts
 		if s.opt.Bulk && !s.resume {
-			stmts = bulkSteps(stmts)
+			stmts = slices.DeleteFunc(slices.Clone(stmts), func(n string) bool { return n == "forget_saved" }) // no saved plan
 		}
 		if err := s.chunks(ctx, st.table, s.opt.ChunkSize, true, func(lo, hi int64) error {
 			return s.applyChunk(ctx, st.table, stmts, lo, hi)

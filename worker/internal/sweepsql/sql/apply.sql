@@ -83,13 +83,6 @@ WHERE p.seq BETWEEN :lo AND :hi AND p.phase IN REMOVAL_PHASES
   AND e.weight IS p.weight AND e.reinforcement_count IS p.reinforcement_count
   AND e.last_active_hours IS p.last_active_hours AND e.last_observed_at IS p.last_observed_at AND NOT e.pinned@ENDS_UNMOVED;
 
--- name: pick_edges_bulk
--- pick_edges in a bulk sweep: no other connection writes between its plan
--- and its apply (one transaction), so every planned edge is as planned.
-DELETE FROM apply_rows;
-INSERT INTO apply_rows (seq)
-SELECT p.seq FROM plan_edges p WHERE p.seq BETWEEN :lo AND :hi AND p.phase IN REMOVAL_PHASES;
-
 -- name: held_plan_edges
 -- The edges an app's foreign key holds (refused.go) stay, named as
 -- refused, and queued (their due row as below for an edge that stays).
