@@ -384,6 +384,10 @@ type TimeLeft = readers.TimeLeft
 // ErrBadOption wraps every error of SweepOptions.Validate.
 var ErrBadOption = sweep.ErrBadOption
 
+// ErrBulkReplica: a bulk sweep (SweepOptions.Bulk) was asked of rqlite,
+// where every transaction is one request; it runs only on a file.
+var ErrBulkReplica = store.ErrBulkReplica
+
 // ErrDatabaseBusy: another connection held the file's write lock longer
 // than the busy timeout (BusyTimeoutMS). Like ErrSweepRunning, it means
 // "try again later", and matches ErrSweepRunning too (errors.Is), so every

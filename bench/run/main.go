@@ -54,6 +54,7 @@ type Options struct {
 	Writer              bool
 	Scenarios           string
 	PeerTriggers        bool
+	Bulk                bool
 	Keep                bool
 	RqliteTrace         bool
 	Mapped              bool
@@ -74,6 +75,7 @@ func main() {
 	flag.BoolVar(&o.Writer, "writer", true, "also run the writer-beside-a-sweep scenarios (continuous writes, and bursts)")
 	flag.StringVar(&o.Scenarios, "scenarios", "first,noop,steady",
 		"which of first, noop, steady, rqlite-first, rqlite-steady to run (noop and steady need first, rqlite-steady rqlite-first), or none")
+	flag.BoolVar(&o.Bulk, "bulk", false, "also time `memworker sweep --bulk` (the whole sweep in one transaction) as a further peer")
 	flag.BoolVar(&o.PeerTriggers, "peer-triggers", false, "keep memworker's mem_edges triggers in the app loop's, plain SQL's and bounded SQL's copies")
 	flag.BoolVar(&o.Keep, "keep", false, "keep the scratch copies")
 	flag.BoolVar(&o.RqliteTrace, "rqlite-trace", false, "after each rqlite scenario, one more cluster sweep through a recording proxy: requests, phases, node counters")

@@ -106,6 +106,15 @@ func setupPeers(ctx context.Context, o Options) ([]Peer, error) {
 			}})
 		logf("memworker sweep has --full: timing it as a fourth peer")
 	}
+	if o.Bulk {
+		if !bytes.Contains(help, []byte("--bulk")) {
+			return nil, fmt.Errorf("-bulk: %s sweep has no --bulk", o.Worker)
+		}
+		peers = append(peers, Peer{Key: "worker-bulk", Name: "memworker --bulk", Worker: true,
+			cmd: func(ctx context.Context, db string) (*exec.Cmd, error) {
+				return exec.CommandContext(ctx, o.Worker, "sweep", "--db", db, "--json", "--bulk"), nil
+			}})
+	}
 	return peers, nil
 }
 

@@ -170,6 +170,9 @@ func (res *Results) Markdown() string {
 	if o.PeerTriggers {
 		extra += " -peer-triggers"
 	}
+	if o.Bulk {
+		extra += " -bulk"
+	}
 	if o.Scenarios != "first,noop,steady" {
 		extra += " -scenarios " + o.Scenarios
 	}
@@ -256,6 +259,16 @@ func (res *Results) tables(b *strings.Builder) {
 	}
 	if hasFull {
 		fmt.Fprint(b, "\nWorker peak RSS: memworker / memworker --full.\n")
+	}
+	if slices.ContainsFunc(res.Peers, func(p Peer) bool { return p.Key == "worker-bulk" }) {
+		fmt.Fprint(b, "\nmemworker --bulk (the whole sweep in one write transaction) beside the others:\n\n"+
+			"| scenario | memworker --bulk (s) | --bulk ÷ plain | --bulk ÷ bounded | app loop ÷ --bulk | --bulk ÷ memworker | --bulk peak RSS (MB) |\n"+
+			"|---|---:|---:|---:|---:|---:|---:|\n")
+		for _, r := range res.Scenarios {
+			k := r.median("worker-bulk")
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.Name, secs(k), ratio(k, r.median("plain")), ratio(k, r.median("bounded")),
+				ratio(r.median("app"), k), ratio(k, r.median("worker")), mb(r.maxRSS("worker-bulk")))
+		}
 	}
 	if slices.ContainsFunc(res.Peers, func(p Peer) bool { return p.Key == "mapped" }) {
 		fmt.Fprint(b, "\nThe same rows in an app's own tables (app_nodes, app_tags, app_links with integer ids), swept in place "+

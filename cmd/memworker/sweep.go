@@ -36,7 +36,7 @@ func sweepFlags() []cli.Flag {
 
 // sweepOptions reads the shared sweep flags.
 func sweepOptions(c *cli.Context, cmd string) (worker.SweepOptions, error) {
-	opt := worker.SweepOptions{DryRun: c.Bool("dry-run"), Full: c.Bool("full"), Force: c.Bool("force"), ChunkSize: c.Int("chunk"),
+	opt := worker.SweepOptions{DryRun: c.Bool("dry-run"), Full: c.Bool("full"), Bulk: c.Bool("bulk"), Force: c.Bool("force"), ChunkSize: c.Int("chunk"),
 		SoloChunkSize: c.Int("solo-chunk"), SoloHold: durationOf(c, "solo-hold"), Pause: durationOf(c, "pause")}
 	if s := c.String("now"); s != "" {
 		h, err := strconv.ParseFloat(s, 64)
@@ -69,6 +69,9 @@ func sweepCommand() *cli.Command {
 			"with one report per file and a total; or several rqlite URLs separated by commas " +
 			"(\"http://a:4001,http://b:4001\"), one cluster each, never globbed.",
 		Flags: append(sweepFlags(), jsonFlag(),
+			&cli.BoolFlag{Name: "bulk", Usage: "the whole sweep in one write transaction, for a first sweep at adoption or in a maintenance window: " +
+				"faster, but an app writing meanwhile waits for all of it (its busy timeout); cut off, it rolls back whole. Same result; " +
+				"files only (not rqlite); with --dry-run, a dry run"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "under the summary, the detail: per phase, per policy, facts, invalid rows, decayed edges"},
 			&cli.BoolFlag{Name: "list", Usage: "with --dry-run: under the summary, every row the sweep would change, one a line, " +
 				"with why and the numbers that decided it (--json: the report's \"planned\")"},

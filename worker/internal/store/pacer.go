@@ -51,6 +51,9 @@ func (st *fileStore) InTx(ctx context.Context, f func() error) error {
 	if p.broken != nil {
 		return p.broken
 	}
+	if st.bulk {
+		return st.inBulk(ctx, f)
+	}
 	return runTx(ctx, txHooks{conn: st.conn, q: st.conn, fence: st.fence, pause: st.opt.Pause, last: p.committed,
 		begin: func() error { return st.beginImmediate(ctx) },
 		begun: func() {
@@ -168,6 +171,9 @@ func pauseAfter(ctx context.Context, committed time.Time, pause time.Duration) e
 // file; temp tables are written freely. The WAL could not be copied past
 // that snapshot meanwhile, so a real sweep checkpoints as soon as it ends.
 func (st *fileStore) InRead(ctx context.Context, end string, f func() error) (err error) {
+	if st.bulk {
+		return f() // Bulk's transaction is the snapshot
+	}
 	if _, err := st.conn.ExecContext(ctx, "BEGIN"); err != nil {
 		return err
 	}
@@ -282,7 +288,10 @@ func (st *fileStore) noteOthers(ctx context.Context) {
 
 // OthersWriting reports whether another connection's commit was seen in
 // the last othersQuiet.
-func (st *fileStore) OthersWriting() bool { return time.Since(st.pacing.othersWrote) < othersQuiet }
+// No other connection writes inside a bulk sweep's transaction.
+func (st *fileStore) OthersWriting() bool {
+	return !st.bulk && time.Since(st.pacing.othersWrote) < othersQuiet
+}
 
 // chunkRows is the most rows the next transaction of a step takes (see
 // txRows), size being its rows per transaction at ChunkSize: scaled by
@@ -309,6 +318,9 @@ type txRows struct {
 	p    txPacer
 	size int
 	pace float64 // rows per second the last transaction held the lock; 0 before the first
+	// whole: inside a bulk sweep's one transaction, a step takes all its
+	// rows at once.
+	whole bool
 }
 
 // txPacer is what txRows needs of a store.
@@ -319,7 +331,7 @@ type txPacer interface {
 	soloHold() time.Duration
 }
 
-func (st *fileStore) TxRows(size int) *txRows { return &txRows{p: st, size: size} }
+func (st *fileStore) TxRows(size int) *txRows { return &txRows{p: st, size: size, whole: st.bulk} }
 func (st *fileStore) lastHeld() time.Duration { return st.pacing.held }
 func (st *fileStore) soloHold() time.Duration { return st.opt.SoloHold }
 func (st *fileStore) Snapshots() bool         { return true }
@@ -327,6 +339,9 @@ func (st *fileStore) Savepoints() bool        { return true }
 
 // Next is the rows of the transaction that now holds the lock.
 func (t *txRows) Next() int64 {
+	if t.whole {
+		return bulkRows
+	}
 	bound := t.p.chunkRows(t.size)
 	if t.p.OthersWriting() {
 		return bound

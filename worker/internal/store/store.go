@@ -61,6 +61,12 @@ type transactions interface {
 	// Hold fences every write from now on with the sweep's lease (nil:
 	// the sweep holds none, and writes no working state).
 	Hold(f fence)
+	// Bulk runs f, a whole sweep, in one write transaction: every InTx
+	// and InRead inside it runs in that transaction, with no pause, pacing
+	// or checkpoint between them; an error (or a cancellation, even once f
+	// has returned) rolls it all back. A replica refuses it
+	// (ErrBulkReplica).
+	Bulk(ctx context.Context, f func() error) error
 	// Savepoints: a chunk a constraint refuses can be rolled back to a
 	// savepoint and retried by halves (refused.go); on a replica the
 	// driver keeps the savepoints, and a refused transaction is tried again
@@ -107,6 +113,8 @@ type fileStore struct {
 	// foreignKeys: PRAGMA foreign_keys as the connection came (the sweep
 	// turns it on).
 	foreignKeys int
+	// bulk: inside Bulk's one transaction.
+	bulk bool
 }
 
 // WALSizeLimit is the size a sweep cuts a file's WAL back to when it

@@ -20,8 +20,16 @@ type Options struct {
 	DryRun bool // plan and report only; the file is not written
 	// List: a dry run lists every row the sweep would change in the
 	// report's Planned (list.go); only with DryRun.
-	List    bool
-	Full    bool       // evaluate every row, not only the changed and due ones
+	List bool
+	Full bool // evaluate every row, not only the changed and due ones
+	// Bulk runs the whole sweep in one write transaction, for a first
+	// sweep at adoption or in a maintenance window: no bound on how long
+	// it holds the write lock (an app writing meanwhile waits for all of
+	// it, up to its busy timeout), no saved plan, and a sweep cut off
+	// rolls back whole, leaving the file as it was. Its result is a
+	// default sweep's. A file only (store.ErrBulkReplica); a dry run
+	// ignores it.
+	Bulk    bool
 	Now     *float64   // active-hours clock; nil reads mem_config active_hours
 	WallNow *time.Time // wall clock; nil is time.Now()
 	// Force sweeps at a Now behind the last sweep's clock, which is

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/memdecay/memdecay/worker/internal/adapter"
@@ -73,6 +74,10 @@ func Sweep(ctx context.Context, db *memdb.DB, opt Options) (*report.Report, erro
 	if db.Rqlite && opt.DryRun {
 		return dryRunCopy(ctx, db, opt)
 	}
+	opt.Bulk = opt.Bulk && !opt.DryRun // a dry run writes nothing, in one transaction already
+	if opt.Bulk && (db.Rqlite || opt.replicated) {
+		return nil, fmt.Errorf("sweep: %w", store.ErrBulkReplica)
+	}
 	mapped, err := adapter.AdaptMapping(ctx, db, db.Rqlite || opt.replicated)
 	if err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
@@ -104,7 +109,13 @@ func Sweep(ctx context.Context, db *memdb.DB, opt Options) (*report.Report, erro
 	} else if err != nil {
 		return nil, store.TryLater(fmt.Errorf("sweep: %w", err))
 	}
-	err = s.run(ctx)
+	if opt.Bulk {
+		// The lease is taken and committed first, so it is seen; the rest
+		// is one transaction.
+		err = st.Bulk(ctx, func() error { return s.run(ctx) })
+	} else {
+		err = s.run(ctx)
+	}
 	s.report.DurationMS = time.Since(start).Milliseconds()
 	s.report.Summary = s.report.BuildSummary()
 	if !opt.DryRun {
@@ -163,7 +174,8 @@ func (s *sweep) run(ctx context.Context) error {
 			return err
 		}
 	}
-	if !s.resume {
+	// A bulk sweep cut off rolls back whole: it has no plan to save.
+	if !s.resume && !s.opt.Bulk {
 		done := store.Phase("save plan")
 		if err := s.savePlan(ctx); err != nil {
 			return fmt.Errorf("sweep: saving the plan: %w", err)
@@ -346,8 +358,12 @@ func (s *sweep) apply(ctx context.Context) error {
 	s.holds = holds
 	for _, st := range applySteps {
 		done := store.Phase(st.stmts[0])
+		stmts := st.stmts
+		if s.opt.Bulk && !s.resume {
+			stmts = slices.DeleteFunc(slices.Clone(stmts), func(n string) bool { return n == "forget_saved" }) // no saved plan
+		}
 		if err := s.chunks(ctx, st.table, s.opt.ChunkSize, true, func(lo, hi int64) error {
-			return s.applyChunk(ctx, st.table, st.stmts, lo, hi)
+			return s.applyChunk(ctx, st.table, stmts, lo, hi)
 		}); err != nil {
 			return fmt.Errorf("sweep: %s: %w", st.what, err)
 		}
@@ -378,7 +394,7 @@ func (s *sweep) chunks(ctx context.Context, table string, size int, withTx bool,
 		}
 		err := s.db.InTx(ctx, func() error {
 			step = rows.Next()
-			return f(lo, lo+step-1)
+			return f(lo, min(lo+step-1, maxSeq))
 		})
 		if err != nil {
 			return err

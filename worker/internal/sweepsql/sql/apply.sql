@@ -50,9 +50,15 @@ INSERT INTO main.mem_event_log (id, sweep_id, at, clock_hours, subject_kind, sub
 SELECT NEXT_EVENT_ID + row_number() OVER () - 1, :sweep, :wall, :now, 'block', d.block_id, 'remove_row', 'dependent:' || d.dep_table,
        json_object('table', d.dep_table, 'row', json(d.row))
 FROM (SELECT DISTINCT block_id, dep_table, row FROM @DEPENDENTS WHERE block_id IN (SELECT id FROM apply_block_ids)) AS d;
+-- An edge both of whose ends are archived is named after the end first in
+-- the plan (whose chunk takes it, however the transactions are cut).
 INSERT INTO @ARCHIVE_EDGES (EDGE_ARCHIVE_COLS, @EDGE_ROW_COLS)
 SELECT NEXT_EVENT_ID + row_number() OVER () - 1, :sweep, :wall, :now, @SUBJECT_E, 'delete', 'block_archived',
-       NULL, NULL, NULL, CASE WHEN e.@END_A IN (SELECT id FROM apply_block_ids) THEN e.@END_A ELSE e.@END_B END, @EDGE_ROW
+       NULL, NULL, NULL,
+       CASE WHEN e.@END_A IN (SELECT id FROM apply_block_ids)
+                 AND coalesce((SELECT seq FROM plan_blocks WHERE id = e.@END_A)
+                     <= (SELECT seq FROM plan_blocks WHERE id = e.@END_B AND id IN (SELECT id FROM apply_block_ids)), 1)
+            THEN e.@END_A ELSE e.@END_B END, @EDGE_ROW
 FROM valid_edges e
 WHERE e.@END_A IN (SELECT id FROM apply_block_ids) OR e.@END_B IN (SELECT id FROM apply_block_ids);
 BUMP_IDS_EDGES;

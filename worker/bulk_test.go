@@ -1,0 +1,233 @@
+package worker_test
+
+// A bulk sweep (SweepOptions.Bulk, `memworker sweep --bulk`) runs the
+// whole sweep in one write transaction: it must end exactly where a
+// default sweep does, roll back whole when cut off, and leave a dry run
+// a dry run.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memdecay/memdecay/worker"
+)
+
+// wholeFile renders every row of every table in the file but mem_sweeps
+// (whose rows carry times and durations): the memory, the events and
+// their archives, the derived state, the queues and the saved plans.
+// Without ids, the events' ids are left out: they follow the order in
+// which a sweep's transactions take the steps' rows (a default sweep's
+// chunks, sized by its pace, interleave the archived blocks' events with
+// the removed edges'), and nothing else.
+func wholeFile(t *testing.T, db *worker.DB, ids bool) string {
+	t.Helper()
+	rows, err := db.SQL.Query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\'
+		AND name != 'mem_sweeps' ORDER BY name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tables []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		tables = append(tables, name)
+	}
+	rows.Close()
+	var b strings.Builder
+	for _, table := range tables {
+		cols, err := columnsOf(db.SQL, table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ids {
+			cols = slices.DeleteFunc(cols, func(c string) bool {
+				return c == "mem_event_id" || (table == "mem_event_log" && c == "id")
+			})
+		}
+		order := make([]string, len(cols))
+		for i := range cols {
+			order[i] = fmt.Sprint(i + 1)
+		}
+		_, body := dumpRows(t, db, `SELECT `+quoted(cols)+` FROM "`+table+`" ORDER BY `+strings.Join(order, ", "))
+		fmt.Fprintf(&b, "%s %v\n%s", table, cols, body)
+	}
+	return b.String()
+}
+
+// bulkSweep sweeps db in one transaction at clock and wall.
+func bulkSweep(ctx context.Context, db *worker.DB, clock float64, wall time.Time, opt worker.SweepOptions) (*worker.Report, error) {
+	opt.Now, opt.WallNow, opt.Bulk = &clock, &wall, true
+	return worker.Sweep(ctx, db, opt)
+}
+
+// TestBulkSweepMatchesDefault: on copies of one memory (policies, pinned,
+// agent and invalid edges, facts), a first sweep and a later one in bulk
+// leave every row, event, archive row, derived row and queue as default
+// sweeps do, and report the same: bit for bit as a default sweep that
+// takes each step in one transaction, and but for the events' ids as one
+// in transactions of 7 rows.
+func TestBulkSweepMatchesDefault(t *testing.T) {
+	for _, seed := range []int64{3, 5} {
+		orig := bigMemory(t, seed, 80, 900)
+		small, big := openAsWorker(t, copyMemory(t, orig)), openAsWorker(t, copyMemory(t, orig))
+		bulk := openAsWorker(t, copyMemory(t, orig))
+		wall := bigWall.Add(20 * 24 * time.Hour)
+		for i, clock := range []float64{bigClock + 400, bigClock + 480} {
+			rs := incSweep(t, small, clock, wall, false)
+			rd, err := worker.Sweep(context.Background(), big, worker.SweepOptions{Now: &clock, WallNow: &wall,
+				ChunkSize: 1 << 20, SoloChunkSize: 1 << 20, SoloHold: time.Hour})
+			if err != nil {
+				t.Fatalf("seed %d sweep %d: default: %v", seed, i, err)
+			}
+			rb, err := bulkSweep(context.Background(), bulk, clock, wall, worker.SweepOptions{ChunkSize: 7})
+			if err != nil {
+				t.Fatalf("seed %d sweep %d: bulk: %v", seed, i, err)
+			}
+			for _, c := range []struct {
+				what string
+				db   *worker.DB
+				r    *worker.Report
+				ids  bool
+			}{{"in one transaction a step", big, rd, true}, {"in transactions of 7 rows", small, rs, false}} {
+				if a, b := wholeFile(t, c.db, c.ids), wholeFile(t, bulk, c.ids); a != b {
+					t.Fatalf("seed %d sweep %d: the default sweep %s and the bulk sweep differ\ndefault:\n%s\nbulk:\n%s",
+						seed, i, c.what, diffLines(a, b), diffLines(b, a))
+				}
+				if reportCounts(c.r) != reportCounts(rb) || mappedCounts(c.r) != mappedCounts(rb) || c.r.Full != rb.Full {
+					t.Fatalf("seed %d sweep %d: reports differ\ndefault %s\nbulk    %s", seed, i, mappedCounts(c.r), mappedCounts(rb))
+				}
+			}
+			if i == 0 && rb.EdgesPruned+rb.EdgesDecayed == 0 {
+				t.Fatalf("seed %d: nothing removed; the memory should have edges to remove", seed)
+			}
+			wall = wall.Add(72 * time.Hour)
+		}
+		for _, db := range []*worker.DB{small, big, bulk} {
+			if n := scalar[int64](t, db, `SELECT count(*) FROM mem_sweeps WHERE status = 'done' AND finished_at IS NOT NULL`); n != 2 {
+				t.Fatalf("seed %d: %d sweeps done and let go, want 2", seed, n)
+			}
+		}
+	}
+}
+
+// TestBulkSweepMatchesDefaultMapped: the same through an app's mapping
+// (the app of docs/mapping.md), a first sweep and one 100 hours later.
+func TestBulkSweepMatchesDefaultMapped(t *testing.T) {
+	s := appShape
+	g := randomGraph(7, 60, 300, s.gen)
+	db, orig := shapedMemory(t, s, g, s.base)
+	db.Close()
+	def, bulk := openAsWorker(t, copyMemory(t, orig)), openAsWorker(t, copyMemory(t, orig))
+	for _, c := range []clock{s.base.after(100), s.base.after(200)} {
+		rd := sweepShape(t, s, def, c, worker.SweepOptions{ChunkSize: 7})
+		rb := sweepShape(t, s, bulk, c, worker.SweepOptions{ChunkSize: 7, Bulk: true})
+		if mappedCounts(rd) != mappedCounts(rb) {
+			t.Fatalf("at %v: reports differ\ndefault %s\nbulk    %s", c.hours, mappedCounts(rd), mappedCounts(rb))
+		}
+		if a, b := shapeState(t, def, s), shapeState(t, bulk, s); a != b {
+			t.Fatalf("at %v: the bulk sweep left other rows than the default one\ndefault:\n%s\nbulk:\n%s", c.hours, diffLines(a, b), diffLines(b, a))
+		}
+		if a, b := wholeFile(t, def, false), wholeFile(t, bulk, false); a != b {
+			t.Fatalf("at %v: default and bulk sweeps differ\ndefault:\n%s\nbulk:\n%s", c.hours, diffLines(a, b), diffLines(b, a))
+		}
+		if removedAny(rb) == 0 && c == s.base.after(100) {
+			t.Fatalf("the first sweep removed nothing: %s", rb.Summary)
+		}
+	}
+}
+
+// TestBulkSweepCutRollsBack: a bulk sweep cancelled at a known point (mid
+// plan, once its removals are made, while it settles) leaves every table
+// as it was, records itself interrupted with no plan to resume, and the
+// next sweep at the same clock ends where an uncut one does.
+func TestBulkSweepCutRollsBack(t *testing.T) {
+	orig := bigMemory(t, 4, 80, 900)
+	clock, wall := bigClock+400, bigWall.Add(20*24*time.Hour)
+	want := openAsWorker(t, copyMemory(t, orig))
+	rw := incSweep(t, want, clock, wall, false)
+	for _, cut := range []struct {
+		step string
+		last bool // at the step's end rather than its start
+	}{{"sync_rows", false}, {"plan_edges", true}, {"refresh_ids", true}} {
+		t.Run(cut.step, func(t *testing.T) {
+			db := openAsWorker(t, copyMemory(t, orig))
+			before := wholeFile(t, db, true)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			seen := false
+			opt := worker.WithChunk(worker.SweepOptions{}, func(step string, done, total int64) {
+				if step == cut.step && (!cut.last || done == total) {
+					seen = true
+					cancel()
+				}
+			})
+			r, err := bulkSweep(ctx, db, clock, wall, opt)
+			if !seen {
+				t.Fatalf("the sweep never reached %s", cut.step)
+			}
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("cut at %s: sweep returned %v, %v; want it cancelled", cut.step, r, err)
+			}
+			if after := wholeFile(t, db, true); after != before {
+				t.Fatalf("cut at %s: the file changed\nbefore:\n%s\nafter:\n%s", cut.step, diffLines(before, after), diffLines(after, before))
+			}
+			if got := scalar[string](t, db, `SELECT status || ' ' || (plan IS NULL) FROM mem_sweeps ORDER BY id DESC LIMIT 1`); got != "interrupted 1" {
+				t.Fatalf("cut at %s: the sweep is recorded %q, want interrupted with no plan", cut.step, got)
+			}
+			r, err = bulkSweep(context.Background(), db, clock, wall, worker.SweepOptions{})
+			if err != nil {
+				t.Fatalf("the sweep after the cut: %v", err)
+			}
+			if r.Resumed || reportCounts(r) != reportCounts(rw) {
+				t.Fatalf("the sweep after the cut (resumed %v): %s\nwant %s", r.Resumed, reportCounts(r), reportCounts(rw))
+			}
+			if a, b := memoryState(t, want), memoryState(t, db); a != b {
+				t.Fatalf("after the cut and the next sweep\nuncut:\n%s\ncut:\n%s", diffLines(a, b), diffLines(b, a))
+			}
+		})
+	}
+}
+
+// TestBulkDryRun: --bulk with --dry-run is a dry run: it reports what the
+// sweep would do and changes no byte of the file.
+func TestBulkDryRun(t *testing.T) {
+	path := bigMemory(t, 6, 60, 500)
+	clock, wall := bigClock+400, bigWall.Add(20*24*time.Hour)
+	plain := openAsWorker(t, copyMemory(t, path))
+	want, err := worker.Sweep(context.Background(), plain, worker.SweepOptions{Now: &clock, WallNow: &wall, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := openAsWorker(t, path)
+	before := fileHashes(t, path)
+	r, err := bulkSweep(context.Background(), db, clock, wall, worker.SweepOptions{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.DryRun || reportCounts(r) != reportCounts(want) {
+		t.Fatalf("bulk dry run (dry %v): %s\nwant %s", r.DryRun, reportCounts(r), reportCounts(want))
+	}
+	sameFiles(t, before, fileHashes(t, path))
+}
+
+// TestBulkRefusedOnReplica: a sweep as it runs on rqlite refuses --bulk,
+// saying why, and writes nothing.
+func TestBulkRefusedOnReplica(t *testing.T) {
+	db := openAsWorker(t, bigMemory(t, 2, 20, 100))
+	before := dumpTables(t, db)
+	clock, wall := bigClock+400, bigWall
+	_, err := worker.SweepReplicated(context.Background(), db, worker.SweepOptions{Now: &clock, WallNow: &wall, Bulk: true})
+	if !errors.Is(err, worker.ErrBulkReplica) || !strings.Contains(err.Error(), "rqlite") {
+		t.Fatalf("replicated bulk sweep: %v; want ErrBulkReplica", err)
+	}
+	if after := dumpTables(t, db); after != before {
+		t.Fatalf("the refused sweep changed the file")
+	}
+}
