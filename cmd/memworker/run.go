@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"strings"
@@ -29,6 +31,8 @@ func runCommand() *cli.Command {
 			durationFlag("poll", time.Minute, "how often --when-due looks (`DURATION`)"),
 			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "text or json"},
 			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error"},
+			&cli.StringFlag{Name: "listen", Usage: "also serve the HTTP API, health and metrics on `ADDR` (127.0.0.1:8080 this machine only; :8080 every interface); docs/running.md"},
+			&cli.StringFlag{Name: "token-file", Usage: "with --listen: every route but /healthz wants the bearer token in `FILE` (or in MEMWORKER_TOKEN)"},
 		),
 		Action: func(c *cli.Context) error {
 			args, err := positional(c)
@@ -80,7 +84,13 @@ func runCommand() *cli.Command {
 			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			defer logHangups(ctx, ro.Logger)()
-			return worker.Run(ctx, pattern, ro)
+			if c.String("listen") == "" {
+				if c.String("token-file") != "" {
+					return usagef("run", "--token-file needs --listen")
+				}
+				return worker.Run(ctx, pattern, ro)
+			}
+			return runServing(ctx, c, pattern, ro)
 		},
 	})
 }
@@ -114,3 +124,64 @@ func logHangups(ctx context.Context, log *slog.Logger) (stop func()) {
 
 // minEvery is the shortest interval run --every takes.
 const minEvery = 100 * time.Millisecond
+
+// runServing runs the daemon and its HTTP service side by side until ctx
+// ends: the service counts the schedule's sweeps and its own in its
+// metrics. It serves one database: a fleet is refused, since each
+// database has its own lease, health and metrics (run one daemon each).
+func runServing(ctx context.Context, c *cli.Context, pattern string, ro worker.RunOptions) error {
+	if worker.IsFleet(pattern) {
+		return usagef("run", "--listen serves one database, and --db %q may name several: run one memworker run --listen per database, each on its own port", worker.DisplayName(pattern))
+	}
+	token, err := serviceToken(c.String("token-file"))
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", c.String("listen"))
+	if err != nil {
+		return usagef("run", "--listen %s: %v", c.String("listen"), err)
+	}
+	// The service ends the daemon if it fails, and the daemon's end (ctx:
+	// SIGTERM) shuts the service down, letting requests finish.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	srv := worker.NewService(ctx, worker.ServiceOptions{Path: pattern, Sweep: ro.Sweep, Token: token, Logger: ro.Logger})
+	after := ro.AfterRound
+	ro.AfterRound = func(results []worker.FleetResult) {
+		srv.ObserveRound(results, ctx.Err())
+		if after != nil {
+			after(results)
+		}
+	}
+	served := make(chan error, 1)
+	go func() {
+		err := srv.ServeListener(ctx, ln, 30*time.Second)
+		if err != nil {
+			cancel(fmt.Errorf("--listen: %w", err))
+		}
+		served <- err
+	}()
+	runErr := worker.Run(ctx, pattern, ro)
+	cancel(nil)
+	if err := <-served; err != nil {
+		return err
+	}
+	return runErr
+}
+
+// serviceToken is the bearer token of --token-file, or MEMWORKER_TOKEN,
+// or "" for none; a file that holds none is an error, never no token.
+func serviceToken(file string) (string, error) {
+	if file == "" {
+		return strings.TrimSpace(os.Getenv("MEMWORKER_TOKEN")), nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", usagef("run", "--token-file: %v", err)
+	}
+	token := strings.TrimSpace(string(b))
+	if token == "" || strings.ContainsAny(token, " \t\r\n") {
+		return "", usagef("run", "--token-file %s: want one token on one line", file)
+	}
+	return token, nil
+}

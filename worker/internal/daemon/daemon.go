@@ -154,9 +154,7 @@ func round(ctx context.Context, pattern string, opt RunOptions, log *slog.Logger
 		case r.Busy:
 			log.Info("skipped: another sweep is running", "db", r.Path, "detail", r.Error)
 		case r.Report != nil:
-			log.Info("swept", "db", r.Path, "sweep_id", r.Report.SweepID, "clock_hours", r.Report.ClockHours,
-				"archived", r.Report.Archived, "edges_pruned", r.Report.EdgesPruned, "edges_decayed", r.Report.EdgesDecayed,
-				"total_edges_after", r.Report.TotalEdgesAfter, "duration_ms", r.Report.DurationMS, "summary", r.Report.Summary)
+			log.Info("swept", append([]any{"db", r.Path}, r.Report.LogAttrs()...)...)
 		case ctx.Err() != nil:
 			log.Info("sweep interrupted", "db", r.Path)
 		default:
@@ -165,7 +163,8 @@ func round(ctx context.Context, pattern string, opt RunOptions, log *slog.Logger
 		}
 	}
 	if len(paths) > 1 {
-		log.Info("round done", "databases", total.Databases, "failed", total.Failed, "edges_decayed", total.EdgesDecayed)
+		log.Info("round done", "databases", total.Databases, "failed", total.Failed, "edges_decayed", total.EdgesDecayed,
+			"edges_removed", total.EdgesRemoved)
 	}
 	if opt.AfterRound != nil {
 		opt.AfterRound(results)

@@ -245,3 +245,35 @@ type PlannedChange struct {
 	ReinforcementCount *float64 `json:"reinforcement_count,omitempty"`
 	Rank               int64    `json:"rank,omitempty"` // a top-N reinforcement's place
 }
+
+// RemovalKinds name every kind of row a sweep removes, archives or
+// excludes, as Removals counts them (a policy's removals among them).
+var RemovalKinds = []string{"archived", "orphans_archived", "edges_with_blocks", "edges_pruned", "edges_decayed",
+	"edges_policy_decayed", "edges_policy_excluded", "facts_archived", "facts_pruned"}
+
+// Removals are the report's removals by kind (RemovalKinds).
+func (r *Report) Removals() map[string]int64 {
+	out := map[string]int64{
+		"archived": r.Archived, "orphans_archived": r.OrphansArchived,
+		"edges_with_blocks": r.EdgesRemovedWithBlocks, "edges_pruned": r.EdgesPruned, "edges_decayed": r.EdgesDecayed,
+		"edges_policy_decayed": 0, "edges_policy_excluded": 0,
+		"facts_archived": r.Facts.Archived, "facts_pruned": r.Facts.Pruned,
+	}
+	for _, p := range r.Policies {
+		out["edges_policy_decayed"] += p.Decayed
+		out["edges_policy_excluded"] += p.Excluded
+	}
+	return out
+}
+
+// LogAttrs are the report as a log line's attributes: every kind of
+// removal counted, so a policy's removals show beside the others.
+func (r *Report) LogAttrs() []any {
+	attrs := []any{"sweep_id", r.SweepID, "clock_hours", r.ClockHours, "edges_removed", r.EdgesRemoved}
+	removals := r.Removals()
+	for _, kind := range RemovalKinds {
+		attrs = append(attrs, kind, removals[kind])
+	}
+	return append(attrs, "invalid_rows", r.InvalidRows.Count, "total_edges_after", r.TotalEdgesAfter,
+		"duration_ms", r.DurationMS, "summary", r.Summary)
+}

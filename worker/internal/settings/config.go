@@ -115,7 +115,7 @@ var ConfigKeys = []ConfigKey{
 	{"max_decay_fraction", "share of decay candidates removed per sweep, lowest first", number(0, 1), ""},
 	{"block_archival", "archive faded blocks: auto or off", oneOf("auto", "off"), ""},
 	{"last_curate_at", "clock of the last sweep ('' = never; set by sweeps)", either(oneOf(""), number(0, math.MaxFloat64)), ""},
-	{"edges_decayed_total", "edges removed by temporal decay, all sweeps (set by sweeps)", number(0, math.MaxFloat64), ""},
+	{"edges_decayed_total", "edges removed by decay, temporal and by relation policies, all sweeps (set by sweeps)", number(0, math.MaxFloat64), ""},
 	{"event_retention_days", "days of mem_events kept, 0 = forever (or a duration: 12h, 90d)", number(0, math.MaxFloat64), sqlfuncs.ClockWall},
 }
 

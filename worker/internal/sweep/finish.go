@@ -42,7 +42,7 @@ func (s *sweep) finish(ctx context.Context) error {
 		if err := s.mapped.RecordCurate(ctx, q, s.clock.Hours); err != nil {
 			return err
 		}
-		_, err = q.ExecContext(ctx, `UPDATE mem_config SET value = value + ? WHERE key = 'edges_decayed_total'`, r.EdgesDecayed)
+		_, err = q.ExecContext(ctx, `UPDATE mem_config SET value = value + ? WHERE key = 'edges_decayed_total'`, r.EdgesDecayed+r.Removals()["edges_policy_decayed"])
 		if err != nil {
 			return err
 		}
