@@ -197,18 +197,7 @@ func TestServiceHealthEdgesMetrics(t *testing.T) {
 			t.Errorf("/metrics has no %s", name)
 		}
 	}
-	count := func(family, label, value string) float64 {
-		for _, m := range families[family].GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == label && l.GetValue() == value {
-					return m.GetCounter().GetValue()
-				}
-			}
-		}
-		t.Fatalf("%s{%s=%q} missing", family, label, value)
-		return 0
-	}
-	if count("memworker_sweeps_total", "status", "done") != 1 || count("memworker_sweeps_total", "status", "dry_run") != 1 {
+	if count(t, families, "memworker_sweeps_total", "status", "done") != 1 || count(t, families, "memworker_sweeps_total", "status", "dry_run") != 1 {
 		t.Errorf("sweeps_total: want one done and one dry run")
 	}
 	if got := families["memworker_edges"].GetMetric()[0].GetGauge().GetValue(); fmt.Sprint(got) != queryOne(t, path, `SELECT count(*) FROM mem_edges`) {
@@ -376,4 +365,58 @@ func TestRunListenRefusesFleet(t *testing.T) {
 	}
 	wantUsage(t, mw(t, "run", "--db", filepath.Join(dir, "*.db"), "--every", "1h", "--listen", "127.0.0.1:0"), "--listen serves one database")
 	wantUsage(t, mw(t, "run", "--db", filepath.Join(dir, "a.db"), "--every", "1h", "--token-file", "x"), "--token-file needs --listen")
+}
+
+// TestServiceDecayWhileASweepRuns: while another worker holds the lease,
+// the trigger answers 409 with that sweep's id and sweeps nothing.
+func TestServiceDecayWhileASweepRuns(t *testing.T) {
+	path := demoDB(t)
+	exec1(t, path, `INSERT INTO mem_sweeps (id, started_at, status, lease_until, owner) VALUES (99, ?, 'running', ?, 'worker on another host')`,
+		time.Now().Unix(), time.Now().Add(time.Hour).Unix())
+	ts := newTestService(t, path, "")
+	before := bytesOf(t, path)
+	code, body, _ := call(t, "POST", ts.URL+"/memory/graph/decay", "", `{"dryRun": false}`)
+	var busy struct {
+		Error   string
+		SweepID int64 `json:"sweepId"`
+	}
+	if code != 409 || json.Unmarshal(body, &busy) != nil || busy.SweepID != 99 || !strings.Contains(busy.Error, "already running") {
+		t.Errorf("a sweep while another holds the lease: %d %s, want 409 naming sweep 99", code, body)
+	}
+	if bytesOf(t, path) != before {
+		t.Error("the refused sweep changed the file")
+	}
+	var h worker.Health
+	if _, body, _ := call(t, "GET", ts.URL+"/healthz", "", ""); json.Unmarshal(body, &h) != nil || h.LeaseHolder == nil || *h.LeaseHolder != "worker on another host" {
+		t.Errorf("healthz names no lease holder: %s", body)
+	}
+	if got := count(t, scrape(t, ts.URL, ""), "memworker_sweeps_total", "status", "busy"); got != 1 {
+		t.Errorf("sweeps_total{status=busy} = %v, want 1", got)
+	}
+}
+
+// TestServiceHealthDown: a database that does not answer is a 503 with
+// its cause, never a 200.
+func TestServiceHealthDown(t *testing.T) {
+	ts := newTestService(t, filepath.Join(t.TempDir(), "missing.db"), "")
+	for _, route := range []string{"/healthz", "/readyz"} {
+		code, body, _ := call(t, "GET", ts.URL+route, "", "")
+		if code != 503 || !strings.Contains(string(body), "missing.db") {
+			t.Errorf("%s on a missing file: %d %s, want 503 naming it", route, code, body)
+		}
+	}
+}
+
+// count is the value of a counter family's series with label = value.
+func count(t *testing.T, families map[string]*dto.MetricFamily, family, label, value string) float64 {
+	t.Helper()
+	for _, m := range families[family].GetMetric() {
+		for _, l := range m.GetLabel() {
+			if l.GetName() == label && l.GetValue() == value {
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	t.Fatalf("%s{%s=%q} missing", family, label, value)
+	return 0
 }
