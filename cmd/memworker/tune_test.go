@@ -268,4 +268,21 @@ INSERT INTO notes (id, last_seen) VALUES (1, '2026-05-30T10:00:00Z'), (2, '2026-
 	if got := recorded(); !strings.HasSuffix(got, " 3@2026-06-01T13:00:00Z") {
 		t.Fatalf("the app's read after the sweep: %q", got)
 	}
+
+	// A restore moves the node's last_seen to now: memworker's write, no read.
+	before := recorded()
+	at("sweep", "--wall-now", "2026-09-01T00:00:00Z", "--db", path)
+	if queryOne(t, path, `SELECT state FROM notes WHERE id = 1`) != "archived" {
+		t.Fatal("note 1 was not archived three months unread")
+	}
+	at("restore", "--block", "1", "--db", path)
+	if queryOne(t, path, `SELECT state FROM notes WHERE id = 1`) != "active" {
+		t.Fatal("note 1 was not restored")
+	}
+	if got := recorded(); got != before {
+		t.Errorf("a restore was recorded as a read: %q, was %q", got, before)
+	}
+	if n := queryOne(t, path, `SELECT count(*) FROM mem_config WHERE key = 'sweep_reinforcing'`); n != "0" {
+		t.Fatal("the restore left its marker behind")
+	}
 }

@@ -107,12 +107,14 @@ func (a mappedRestore) restoreBlock(ctx context.Context, db *memdb.DB, id string
 		for _, insert := range back {
 			steps = append(steps, memdb.Step{Query: insert + ` AND ` + archived, Args: args(sql.Named("block", id), sql.Named("sweep", sweepID))})
 		}
-		return append(steps, memdb.Step{Query: a.nodeBack(), Args: block}), nil
+		// The node's time of use moved by memworker, not by the app: the
+		// read log (record_accesses) takes no read from it.
+		return append(steps, memdb.Step{Query: ownWriteBegins}, memdb.Step{Query: a.nodeBack(), Args: block}, memdb.Step{Query: ownWriteEnds}), nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if applied[len(applied)-1] == 0 {
+	if applied[len(applied)-2] == 0 {
 		return nil, fmt.Errorf("%s: the memory changed while restoring; nothing was restored (try again)", what)
 	}
 	first := 1 // the first edge's step: after the event's, and the tags'
@@ -177,6 +179,13 @@ WHERE NOT EXISTS (SELECT 1 FROM `+table+` x WHERE `+strings.Join(same, " AND ")+
 	}
 	return inserts, gone, nil
 }
+
+// ownWriteBegins and ownWriteEnds mark the writes between them as
+// memworker's own, as a sweep's reinforcement marks its own.
+var (
+	ownWriteBegins = `INSERT OR REPLACE INTO main.mem_config (key, value) VALUES ('` + adapter.SweepReinforcing + `', 1)`
+	ownWriteEnds   = `DELETE FROM main.mem_config WHERE key = '` + adapter.SweepReinforcing + `'`
+)
 
 // nodeBack makes the archived node :id active again, its archive reason
 // cleared and its time of last use now, each in the column's own form.
