@@ -55,14 +55,20 @@ func migrate(db *sql.DB, target func(from uint) uint, dropData bool, guards []Gu
 		if err != nil {
 			return err
 		}
-		var mapped, archives []string
+		// Statements of the app's tables, run before or after a step.
+		before, after := map[uint][]string{}, map[uint][]string{}
 		if to < mappingStep && from >= mappingStep {
-			if mapped, err = MappedObjectDrops(ctx, conn); err != nil {
+			if before[mappingStep], err = MappedObjectDrops(ctx, conn); err != nil {
 				return err
 			}
 		}
 		if to < archiveStep && from >= archiveStep {
-			if archives, err = archiveDrops(ctx, conn); err != nil {
+			if after[archiveStep], err = archiveDrops(ctx, conn); err != nil {
+				return err
+			}
+		}
+		if from >= archiveStep && (from < subjectStep) != (to < subjectStep) && to >= archiveStep {
+			if after[subjectStep], err = subjectIndexes(ctx, conn, to >= subjectStep); err != nil {
 				return err
 			}
 		}
@@ -73,7 +79,7 @@ func migrate(db *sql.DB, target func(from uint) uint, dropData bool, guards []Gu
 		if _, err := conn.ExecContext(ctx, foreignKeysGuard); err != nil {
 			return foreignKeysError(err)
 		}
-		if err := runSteps(ctx, conn, all, from, to, mapped, archives); err != nil {
+		if err := runSteps(ctx, conn, all, from, to, before, after); err != nil {
 			return err
 		}
 		if err := setVersion(ctx, conn, to); err != nil {
@@ -92,22 +98,34 @@ func migrate(db *sql.DB, target func(from uint) uint, dropData bool, guards []Gu
 	return to, nil
 }
 
-// runSteps runs the up steps from+1..to, or the down steps from..to+1;
-// before the mapping's step goes, the statements dropMapped drop what the
-// mapping put on the app's tables (MappedObjectDrops), and after the
-// archive's step went, dropArchives the archives of the app's tables
-// (archiveDrops).
-func runSteps(ctx context.Context, conn *sql.Conn, all []step, from, to uint, dropMapped, dropArchives []string) error {
-	run := func(s step, body, dir string) error {
-		if _, err := conn.ExecContext(ctx, body); err != nil {
-			return stepError(s, dir, err)
+// runSteps runs the up steps from+1..to, or the down steps from..to+1,
+// each with the statements before and after it that the step's own SQL
+// cannot write, as they name the app's tables: going down, those that drop
+// what the mapping put on them (MappedObjectDrops) before the mapping's
+// step and the archives of the app's tables (archiveDrops) after the
+// archive's; either way, the archives' index of subjects (subjectIndexes).
+func runSteps(ctx context.Context, conn *sql.Conn, all []step, from, to uint, before, after map[uint][]string) error {
+	run := func(s step, dir string, stmts ...string) error {
+		for _, stmt := range stmts {
+			if _, err := conn.ExecContext(ctx, stmt); err != nil {
+				return stepError(s, dir, err)
+			}
 		}
 		return nil
+	}
+	step := func(s step, body, dir string) error {
+		if err := run(s, dir, before[s.version]...); err != nil {
+			return err
+		}
+		if err := run(s, dir, body); err != nil {
+			return err
+		}
+		return run(s, dir, after[s.version]...)
 	}
 	if to > from {
 		for _, s := range all {
 			if s.version > from && s.version <= to {
-				if err := run(s, s.up, "up"); err != nil {
+				if err := step(s, s.up, "up"); err != nil {
 					return err
 				}
 			}
@@ -116,24 +134,8 @@ func runSteps(ctx context.Context, conn *sql.Conn, all []step, from, to uint, dr
 	}
 	for i := len(all) - 1; i >= 0; i-- {
 		if s := all[i]; s.version <= from && s.version > to {
-			for _, drop := range dropMapped {
-				if s.version != mappingStep {
-					break
-				}
-				if _, err := conn.ExecContext(ctx, drop); err != nil {
-					return stepError(s, "down", err)
-				}
-			}
-			if err := run(s, s.down, "down"); err != nil {
+			if err := step(s, s.down, "down"); err != nil {
 				return err
-			}
-			for _, drop := range dropArchives {
-				if s.version != archiveStep {
-					break
-				}
-				if _, err := conn.ExecContext(ctx, drop); err != nil {
-					return stepError(s, "down", err)
-				}
 			}
 		}
 	}
@@ -145,6 +147,37 @@ const mappingStep = 11
 
 // archiveStep is the step that makes the typed archive (mem_archives).
 const archiveStep = 14
+
+// subjectStep is the step that drops the archives' index of subjects.
+const subjectStep = 20
+
+// subjectIndexes are the statements that drop (up) or make again (down)
+// the index of subjects of every archive mem_archives lists: the step's
+// own SQL names only memworker's. It only reads.
+func subjectIndexes(ctx context.Context, conn *sql.Conn, up bool) ([]string, error) {
+	rows, err := conn.QueryContext(ctx, `SELECT name FROM mem_archives ORDER BY rowid`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var stmts []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		table, index := quoteIdent(name), quoteIdent(name+"_subject")
+		if up {
+			stmts = append(stmts, `DROP INDEX IF EXISTS main.`+index)
+		} else {
+			stmts = append(stmts, `CREATE INDEX IF NOT EXISTS main.`+index+` ON `+table+` (mem_subject)`)
+		}
+	}
+	return stmts, rows.Err()
+}
+
+// quoteIdent quotes a name for SQL.
+func quoteIdent(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
 
 // refuseEventTriggers fails when an app put a trigger on mem_events: the
 // archive's step turns mem_events into a view, and the trigger would see

@@ -90,7 +90,9 @@ func archiveInsertCols(kind string) string {
 
 // archiveDDL creates an archive: the event's columns, typed as
 // mem_event_log's, then the numbers and the row's columns, typeless; an
-// index finds a subject's events, another a sweep's.
+// index finds a sweep's events. None finds a subject's: each removal would
+// write a random leaf of it. The archive is in the order of its ids, so a
+// restore reads it from the newest row back (LastRemoval).
 func archiveDDL(a Archive) []string {
 	cols := []string{"mem_event_id INTEGER PRIMARY KEY", "mem_sweep_id INTEGER", "mem_at INTEGER NOT NULL", "mem_clock_hours REAL",
 		"mem_subject TEXT NOT NULL", "mem_action TEXT NOT NULL", "mem_reason TEXT"}
@@ -102,7 +104,6 @@ func archiveDDL(a Archive) []string {
 	}
 	return []string{
 		"CREATE TABLE " + Ident(a.Name) + " (\n    " + strings.Join(cols, ",\n    ") + "\n)",
-		"CREATE INDEX " + Ident(a.Name+"_subject") + " ON " + Ident(a.Name) + " (mem_subject)",
 		"CREATE INDEX " + Ident(a.Name+"_sweep") + " ON " + Ident(a.Name) + " (mem_sweep_id)",
 		"INSERT INTO mem_archives (name, kind, source) VALUES (" + Literal(a.Name) + ", " + Literal(a.kind) + ", " + Literal(a.source) + ")",
 	}
