@@ -92,8 +92,8 @@ func (a mappedRestore) restoreEdge(ctx context.Context, db *memdb.DB, k1, k2 str
 	subject, subjectArgs := a.edgeSubject(k1, k2)
 	applied, err := a.restoreTx(ctx, db, wall, what, func(q memdb.Querier, args func(...any) []any) ([]memdb.Step, error) {
 		var named string
-		err := q.QueryRowContext(ctx, `SELECT id, subject_id FROM mem_events WHERE subject_kind = 'edge' AND subject_id = `+subject+`
-			AND action IN ('decay', 'prune', 'delete') AND `+ownEvents(a.Map, "edge", "id")+` ORDER BY id DESC LIMIT 1`, subjectArgs...).Scan(&r.FromEvent, &named)
+		err := q.QueryRowContext(ctx, `SELECT id, subject FROM (`+sweepsql.LastRemoval(sweepsql.ArchiveOf(a.Map, "edge"), "edge", subject,
+			"'decay', 'prune', 'delete'")+`)`, subjectArgs...).Scan(&r.FromEvent, &named)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, fmt.Errorf("%s: %w (no removal from %s in mem_events)", what, ErrNothingToRestore, a.Map.Edges.Table)
 		}
@@ -181,8 +181,8 @@ func (a mappedRestore) restoreFact(ctx context.Context, db *memdb.DB, id string,
 	accessed := func(old string) string { return adapter.TimeFrom(":wall / 3600.0", old, f.LastAccessClock) }
 	applied, err := a.restoreTx(ctx, db, wall, what, func(q memdb.Querier, args func(...any) []any) ([]memdb.Step, error) {
 		var action string
-		err := q.QueryRowContext(ctx, `SELECT id, action FROM mem_events WHERE subject_kind = 'fact' AND subject_id = ?
-			AND action IN ('archive', 'prune') AND `+ownEvents(a.Map, "fact", "id")+` ORDER BY id DESC LIMIT 1`, id).Scan(&r.FromEvent, &action)
+		err := q.QueryRowContext(ctx, `SELECT id, action FROM (`+sweepsql.LastRemoval(sweepsql.ArchiveOf(a.Map, "fact"), "fact", "?",
+			"'archive', 'prune'")+`)`, id).Scan(&r.FromEvent, &action)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, fmt.Errorf("%s: %w (no archive or prune event)", what, ErrNothingToRestore)
 		}

@@ -61,15 +61,16 @@ func (a mappedRestore) restoreBlock(ctx context.Context, db *memdb.DB, id string
 	var dependentRows int64 // the rows that went with the node
 	applied, err := a.restoreTx(ctx, db, wall, what, func(q memdb.Querier, args func(...any) []any) ([]memdb.Step, error) {
 		sweepID, err := archivedBlockIn(ctx, q, id, &r.FromEvent, a.NodeTable()+" b", a.NodeStatus("b"), a.NodeCols.AsText("b", a.NodeKey0()),
-			ownEvents(a.Map, "block", "e.id"))
+			sweepsql.ArchiveOf(a.Map, "block"))
 		if err != nil {
 			return nil, err
 		}
 		if a.Map.Edges != nil {
 			e := a.Map.Edges
-			rows, err := q.QueryContext(ctx, `SELECT id, subject_id FROM mem_events WHERE sweep_id IS ? AND subject_kind = 'edge'
-				AND reason = 'block_archived' AND `+ownEvents(a.Map, "edge", "id")+` AND ? IN (CAST(`+snapColumn("detail", "edge", e.From)+` AS TEXT),
-				                                         CAST(`+snapColumn("detail", "edge", e.To)+` AS TEXT)) ORDER BY id`, sweepID, id)
+			rows, err := q.QueryContext(ctx, `SELECT id, subject_id FROM mem_events WHERE sweep_id IS :sweep AND subject_kind = 'edge'
+				AND reason = 'block_archived' AND `+ownSweepEvents(a.Map, "edge", "id")+` AND :block IN (CAST(`+snapColumn("detail", "edge", e.From)+` AS TEXT),
+				                                         CAST(`+snapColumn("detail", "edge", e.To)+` AS TEXT)) ORDER BY id`,
+				sql.Named("sweep", sweepID), sql.Named("block", id))
 			if err != nil {
 				return nil, err
 			}

@@ -105,8 +105,8 @@ func RestoreEdge(ctx context.Context, db *memdb.DB, a, b string, wall time.Time)
 	what := fmt.Sprintf("restore: edge %s — %s", a, b)
 	applied, err := restoreTx(ctx, db, wall, what, func(q memdb.Querier, args func(...any) []any, cfg settings.Config) ([]memdb.Step, error) {
 		pruneThreshold = cfg.EdgePruneThreshold
-		err := q.QueryRowContext(ctx, `SELECT id FROM mem_events WHERE subject_kind = 'edge' AND subject_id = json_array(?, ?)
-			AND action IN ('decay', 'prune', 'delete') AND `+ownEvents(nil, "edge", "id")+` ORDER BY id DESC LIMIT 1`, a, b).Scan(&r.FromEvent)
+		err := q.QueryRowContext(ctx, `SELECT id FROM (`+sweepsql.LastRemoval(sweepsql.ArchiveOf(nil, "edge"), "edge", "json_array(?, ?)",
+			"'decay', 'prune', 'delete'")+`)`, a, b).Scan(&r.FromEvent)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, fmt.Errorf("%s: %w (no removal in mem_events)", what, ErrNothingToRestore)
 		}
@@ -321,26 +321,29 @@ func RestoreBlock(ctx context.Context, db *memdb.DB, id string, wall time.Time) 
 // event) and the sweep that archived it, or fails when there is nothing
 // to restore.
 func archivedBlock(ctx context.Context, q memdb.Querier, id string, event *int64) (sql.NullInt64, error) {
-	return archivedBlockIn(ctx, q, id, event, "mem_blocks b", "b.status", "b.id", ownEvents(nil, "block", "e.id"))
+	return archivedBlockIn(ctx, q, id, event, "mem_blocks b", "b.status", "b.id", sweepsql.ArchiveOf(nil, "block"))
 }
 
-// ownEvents holds for the event id of a removal from the table that now
-// plays role kind (its archive: a mapping's table, or memworker's own), or
-// of the log (events written before the typed archives): a row goes back
-// only to the table it left, whatever the mapping named since.
-func ownEvents(m *mapping.Mapping, kind, id string) string {
-	return id + ` IN (SELECT mem_event_id FROM ` + sweepsql.ArchiveOf(m, kind) + ` UNION ALL SELECT id FROM main.mem_event_log)`
+// ownSweepEvents holds for the event id of a removal in the sweep :sweep
+// from the table that now plays role kind (its archive: a mapping's table,
+// or memworker's own), or of the log (events written before the typed
+// archives): a row goes back only to the table it left, whatever the
+// mapping named since. Each is read by its index of sweeps.
+func ownSweepEvents(m *mapping.Mapping, kind, id string) string {
+	return id + ` IN (SELECT mem_event_id FROM ` + sweepsql.ArchiveOf(m, kind) + ` WHERE mem_sweep_id IS :sweep
+		UNION ALL SELECT id FROM main.mem_event_log WHERE sweep_id IS :sweep)`
 }
 
 // archivedBlockIn is archivedBlock for the node table (aliased b) whose
-// status and id, as the sweep reads them, are the expressions given; own
-// holds for the events of its archive (ownEvents).
-func archivedBlockIn(ctx context.Context, q memdb.Querier, id string, event *int64, table, statusOf, key, own string) (sql.NullInt64, error) {
+// status and id, as the sweep reads them, are the expressions given, and
+// whose removals are in archive (a row goes back only to the table it
+// left: LastRemoval).
+func archivedBlockIn(ctx context.Context, q memdb.Querier, id string, event *int64, table, statusOf, key, archive string) (sql.NullInt64, error) {
 	var status string
 	var sweepID sql.NullInt64
 	err := q.QueryRowContext(ctx, `SELECT `+statusOf+`, e.id, e.sweep_id FROM `+table+`
-		JOIN mem_events e ON e.subject_kind = 'block' AND e.subject_id = `+key+` AND e.action = 'archive' AND `+own+`
-		WHERE `+key+` = ? ORDER BY e.id DESC LIMIT 1`, id).Scan(&status, event, &sweepID)
+		JOIN (`+sweepsql.LastRemoval(archive, "block", ":id", "'archive'")+`) e ON e.subject = `+key+`
+		WHERE `+key+` = :id`, sql.Named("id", id)).Scan(&status, event, &sweepID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return sweepID, fmt.Errorf("restore: block %q: %w (no archive event)", id, ErrNothingToRestore)
 	}
@@ -397,8 +400,8 @@ func RestoreFact(ctx context.Context, db *memdb.DB, id string, wall time.Time) (
 // fails when there is nothing to restore.
 func restorableFact(ctx context.Context, q memdb.Querier, id string, event *int64) (pruned bool, err error) {
 	var action string
-	err = q.QueryRowContext(ctx, `SELECT id, action FROM mem_events WHERE subject_kind = 'fact' AND subject_id = ?
-		AND action IN ('archive', 'prune') AND `+ownEvents(nil, "fact", "id")+` ORDER BY id DESC LIMIT 1`, id).Scan(event, &action)
+	err = q.QueryRowContext(ctx, `SELECT id, action FROM (`+sweepsql.LastRemoval(sweepsql.ArchiveOf(nil, "fact"), "fact", "?",
+		"'archive', 'prune'")+`)`, id).Scan(event, &action)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, fmt.Errorf("restore: fact %q: %w (no archive or prune event)", id, ErrNothingToRestore)
 	}

@@ -334,3 +334,21 @@ func EventCount(archives []Archive) string {
 	}
 	return "(" + strings.Join(counts, " + ") + ")"
 }
+
+// LastRemoval is the newest removal (id, sweep_id, subject, action) of the
+// subject the expression subject names, of one of actions (an SQL list),
+// from the archive (ArchiveOf) or the log (events written before the typed
+// archives): a row goes back only to the table it left. No index finds a
+// subject in an archive, which is in the order of its ids: it is read from
+// its newest row back, and the read stops at the subject's removal (one
+// long ago reads the archive through, once).
+func LastRemoval(archive, kind, subject, actions string) string {
+	return `WITH s (v) AS (SELECT ` + subject + `)
+SELECT id, sweep_id, subject, action FROM (
+    SELECT * FROM (SELECT mem_event_id AS id, mem_sweep_id AS sweep_id, mem_subject AS subject, mem_action AS action FROM ` + archive + `
+        WHERE mem_subject = (SELECT v FROM s) AND mem_action IN (` + actions + `) ORDER BY mem_event_id DESC LIMIT 1)
+    UNION ALL
+    SELECT * FROM (SELECT id, sweep_id, subject_id, action FROM main.mem_event_log
+        WHERE subject_kind = ` + Literal(kind) + ` AND subject_id = (SELECT v FROM s) AND action IN (` + actions + `) ORDER BY id DESC LIMIT 1))
+ORDER BY id DESC LIMIT 1`
+}
