@@ -362,3 +362,58 @@ func TestArchiveRetention(t *testing.T) {
 		})
 	}
 }
+
+// subjectIndexes lists the indexes of the archives' subjects, by table.
+func subjectIndexes(t *testing.T, db *worker.DB) string {
+	t.Helper()
+	return dumpRows2(t, db, `SELECT tbl_name, name FROM sqlite_master WHERE type = 'index' AND tbl_name LIKE 'mem\_archive\_%' ESCAPE '\'
+		AND sql LIKE '%(mem_subject)' ORDER BY tbl_name`)
+}
+
+// TestArchivesKeepNoSubjectIndex: no archive keeps an index of subjects,
+// a mapping's included (each removal would write a random leaf of it);
+// down a step, each archive mem_archives lists has it again, and up, none;
+// a sweep and a restore read the archives the same either way.
+func TestArchivesKeepNoSubjectIndex(t *testing.T) {
+	ctx := context.Background()
+	db, _ := shapedMemory(t, appShape, restoreGraph(), appShape.base)
+	none := subjectIndexes(t, db)
+	if n := scalar[int](t, db, `SELECT count(*) FROM sqlite_master WHERE type = 'index' AND sql LIKE '%(mem_subject)'`); n != 0 {
+		t.Fatalf("%d indexes of subjects after migrating and declaring a mapping:\n%s", n, none)
+	}
+	latest, err := schema.Latest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := schema.Down(db.SQL, schema.DownOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if v, _, _ := schema.Version(db.SQL); v != latest-1 {
+		t.Fatalf("down one step to %d, want %d", v, latest-1)
+	}
+	want := dumpRows2(t, db, `SELECT name AS tbl_name, name || '_subject' AS name FROM mem_archives ORDER BY tbl_name`)
+	if got := subjectIndexes(t, db); got != want {
+		t.Errorf("below step %d, the indexes of subjects:\n%s\nwant\n%s", latest, got, want)
+	}
+	if _, err := schema.Up(db.SQL); err != nil {
+		t.Fatal(err)
+	}
+	if got := subjectIndexes(t, db); got != none {
+		t.Errorf("up again, the indexes of subjects:\n%s", got)
+	}
+	r := sweepShape(t, appShape, db, appShape.base, worker.SweepOptions{})
+	if r.EdgesPruned+r.EdgesDecayed == 0 {
+		t.Fatalf("nothing pruned or decayed: %s", r.Summary)
+	}
+	var key string
+	if err := db.SQL.QueryRow(`SELECT mem_subject FROM mem_archive_links WHERE mem_action IN ('prune', 'decay') ORDER BY mem_event_id LIMIT 1`).Scan(&key); err != nil {
+		t.Fatal(err)
+	}
+	got, err := worker.RestoreEdge(ctx, db, key, "", fixedWall)
+	if err != nil {
+		t.Fatalf("restore link %s: %v", key, err)
+	}
+	if want := scalar[int64](t, db, `SELECT max(mem_event_id) FROM mem_archive_links WHERE mem_subject = ?`, key); got.FromEvent != want {
+		t.Errorf("restore link %s from event #%d, want its last removal #%d", key, got.FromEvent, want)
+	}
+}
