@@ -155,17 +155,9 @@ const subjectStep = 20
 // the index of subjects of every archive mem_archives lists: the step's
 // own SQL names only memworker's. It only reads.
 func subjectIndexes(ctx context.Context, conn *sql.Conn, up bool) ([]string, error) {
-	rows, err := conn.QueryContext(ctx, `SELECT name FROM mem_archives ORDER BY rowid`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
+	names, err := archiveNames(ctx, conn)
 	var stmts []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, err
-		}
+	for _, name := range names {
 		table, index := quoteIdent(name), quoteIdent(name+"_subject")
 		if up {
 			stmts = append(stmts, `DROP INDEX IF EXISTS main.`+index)
@@ -173,7 +165,25 @@ func subjectIndexes(ctx context.Context, conn *sql.Conn, up bool) ([]string, err
 			stmts = append(stmts, `CREATE INDEX IF NOT EXISTS main.`+index+` ON `+table+` (mem_subject)`)
 		}
 	}
-	return stmts, rows.Err()
+	return stmts, err
+}
+
+// archiveNames are the archives mem_archives lists, in the order they were made.
+func archiveNames(ctx context.Context, conn *sql.Conn) ([]string, error) {
+	rows, err := conn.QueryContext(ctx, `SELECT name FROM mem_archives ORDER BY rowid`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		names = append(names, name)
+	}
+	return names, rows.Err()
 }
 
 // quoteIdent quotes a name for SQL.
@@ -198,20 +208,12 @@ func refuseEventTriggers(ctx context.Context, conn *sql.Conn) error {
 // mapping's tables, once the archive's step has copied their events back
 // into mem_events. It only reads.
 func archiveDrops(ctx context.Context, conn *sql.Conn) ([]string, error) {
-	rows, err := conn.QueryContext(ctx, `SELECT name FROM mem_archives`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
+	names, err := archiveNames(ctx, conn)
 	var drops []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, err
-		}
-		drops = append(drops, `DROP TABLE IF EXISTS main."`+strings.ReplaceAll(name, `"`, `""`)+`"`)
+	for _, name := range names {
+		drops = append(drops, `DROP TABLE IF EXISTS main.`+quoteIdent(name))
 	}
-	return drops, rows.Err()
+	return drops, err
 }
 
 // OwnMappedObject holds for a row of sqlite_master (an index or trigger
