@@ -309,12 +309,12 @@ func (res *Results) tables(b *strings.Builder) {
 
 // fileTable writes what each peer leaves on disk. A sweep that writes an
 // event per removal grows the file while it shrinks the edges; the reader
-// checks memworker's first sweep against at most 1.5× the file before.
+// checks memworker's first sweep against at most 1.4× the file before.
 func (res *Results) fileTable(b *strings.Builder) {
 	fmt.Fprint(b, "\nDatabase file each peer leaves, MB: the main file plus any -wal file left once the process exits; "+
 		"before is the copy the run started from (the graph, or the peer's first-sweep result after the scenario's writes); "+
 		"from the run that left the largest file; the ratio is of the sizes in bytes. "+
-		"Target: memworker's first sweep at most 1.5× the file before, events included.\n\n")
+		"Target: memworker's first sweep at most 1.4× the file before, events included.\n\n")
 	fmt.Fprint(b, "| scenario | peer | file before (MB) | file after (MB) | after ÷ before |\n|---|---|---:|---:|---:|\n")
 	for _, r := range res.Scenarios {
 		for _, p := range res.Peers {
