@@ -160,6 +160,15 @@ func bumpEventIDs(table string) string {
 	return `UPDATE main.mem_event_ids SET next = max(next, coalesce((SELECT max(mem_event_id) FROM ` + table + `), 0) + 1)`
 }
 
+// chunkEvents holds for the archive rows a chunk's insert just wrote and
+// perhaps a few before them: an insert takes the ids above every row of
+// its archive, and it wrote at most as many rows as the table counted
+// holds (the macros CHUNK_EVENTS_* of apply.sql), so they are a range of
+// ids at the archive's end, found with no index of subjects.
+func chunkEvents(archive, counted string) string {
+	return `mem_event_id > (SELECT max(mem_event_id) FROM ` + archive + `) - (SELECT count(*) FROM ` + counted + `)`
+}
+
 // EventLogInsert begins an INSERT … SELECT of events into the log; the
 // SELECT's first value is the event's id, nextEventID (the log's trigger
 // moves the counter past each row).

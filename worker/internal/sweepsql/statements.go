@@ -27,6 +27,8 @@ var Macros = strings.NewReplacer(
 	"EDGE_ARCHIVE_COLS", archiveInsertCols("edge"), "BLOCK_ARCHIVE_COLS", archiveInsertCols("block"),
 	"FACT_ARCHIVE_COLS", archiveInsertCols("fact"), "BUMP_IDS_EDGES", bumpEventIDs("@ARCHIVE_EDGES"),
 	"BUMP_IDS_NODES", bumpEventIDs("@ARCHIVE_NODES"), "BUMP_IDS_FACTS", bumpEventIDs("@ARCHIVE_FACTS"),
+	"CHUNK_EVENTS_NODES", chunkEvents("@ARCHIVE_NODES", "apply_rows"), "CHUNK_EVENTS_EDGES", chunkEvents("@ARCHIVE_EDGES", "apply_edge_keys"),
+	"CHUNK_EVENTS_ORPHANS", chunkEvents("@ARCHIVE_NODES", "apply_block_ids"), "CHUNK_EVENTS_FACTS", chunkEvents("@ARCHIVE_FACTS", "apply_rows"),
 	"RANK_INPUTS_ALL", rankInputs("@NODES b"), "RANK_INPUTS_OF_IDS", rankInputs("rank_ids r CROSS JOIN @NODES b ON b.id = r.id"),
 	"RANK_SCORED", rankScored, "RANK_BOUND_KEPT", rankBoundKept, "RANKED_UNTOUCHED", rankedUntouched, "NOT_RANKED", notRanked, "ACTIVE_IN_STATE", activeInState,
 	"ORPHANS_PLANNED", orphansPlanned, "REINFORCE_KEPT_PROBLEM", Literal(ReinforceKeptProblem))

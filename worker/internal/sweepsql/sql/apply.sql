@@ -6,10 +6,9 @@
 -- numbers that decided it; its id from the one counter of events
 -- (NEXT_EVENT_ID), which moves past the ids each insert took.
 -- An archive has no index of subjects: the events an app's trigger undid
--- are found among this chunk's rows, the newest of their archive (its
--- insert took the ids above every other row), as many at most as the rows
--- the insert read: a range of ids at the end of the archive. (The unary +
--- keeps SQLite off the index of the sweep's every event.)
+-- are found among this chunk's rows at the archive's end (CHUNK_EVENTS_*,
+-- archive.go). (The unary + keeps SQLite off the index of the sweep's
+-- every event.)
 
 -- name: pick_blocks
 -- One chunk of archivals: the blocks still as planned.
@@ -42,7 +41,7 @@ SELECT a.seq FROM apply_rows a CROSS JOIN plan_blocks p ON p.seq = a.seq CROSS J
 WHERE b.status IS NOT 'archived';
 INSERT INTO sweep_invalid (kind, id, problem, planned)
 SELECT 'block', p.id, 'archive kept by app: its status stayed', 1 FROM apply_held h CROSS JOIN plan_blocks p ON p.seq = h.seq;
-DELETE FROM @ARCHIVE_NODES WHERE mem_event_id > (SELECT max(mem_event_id) FROM @ARCHIVE_NODES) - (SELECT count(*) FROM apply_rows)
+DELETE FROM @ARCHIVE_NODES WHERE CHUNK_EVENTS_NODES
   AND +mem_sweep_id = :sweep AND mem_subject IN (SELECT p.id FROM apply_held h CROSS JOIN plan_blocks p ON p.seq = h.seq);
 DELETE FROM apply_rows WHERE seq IN (SELECT seq FROM apply_held);
 DELETE FROM apply_block_ids;
@@ -140,7 +139,7 @@ INSERT INTO sweep_invalid (kind, id, problem, planned)
 SELECT 'edge', @SUBJECT, 'removal kept by app: its delete was ignored', :step = 'plan_edges' FROM apply_kept_keys;
 -- (The chunk's edge events, of apply_blocks or apply_edges: as many at
 -- most as apply_edge_keys.)
-DELETE FROM @ARCHIVE_EDGES WHERE mem_event_id > (SELECT max(mem_event_id) FROM @ARCHIVE_EDGES) - (SELECT count(*) FROM apply_edge_keys)
+DELETE FROM @ARCHIVE_EDGES WHERE CHUNK_EVENTS_EDGES
   AND +mem_sweep_id = :sweep AND mem_subject IN (SELECT @SUBJECT FROM apply_kept_keys);
 INSERT OR IGNORE INTO main.mem_edge_due (from_id, to_id, @ENDS_COLSstrength)
 SELECT k.from_id, k.to_id, @ENDS_Kk.strength FROM apply_edge_keys k WHERE (k.from_id, k.to_id) IN (SELECT from_id, to_id FROM apply_kept_keys);
@@ -184,7 +183,7 @@ UPDATE @NODES SET status = 'archived', archive_reason = 'orphaned' WHERE id IN (
 INSERT INTO sweep_invalid (kind, id, problem, planned)
 SELECT 'block', o.id, 'archive kept by app: its status stayed', 0 FROM apply_block_ids o CROSS JOIN @NODES b ON b.id = o.id
 WHERE b.status IS NOT 'archived';
-DELETE FROM @ARCHIVE_NODES WHERE mem_event_id > (SELECT max(mem_event_id) FROM @ARCHIVE_NODES) - (SELECT count(*) FROM apply_block_ids)
+DELETE FROM @ARCHIVE_NODES WHERE CHUNK_EVENTS_ORPHANS
   AND +mem_sweep_id = :sweep AND mem_reason = 'orphaned' AND mem_subject IN (SELECT o.id FROM apply_block_ids o CROSS JOIN @NODES b ON b.id = o.id WHERE b.status IS NOT 'archived');
 DELETE FROM @TAGS WHERE block_id IN (SELECT o.id FROM apply_block_ids o CROSS JOIN @NODES b ON b.id = o.id WHERE b.status = 'archived');
 INSERT INTO main.mem_event_log (id, sweep_id, at, clock_hours, subject_kind, subject_id, action, reason, detail)
@@ -254,7 +253,7 @@ WHERE p.action = 'prune' OR f.status IS NOT 'archived';
 INSERT INTO sweep_invalid (kind, id, problem, planned)
 SELECT 'fact', p.id, p.action || ' kept by app: ' || CASE p.action WHEN 'prune' THEN 'its delete was ignored' ELSE 'its status stayed' END, 1
 FROM apply_held h CROSS JOIN plan_facts p ON p.seq = h.seq;
-DELETE FROM @ARCHIVE_FACTS WHERE mem_event_id > (SELECT max(mem_event_id) FROM @ARCHIVE_FACTS) - (SELECT count(*) FROM apply_rows)
+DELETE FROM @ARCHIVE_FACTS WHERE CHUNK_EVENTS_FACTS
   AND +mem_sweep_id = :sweep AND mem_subject IN (SELECT p.id FROM apply_held h CROSS JOIN plan_facts p ON p.seq = h.seq);
 
 -- name: held_plan_facts
