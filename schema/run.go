@@ -12,9 +12,10 @@ import (
 // migrate moves the schema from its version to target(version) (capped at
 // the latest), in one transaction.
 // A down step runs only when it drops no data (dataLoss) or dropData is set.
-// Every step invalidates the derived state's fingerprint: a step may drop
-// and recreate derived tables empty, and the next sweep must then compute
-// every row again rather than trust what it finds.
+// A step that may change the derived state (all but derivedKept)
+// invalidates its fingerprint: it may drop and recreate derived tables
+// empty, and the next sweep must then compute every row again rather than
+// trust what it finds.
 func migrate(db *sql.DB, target func(from uint) uint, dropData bool, guards []Guard) (uint, error) {
 	all, err := steps()
 	if err != nil {
@@ -85,7 +86,7 @@ func migrate(db *sql.DB, target func(from uint) uint, dropData bool, guards []Gu
 		if err := setVersion(ctx, conn, to); err != nil {
 			return err
 		}
-		if to > 0 {
+		if to > 0 && !keepsDerived(from, to) {
 			if _, err := conn.ExecContext(ctx, `DELETE FROM mem_config WHERE key = 'derived_fingerprint'`); err != nil {
 				return fmt.Errorf("schema: invalidating the derived state: %w", err)
 			}

@@ -13,7 +13,9 @@ import (
 // next sweep treats exactly as it treats a copy never migrated: the down
 // steps drop derived state (step 3 drops it all) and the up steps recreate
 // it empty, so the stored fingerprint must not survive to tell the next
-// sweep that nothing needs computing.
+// sweep that nothing needs computing. Steps that keep the derived state
+// (schema.DerivedLayout) keep it: across only those, the next sweep is
+// incremental and still leaves what a sweep of a copy never migrated does.
 func TestMigrateDownAndUpThenSweepAsNeverMigrated(t *testing.T) {
 	wall := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	db, path := newMemory(t, richFixture)
@@ -36,6 +38,9 @@ func TestMigrateDownAndUpThenSweepAsNeverMigrated(t *testing.T) {
 	never := openAsWorker(t, copyMemory(t, path))
 	wantReport := sweepAtWall(t, never, 500, wall.Add(400*time.Hour))
 	want := tables(never)
+	if wantReport.Full {
+		t.Fatal("the reference sweep computed every row: its first sweep's derived state was not kept")
+	}
 	if wantReport.Archived == 0 || wantReport.EdgesDecayed == 0 {
 		t.Fatalf("the reference sweep did nothing: %s", reportCounts(wantReport))
 	}
@@ -60,6 +65,10 @@ func TestMigrateDownAndUpThenSweepAsNeverMigrated(t *testing.T) {
 			if got.Archived != wantReport.Archived || got.EdgesDecayed != wantReport.EdgesDecayed ||
 				got.EdgesPruned != wantReport.EdgesPruned || got.TotalEdgesAfter != wantReport.TotalEdgesAfter {
 				t.Errorf("after down to %d and up, the sweep reported %s; never migrated: %s", v, reportCounts(got), reportCounts(wantReport))
+			}
+			if layout := schema.DerivedLayout(latest); got.Full != (v < layout) {
+				t.Errorf("after down to %d and up, the sweep was full: %v; want full only below %d, the newest step that may change the derived state",
+					v, got.Full, layout)
 			}
 			if g := tables(m); g != want {
 				t.Errorf("after down to %d and up, the sweep left\n%s\nnever migrated:\n%s", v, g, want)

@@ -10,6 +10,7 @@ import (
 	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/internal/settings"
 	"github.com/memdecay/memdecay/worker/internal/store"
+	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 )
 
 // Every caller gets the sweep the CLI runs: the defaults live in the
@@ -32,15 +33,17 @@ func TestSweepOptionsDefaults(t *testing.T) {
 	}
 }
 
-// The fingerprint of the derived state names the schema it is kept in.
+// The fingerprint of the derived state names the schema it is kept in (the
+// newest step that may change it) and the rules it is computed with.
 func TestFingerprintNamesTheSchema(t *testing.T) {
 	latest, err := schema.Latest()
 	if err != nil {
 		t.Fatal(err)
 	}
+	layout := schema.DerivedLayout(latest)
 	var b strings.Builder
-	writeFingerprint(&b, latest, settings.Config{}, nil, nil)
-	if want := fmt.Sprintf("schema %d;", latest); !strings.HasPrefix(b.String(), want) {
+	writeFingerprint(&b, layout, settings.Config{}, nil, nil)
+	if want := fmt.Sprintf("schema %d; rules %d;", layout, sweepsql.DerivedRules); !strings.HasPrefix(b.String(), want) {
 		t.Errorf("fingerprint text %q, want it to begin %q", b.String(), want)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/memdecay/memdecay/schema"
 	"github.com/memdecay/memdecay/worker/internal/settings"
+	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 )
 
 // plan computes every phase's decisions at one read snapshot, over every
@@ -141,20 +142,22 @@ func (s *sweep) planSettings() string {
 }
 
 // derivedFingerprint names what the stored derived state depends on: the
-// schema it is kept in, the thresholds and the policies. When it changes,
-// the next sweep recomputes the derived state of every row.
+// schema it is kept in (the newest step that may change it, not the
+// newest step: schema.DerivedLayout), the rules it is computed with
+// (sweepsql.DerivedRules), the thresholds and the policies. When it
+// changes, the next sweep recomputes the derived state of every row.
 func derivedFingerprint(cfg settings.Config, policies []settings.Policy, staged []settings.StagedPolicy) (string, error) {
 	version, err := schema.Latest()
 	if err != nil {
 		return "", err
 	}
 	h := sha256.New()
-	writeFingerprint(h, version, cfg, policies, staged)
+	writeFingerprint(h, schema.DerivedLayout(version), cfg, policies, staged)
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-func writeFingerprint(w io.Writer, version uint, cfg settings.Config, policies []settings.Policy, staged []settings.StagedPolicy) {
-	fmt.Fprintf(w, "schema %d; thresholds %v %v %v %v;", version, cfg.BlockPruneThreshold, cfg.EdgePruneThreshold,
+func writeFingerprint(w io.Writer, layout uint, cfg settings.Config, policies []settings.Policy, staged []settings.StagedPolicy) {
+	fmt.Fprintf(w, "schema %d; rules %d; thresholds %v %v %v %v;", layout, sweepsql.DerivedRules, cfg.BlockPruneThreshold, cfg.EdgePruneThreshold,
 		cfg.EdgeDecayThreshold, cfg.EstablishedEdgeThreshold)
 	for i, p := range policies {
 		fmt.Fprintf(w, "%q %q %v %v %q %q;", p.RelationType, staged[i].Curve, staged[i].Threshold, staged[i].ToZero, p.Clock, p.Action)
