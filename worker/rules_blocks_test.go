@@ -273,3 +273,33 @@ func TestReinforceTies(t *testing.T) {
 		})
 	}
 }
+
+// TestBridgeThresholdFromAnyStart: the threshold's sort starts from the
+// last sweep's threshold (plan.sql, bridge_threshold); whatever that was
+// (below, at, above the threshold now, far off, not a number, none), the
+// threshold is the same, ties included.
+func TestBridgeThresholdFromAnyStart(t *testing.T) {
+	// 40 active blocks in a ring and chords, weights from 17 values: many
+	// degrees tie.
+	db, _ := newMemory(t, `
+		WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 39)
+		INSERT INTO mem_blocks (id, category, last_reinforced_hours) SELECT printf('b%02d', i), 'knowledge', 1000 FROM n;
+		WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 39)
+		INSERT OR IGNORE INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours)
+		SELECT min(a, b), max(a, b), 0.05 + (i * 7 % 17) * 0.05, i % 3, 1000
+		FROM (SELECT i, printf('b%02d', i) AS a, printf('b%02d', (i + 1 + i % 5) % 40) AS b FROM n) WHERE a != b;`)
+	want := dryRunAt(t, db, 1000).BridgeThreshold
+	if want == nil {
+		t.Fatal("no bridge threshold without a last sweep")
+	}
+	for _, last := range []string{"0", "-1", "0.01", fmt.Sprint(*want * 0.5), fmt.Sprint(*want), fmt.Sprint(math.Nextafter(*want, 0)),
+		fmt.Sprint(math.Nextafter(*want, 9)), fmt.Sprint(*want * 1.5), "1e308", `"x"`, "null"} {
+		if _, err := db.SQL.Exec(`INSERT INTO mem_sweeps (started_at, finished_at, status, result)
+			VALUES (0, 0, 'done', '{"bridge_threshold": ' || ? || '}')`, last); err != nil {
+			t.Fatal(err)
+		}
+		if got := dryRunAt(t, db, 1000).BridgeThreshold; got == nil || *got != *want {
+			t.Errorf("after a sweep whose threshold was %s: bridge threshold %v, want %v", last, got, *want)
+		}
+	}
+}

@@ -62,16 +62,32 @@ INSERT OR IGNORE INTO rank_changed (id) SELECT id FROM main.mem_dirty_blocks WHE
 -- take no part). Whether a block is active comes from its state
 -- (ACTIVE_IN_STATE: one pass over the narrow state table, no block read),
 -- or for a block changed since the refresh, from the block. It is taken
--- counting from the top (position n - 1 - k of the degrees sorted
--- descending), so the sort keeps the top fifth, not four fifths.
+-- counting from the top: position off = n - 1 - k of the degrees sorted
+-- descending. Degrees move little between sweeps, so the sort starts from
+-- the last sweep's threshold, g: the off + 1 - above degrees just below g,
+-- or the above - off just above it (above: how many are at least g), so it
+-- keeps a few rows rather than a fifth of them; with no g (NULL) it is the
+-- sort from the top. Any g gives the same number.
 WITH d AS MATERIALIZED (
     SELECT s.degree FROM mem_block_state s
     WHERE s.degree > 0 AND ACTIVE_IN_STATE AND s.id NOT IN (SELECT id FROM rank_changed)
     UNION ALL
     SELECT s.degree FROM rank_changed c CROSS JOIN mem_block_state s ON s.id = c.id CROSS JOIN @NODES b ON b.id = s.id
-    WHERE s.degree > 0 AND b.status = 'active')
-SELECT degree FROM d ORDER BY degree DESC
-LIMIT 1 OFFSET (SELECT count(*) - 1 - max(0, min(CAST(0.8 * count(*) AS INTEGER), count(*) - 1)) FROM d);
+    WHERE s.degree > 0 AND b.status = 'active'),
+g AS MATERIALIZED (
+    SELECT CASE WHEN typeof(v) IN ('integer', 'real') THEN v END AS g
+    FROM (SELECT json_extract(result, '$.bridge_threshold') AS v FROM main.mem_sweeps
+          WHERE status = 'done' AND json_valid(result) ORDER BY id DESC LIMIT 1)
+    UNION ALL SELECT NULL LIMIT 1),
+k AS MATERIALIZED (
+    SELECT count(*) - 1 - max(0, min(CAST(0.8 * count(*) AS INTEGER), count(*) - 1)) AS off,
+           count(CASE WHEN degree >= (SELECT g FROM g) THEN 1 END) AS above
+    FROM d)
+SELECT CASE WHEN (SELECT above > off FROM k)
+            THEN (SELECT degree FROM d WHERE degree >= (SELECT g FROM g)
+                  ORDER BY degree LIMIT 1 OFFSET (SELECT above - off - 1 FROM k))
+            ELSE (SELECT degree FROM d WHERE (SELECT g FROM g) IS NULL OR degree < (SELECT g FROM g)
+                  ORDER BY degree DESC LIMIT 1 OFFSET (SELECT off - above FROM k)) END;
 
 -- name: plan_archive
 INSERT INTO plan_blocks (id, last_reinforced_hours, recency, tier)
@@ -244,14 +260,15 @@ SELECT id, 'top' FROM plan_rank ORDER BY score DESC, id LIMIT :top_n;
 
 -- name: plan_order
 -- Removals are applied in key order, the table's own, so each chunk of
--- deletes touches a few neighbouring pages.
-CREATE TEMP TABLE plan_edges_planned AS SELECT * FROM plan_edges;
+-- deletes touches a few neighbouring pages. The plan is copied aside read
+-- through its key (no sort), then back in the copy's order.
+CREATE TEMP TABLE plan_edges_planned AS SELECT * FROM plan_edges ORDER BY from_id, to_id;
 DELETE FROM plan_edges;
 INSERT INTO plan_edges (from_id, to_id, @ENDS_COLSphase, relation_type, orphans, weight, reinforcement_count, last_active_hours,
                         last_observed_at, effective, lambda, elapsed)
 SELECT from_id, to_id, @ENDS_COLSphase, relation_type, orphans, weight, reinforcement_count, last_active_hours,
        last_observed_at, effective, lambda, elapsed
-FROM plan_edges_planned ORDER BY from_id, to_id;
+FROM plan_edges_planned ORDER BY rowid;
 DROP TABLE plan_edges_planned;
 
 -- name: plan_facts
