@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
+	"time"
 )
 
 // ErrBulkReplica refuses a bulk sweep of a replica: rqlite applies each
@@ -38,7 +40,10 @@ func (st *fileStore) Bulk(ctx context.Context, f func() error) (err error) {
 		if err != nil {
 			end = "ROLLBACK"
 		}
-		if _, endErr := st.conn.ExecContext(context.WithoutCancel(ctx), end); endErr != nil && err == nil {
+		ended := time.Now()
+		_, endErr := st.conn.ExecContext(context.WithoutCancel(ctx), end)
+		traceTook(strings.ToLower(end), ended)
+		if endErr != nil && err == nil {
 			err = endErr
 			st.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
 		}

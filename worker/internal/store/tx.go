@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"time"
 
 	"github.com/memdecay/memdecay/worker/internal/memdb"
@@ -66,7 +67,10 @@ func runTx(ctx context.Context, h txHooks, f func() error) error {
 	if err != nil {
 		end = "ROLLBACK"
 	}
-	if _, endErr := h.conn.ExecContext(context.WithoutCancel(ctx), end); err == nil && endErr != nil {
+	ended := time.Now()
+	_, endErr := h.conn.ExecContext(context.WithoutCancel(ctx), end)
+	traceTook(strings.ToLower(end), ended)
+	if err == nil && endErr != nil {
 		// A COMMIT refused (a deferred foreign key) leaves the transaction
 		// open: it is rolled back, so the connection is never left in it.
 		err = endErr
