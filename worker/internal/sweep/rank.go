@@ -117,7 +117,11 @@ func (s *sweep) rank(ctx context.Context, full bool) error {
 // rankIncremental ranks from the stored bounds; done is false when the
 // scales shrank too far, and the sweep must score every block.
 func (s *sweep) rankIncremental(ctx context.Context, old rankScale) (done bool, err error) {
-	if _, err := s.db.Exec(ctx, "plan_rank_scale"); err != nil {
+	// Below these, the scales would have shrunk too far (alpha): the
+	// floors of the pass over the stored states (plan_rank_scale).
+	floors := []any{sql.Named("degree_floor", old.MaxDegree/maxAlpha),
+		sql.Named("count_floor", math.Expm1(math.Log1p(old.MaxCount)/maxAlpha))}
+	if _, err := s.db.Exec(ctx, "plan_rank_scale", floors...); err != nil {
 		return false, err
 	}
 	now, err := s.readRankScale(ctx)

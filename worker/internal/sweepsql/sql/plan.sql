@@ -217,14 +217,24 @@ INSERT INTO rank_scale (max_degree, max_count) SELECT max(degree), max(count) FR
 -- among the blocks ranked, from the state of those untouched since the
 -- refresh (one pass over the narrow state table, reading no block), and
 -- as they stand of those changed since (rank_changed) or losing edges now
--- (rank_lost).
+-- (rank_lost). The pass looks up whether a block is untouched only for
+-- those at or above a floor (:degree_floor, :count_floor: the last scales
+-- shrunk as far as the ranking allows, rank.go), and looks again at every
+-- block only for a largest value below it: any floor, or none, gives the
+-- same scales.
 DELETE FROM rank_ids;
 INSERT OR IGNORE INTO rank_ids (id) SELECT id FROM rank_changed UNION SELECT id FROM rank_lost;
 DELETE FROM rank_scale;
 INSERT INTO rank_scale (max_degree, max_count)
 WITH fresh AS MATERIALIZED (RANK_INPUTS_OF_IDS),
+high AS MATERIALIZED (
+    SELECT max(CASE WHEN s.degree >= :degree_floor THEN s.degree END) AS degree,
+           max(CASE WHEN s.rank_count >= :count_floor THEN s.rank_count END) AS count
+    FROM mem_block_state s WHERE (s.degree >= :degree_floor OR s.rank_count >= :count_floor) AND RANKED_UNTOUCHED),
 stored AS MATERIALIZED (
-    SELECT max(s.degree) AS degree, max(s.rank_count) AS count FROM mem_block_state s WHERE RANKED_UNTOUCHED)
+    SELECT coalesce(h.degree, (SELECT max(s.degree) FROM mem_block_state s WHERE RANKED_UNTOUCHED)) AS degree,
+           coalesce(h.count, (SELECT max(s.rank_count) FROM mem_block_state s WHERE RANKED_UNTOUCHED)) AS count
+    FROM high h)
 SELECT max(coalesce((SELECT max(degree) FROM fresh), 0), coalesce((SELECT degree FROM stored), 0)),
        max(coalesce((SELECT max(reinforcement_count) FROM fresh), 0), coalesce((SELECT count FROM stored), 0));
 
