@@ -42,7 +42,7 @@ func (st *fileStore) Bulk(ctx context.Context, f func() error) (err error) {
 		}
 		ended := time.Now()
 		_, endErr := st.conn.ExecContext(context.WithoutCancel(ctx), end)
-		traceTook(strings.ToLower(end), ended)
+		TraceTook(strings.ToLower(end), ended)
 		if endErr != nil && err == nil {
 			err = endErr
 			st.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")

@@ -225,7 +225,7 @@ func (st *fileStore) yieldLock(ctx context.Context, committed time.Time, held ti
 // checkpointWaitMS for the app's readers. Failing to checkpoint is not an
 // error: a later commit tries again. (bench/README.md has the trials.)
 func (st *fileStore) checkpoint(ctx context.Context) {
-	defer traceTook("checkpoint", time.Now())
+	defer TraceTook("checkpoint", time.Now())
 	st.noteOthers(ctx)
 	var busy, frames, copied int64
 	if st.conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied) != nil {

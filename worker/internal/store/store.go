@@ -218,7 +218,7 @@ func (st *fileStore) Count(ctx context.Context, query string, args ...any) (int6
 	var n int64
 	began := time.Now()
 	err := st.conn.QueryRowContext(ctx, query, args...).Scan(&n)
-	traceTook("count", began)
+	TraceTook("count", began)
 	st.afterRead(ctx, began)
 	return n, err
 }

@@ -35,10 +35,11 @@ func Phase(name string) func() {
 	}
 }
 
-// traceTook prints the time of a step that is not a named statement (a
-// commit, a checkpoint, a count) when slower than traceMin: at 10M edges an
-// hourly sweep spends as long in them as in its statements.
-func traceTook(what string, began time.Time) {
+// TraceTook prints the time of a step that is not a named statement (a
+// commit, a checkpoint, a count, a query run directly) when slower than
+// traceMin: at 10M edges an hourly sweep spends as long in them as in its
+// statements.
+func TraceTook(what string, began time.Time) {
 	if took := time.Since(began); traceSQL && took > traceMin {
 		fmt.Fprintf(os.Stderr, "memworker trace: %s %v\n", what, took)
 	}

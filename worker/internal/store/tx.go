@@ -69,7 +69,7 @@ func runTx(ctx context.Context, h txHooks, f func() error) error {
 	}
 	ended := time.Now()
 	_, endErr := h.conn.ExecContext(context.WithoutCancel(ctx), end)
-	traceTook(strings.ToLower(end), ended)
+	TraceTook(strings.ToLower(end), ended)
 	if err == nil && endErr != nil {
 		// A COMMIT refused (a deferred foreign key) leaves the transaction
 		// open: it is rolled back, so the connection is never left in it.

@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"time"
 
 	"github.com/memdecay/memdecay/schema"
 	"github.com/memdecay/memdecay/worker/internal/settings"
+	"github.com/memdecay/memdecay/worker/internal/store"
 	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 )
 
@@ -35,9 +37,11 @@ func (s *sweep) plan(ctx context.Context, full bool) (err error) {
 		return err
 	}
 	var bridge sql.NullFloat64
+	began := time.Now()
 	if err := s.db.Querier().QueryRowContext(ctx, s.opt.sql().Stmts("bridge_threshold")[0]).Scan(&bridge); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("bridge threshold: %w", err)
 	}
+	store.TraceTook("bridge_threshold", began)
 	if bridge.Valid {
 		r.BridgeThreshold = &bridge.Float64
 	}
