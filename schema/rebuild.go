@@ -76,20 +76,25 @@ func recreate(ctx context.Context, conn *sql.Conn, saved []appObject) error {
 }
 
 func columnsOf(ctx context.Context, conn *sql.Conn, table string) ([]string, error) {
-	rows, err := conn.QueryContext(ctx, `SELECT name FROM pragma_table_info(?)`, table)
+	return texts(ctx, conn, `SELECT name FROM pragma_table_info(?)`, table)
+}
+
+// texts is the one column of query's rows.
+func texts(ctx context.Context, conn *sql.Conn, query string, args ...any) ([]string, error) {
+	rows, err := conn.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var cols []string
+	var out []string
 	for rows.Next() {
-		var c string
-		if err := rows.Scan(&c); err != nil {
+		var s string
+		if err := rows.Scan(&s); err != nil {
 			return nil, err
 		}
-		cols = append(cols, c)
+		out = append(out, s)
 	}
-	return cols, rows.Err()
+	return out, rows.Err()
 }
 
 // appObjects lists the indexes and triggers on table not made by memdecay

@@ -171,20 +171,7 @@ func subjectIndexes(ctx context.Context, conn *sql.Conn, up bool) ([]string, err
 
 // archiveNames are the archives mem_archives lists, in the order they were made.
 func archiveNames(ctx context.Context, conn *sql.Conn) ([]string, error) {
-	rows, err := conn.QueryContext(ctx, `SELECT name FROM mem_archives ORDER BY rowid`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var names []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, err
-		}
-		names = append(names, name)
-	}
-	return names, rows.Err()
+	return texts(ctx, conn, `SELECT name FROM mem_archives ORDER BY rowid`)
 }
 
 // quoteIdent quotes a name for SQL.

@@ -6,11 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/memdecay/memdecay/internal/golden"
 	"github.com/memdecay/memdecay/sqlfuncs"
 )
 
@@ -70,22 +70,9 @@ func derivedDigest(t *testing.T) string {
 // the digest is recorded with -update-derived. A file's derived state is
 // never trusted across rules that changed unnoticed.
 func TestDerivedRulesGuard(t *testing.T) {
-	path := filepath.Join("testdata", "derived_rules.golden")
-	want := fmt.Sprintf("rules %d\ndigest %s\n", DerivedRules, derivedDigest(t))
-	if *updateDerived {
-		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != want {
-		t.Fatalf("the statements or formulas the derived state is computed with changed:\n recorded %q\n now      %q\n"+
-			"if the numbers they store change, bump DerivedRules (worker/internal/sweepsql/derived.go) so every file's next sweep "+
-			"recomputes its derived state; either way record it: go test ./worker/internal/sweepsql -run TestDerivedRulesGuard -update-derived",
-			got, want)
-	}
+	golden.Check(t, filepath.Join("testdata", "derived_rules.golden"),
+		fmt.Sprintf("rules %d\ndigest %s\n", DerivedRules, derivedDigest(t)), *updateDerived, false,
+		"the statements or formulas the derived state is computed with changed; if the numbers they store change, "+
+			"bump DerivedRules (worker/internal/sweepsql/derived.go) so every file's next sweep recomputes its derived state; "+
+			"either way record it: go test ./worker/internal/sweepsql -run TestDerivedRulesGuard -update-derived")
 }

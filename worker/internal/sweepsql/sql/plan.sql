@@ -231,9 +231,10 @@ high AS MATERIALIZED (
     SELECT max(CASE WHEN s.degree >= :degree_floor THEN s.degree END) AS degree,
            max(CASE WHEN s.rank_count >= :count_floor THEN s.rank_count END) AS count
     FROM mem_block_state s WHERE (s.degree >= :degree_floor OR s.rank_count >= :count_floor) AND RANKED_UNTOUCHED),
+every AS MATERIALIZED (
+    SELECT max(s.degree) AS degree, max(s.rank_count) AS count FROM mem_block_state s WHERE RANKED_UNTOUCHED),
 stored AS MATERIALIZED (
-    SELECT coalesce(h.degree, (SELECT max(s.degree) FROM mem_block_state s WHERE RANKED_UNTOUCHED)) AS degree,
-           coalesce(h.count, (SELECT max(s.rank_count) FROM mem_block_state s WHERE RANKED_UNTOUCHED)) AS count
+    SELECT coalesce(h.degree, (SELECT degree FROM every)) AS degree, coalesce(h.count, (SELECT count FROM every)) AS count
     FROM high h)
 SELECT max(coalesce((SELECT max(degree) FROM fresh), 0), coalesce((SELECT degree FROM stored), 0)),
        max(coalesce((SELECT max(reinforcement_count) FROM fresh), 0), coalesce((SELECT count FROM stored), 0));
