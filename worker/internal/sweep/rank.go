@@ -117,9 +117,15 @@ func (s *sweep) rank(ctx context.Context, full bool) error {
 // rankIncremental ranks from the stored bounds; done is false when the
 // scales shrank too far, and the sweep must score every block.
 func (s *sweep) rankIncremental(ctx context.Context, old rankScale) (done bool, err error) {
-	// Below these, the scales would have shrunk too far (alpha): the
-	// floors of the pass over the stored states (plan_rank_scale).
-	floors := []any{sql.Named("degree_floor", old.MaxDegree/maxAlpha),
+	// The floors of the pass over the stored states (plan_rank_scale):
+	// below the count's, the scales would have shrunk too far (alpha); the
+	// degree's is the bridge threshold, which a fifth of the blocks reach
+	// (the top degrees are the hubs, which lose an edge in most sweeps).
+	degreeFloor := old.MaxDegree / maxAlpha
+	if b := s.report.BridgeThreshold; b != nil {
+		degreeFloor = min(degreeFloor, *b)
+	}
+	floors := []any{sql.Named("degree_floor", degreeFloor),
 		sql.Named("count_floor", math.Expm1(math.Log1p(old.MaxCount)/maxAlpha))}
 	if _, err := s.db.Exec(ctx, "plan_rank_scale", floors...); err != nil {
 		return false, err
