@@ -1,11 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memdecay/memdecay/schema"
 )
@@ -167,4 +169,89 @@ func latestVersion(t *testing.T) uint {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// TestUpgradeKeepsDerivedStateOnAppTables: on an app's own tables, with
+// its foreign keys (ON DELETE CASCADE) and memworker's change capture on
+// them, migrate down and up across steps that keep the derived state (the
+// archives' index of subjects, the reads recorded for tune), with the app
+// writing and altering its tables meanwhile on a connection that never
+// loaded memdecay: the next sweep is incremental, and leaves the app's
+// rows, its events and its report as on a copy never migrated.
+func TestUpgradeKeepsDerivedStateOnAppTables(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "app.db")
+	// Notes 5 to 7 and their links outlive the first sweep; the second
+	// finds them due through the derived state it stored.
+	const recent = `INSERT INTO notes (id, body, kind, last_used_at) VALUES (5, 'e', 'note', '2026-11-03T10:00:00+02:00'),
+    (6, 'f', 'note', '2026-11-03T10:00:00+02:00'), (7, 'g', 'goal', '2026-11-03T10:00:00+02:00');
+INSERT INTO links (src, dst, kind, strength, touched_at) VALUES (5, 6, 'cites', 0.6, '2026-11-03T10:00:00+02:00'),
+    (6, 7, 'about', 0.9, '2026-11-03T10:00:00+02:00');
+`
+	if out, err := plainShell(t, path, notesSchema+recent); err != nil {
+		t.Fatalf("the app's schema: %v\n%s", err, out)
+	}
+	at := okAt(t, time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC))
+	at("migrate", "up", "--db", path)
+	file := filepath.Join(t.TempDir(), "memory.toml")
+	if err := os.WriteFile(file, []byte(notesMapping), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	at("map", "load", file, "--db", path)
+	at("sweep", "--wall-now", "2026-11-03T09:00:00Z", "--db", path) // derived state and its fingerprint stored
+
+	latest := latestVersion(t)
+	layout := schema.DerivedLayout(latest)
+	if layout >= latest-1 {
+		t.Fatalf("steps %d and %d should keep the derived state (schema.DerivedLayout %d)", latest-1, latest, layout)
+	}
+	never, migrated := filepath.Join(t.TempDir(), "never.db"), filepath.Join(t.TempDir(), "migrated.db")
+	for _, dst := range []string{never, migrated} {
+		if out, err := plainShell(t, path, "VACUUM INTO '"+dst+"';\n"); err != nil {
+			t.Fatalf("copying the file: %v\n%s", err, out)
+		}
+	}
+	for v := latest; v > layout; v-- {
+		at("migrate", "down", "--db", migrated)
+	}
+	// The app's writes, its foreign keys on: a link used, a note and a
+	// weak link added, a note deleted with its links (CASCADE), a column
+	// of its own renamed.
+	const appWrites = `PRAGMA foreign_keys = ON;
+UPDATE links SET touched_at = '2027-01-20T10:00:00+02:00' WHERE id = 1;
+INSERT INTO notes (id, body, kind, last_used_at) VALUES (4, 'd', 'note', '2027-01-20T10:00:00+02:00');
+INSERT INTO links (src, dst, kind, strength, touched_at) VALUES (4, 1, 'cites', 0.05, '2027-01-20T10:00:00+02:00');
+DELETE FROM notes WHERE id = 3;
+ALTER TABLE notes RENAME COLUMN body TO text;
+`
+	for _, p := range []string{never, migrated} {
+		if out, err := plainShell(t, p, appWrites); err != nil {
+			t.Fatalf("the app's writes: %v\n%s", err, out)
+		}
+	}
+	at("migrate", "up", "--db", migrated)
+
+	later := okAt(t, time.Date(2027, 1, 21, 0, 0, 0, 0, time.UTC))
+	want := decodeJSON(t, later("sweep", "--json", "--wall-now", "2027-01-21T00:00:00Z", "--db", never))
+	got := decodeJSON(t, later("sweep", "--json", "--wall-now", "2027-01-21T00:00:00Z", "--db", migrated))
+	if got["full"] != false || want["full"] != false {
+		t.Errorf("full sweeps: migrated %v, never migrated %v; want both incremental", got["full"], want["full"])
+	}
+	if removed := want["edges_pruned"].(float64) + want["edges_decayed"].(float64); removed == 0 {
+		t.Fatalf("the sweep removed no link: %v", want)
+	}
+	for _, k := range []string{"archived", "edges_pruned", "edges_decayed", "edges_removed_with_blocks", "reinforced",
+		"total_edges_after", "bridge_threshold"} {
+		if fmt.Sprint(got[k]) != fmt.Sprint(want[k]) {
+			t.Errorf("%s: %v after migrating down and up, %v never migrated", k, got[k], want[k])
+		}
+	}
+	for _, q := range []string{`SELECT * FROM notes ORDER BY id`, `SELECT * FROM links ORDER BY id`,
+		`SELECT subject_kind, subject_id, action, reason, detail FROM mem_events ORDER BY id`} {
+		if g, w := queryRows(t, migrated, q), queryRows(t, never, q); strings.Join(g, "\n") != strings.Join(w, "\n") {
+			t.Errorf("%s after migrating down and up:\n%s\nnever migrated:\n%s", q, strings.Join(g, "\n"), strings.Join(w, "\n"))
+		}
+	}
+	if out, err := plainShell(t, migrated, "PRAGMA foreign_key_check;\n"); err != nil || out != "" {
+		t.Errorf("foreign keys after the sweep: %v\n%s", err, out)
+	}
 }
