@@ -239,7 +239,7 @@ func MappedObjectDrops(ctx context.Context, q interface {
 			rows.Close()
 			return nil, err
 		}
-		drops = append(drops, "DROP "+kind+` IF EXISTS main."`+strings.ReplaceAll(name, `"`, `""`)+`"`)
+		drops = append(drops, "DROP "+kind+" IF EXISTS main."+quoteIdent(name))
 	}
 	rows.Close()
 	return drops, rows.Err()
