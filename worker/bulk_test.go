@@ -231,3 +231,79 @@ func TestBulkRefusedOnReplica(t *testing.T) {
 		t.Fatalf("the refused sweep changed the file")
 	}
 }
+
+// TestBulkSweepRebuildsEdgesToIndex: a bulk sweep that removes a fifth of
+// the edges or more deletes them with mem_edges_to dropped and builds it
+// again. The file ends as a default sweep leaves it, the index is declared
+// as it was, keeps the statistics an ANALYZE gave it, and the file is
+// sound. With an app's trigger on mem_edges (which could look edges up by
+// their to side while they go), or a plan that deletes edges under a
+// policy archiving their orphaned ends (looked up the same way), the index
+// stays as it is.
+func TestBulkSweepRebuildsEdgesToIndex(t *testing.T) {
+	const keepOrphans = `UPDATE mem_edge_policies SET orphans = 'keep'`
+	for _, c := range []struct {
+		name    string
+		setup   []string
+		rebuilt bool
+	}{
+		{"rebuilt", []string{keepOrphans}, true},
+		{"an app's trigger on mem_edges", []string{keepOrphans,
+			`CREATE TABLE app_gone (from_id TEXT, to_id TEXT, to_degree INTEGER)`,
+			`CREATE TRIGGER app_edge_gone AFTER DELETE ON mem_edges BEGIN
+				INSERT INTO app_gone VALUES (OLD.from_id, OLD.to_id, (SELECT count(*) FROM mem_edges WHERE to_id = OLD.to_id));
+			END`}, false},
+		{"a policy archiving orphans", nil, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			orig := bigMemory(t, 3, 80, 900)
+			setup := openAsWorker(t, orig)
+			for _, q := range append(c.setup, "ANALYZE") {
+				mustExec(t, setup, q)
+			}
+			setup.Close()
+			def, bulk := openAsWorker(t, copyMemory(t, orig)), openAsWorker(t, copyMemory(t, orig))
+			const index = `SELECT sql FROM sqlite_master WHERE name = 'mem_edges_to'`
+			const stat = `SELECT tbl || ' ' || stat FROM sqlite_stat1 WHERE idx = 'mem_edges_to'`
+			wantIndex, wantStat := scalar[string](t, bulk, index), scalar[string](t, bulk, stat)
+			clock, wall := bigClock+700, bigWall.Add(20*24*time.Hour)
+			rd, err := worker.Sweep(context.Background(), def, worker.SweepOptions{Now: &clock, WallNow: &wall,
+				ChunkSize: 1 << 20, SoloChunkSize: 1 << 20, SoloHold: time.Hour})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rebuilt []string
+			rb, err := bulkSweep(context.Background(), bulk, clock, wall,
+				worker.WithIndexRebuilt(worker.SweepOptions{}, func(index string) { rebuilt = append(rebuilt, index) }))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if removed := rb.EdgesPruned + rb.EdgesDecayed + rb.EdgesRemovedWithBlocks; removed*5 < rb.EdgesBefore {
+				t.Fatalf("the sweep removed %d of %d edges; the test needs a fifth or more", removed, rb.EdgesBefore)
+			}
+			if want := map[bool]int{true: 1, false: 0}[c.rebuilt]; len(rebuilt) != want || (want == 1 && rebuilt[0] != "mem_edges_to") {
+				t.Fatalf("indexes rebuilt: %q, want %d (mem_edges_to)", rebuilt, want)
+			}
+			if a, b := wholeFile(t, def, true), wholeFile(t, bulk, true); a != b {
+				t.Fatalf("the default sweep and the bulk sweep differ\ndefault:\n%s\nbulk:\n%s", diffLines(a, b), diffLines(b, a))
+			}
+			if reportCounts(rd) != reportCounts(rb) {
+				t.Fatalf("reports differ\ndefault %s\nbulk    %s", reportCounts(rd), reportCounts(rb))
+			}
+			if got := scalar[string](t, bulk, index); got != wantIndex {
+				t.Fatalf("mem_edges_to is declared %q, want %q", got, wantIndex)
+			}
+			if got := scalar[string](t, bulk, stat); got != wantStat {
+				t.Fatalf("mem_edges_to's statistics: %q, want %q as ANALYZE left them", got, wantStat)
+			}
+			for _, check := range []string{"PRAGMA integrity_check", "SELECT count(*) || ' rows' FROM pragma_foreign_key_check"} {
+				if got := scalar[string](t, bulk, check); got != "ok" && got != "0 rows" {
+					t.Fatalf("%s: %s", check, got)
+				}
+			}
+			if _, plan := dumpRows(t, bulk, `EXPLAIN QUERY PLAN SELECT from_id FROM mem_edges WHERE to_id = 'x'`); !strings.Contains(plan, "mem_edges_to") {
+				t.Fatalf("a lookup by to_id after the sweep: %s, want it through mem_edges_to", plan)
+			}
+		})
+	}
+}

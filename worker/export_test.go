@@ -37,6 +37,12 @@ func WithRanked(opt SweepOptions, f func(full bool, scored int64)) SweepOptions 
 	return sweep.WithRanked(opt, f)
 }
 
+// WithIndexRebuilt sets the test hook a bulk sweep calls when it has
+// built an index of the edges again.
+func WithIndexRebuilt(opt SweepOptions, f func(index string)) SweepOptions {
+	return sweep.WithIndexRebuilt(opt, f)
+}
+
 // SetRankSeed makes an incremental ranking score n of the best bounds
 // first instead of its own number (the rest through the cut), until
 // restore.

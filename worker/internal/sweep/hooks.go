@@ -28,6 +28,13 @@ func WithRanked(opt Options, f func(full bool, scored int64)) Options {
 	return opt
 }
 
+// WithIndexRebuilt is opt with the hook a bulk sweep calls when it has
+// built an index of the edges again.
+func WithIndexRebuilt(opt Options, f func(index string)) Options {
+	opt.signals.IndexRebuilt = f
+	return opt
+}
+
 // WithLease is opt with the sweep's lease lasting d instead of
 // LeaseDuration, so a test can outlive it.
 func WithLease(opt Options, d time.Duration) Options {

@@ -85,6 +85,9 @@ type sweepSignals struct {
 	// Ranked is called once the ranking is planned: whether it scored
 	// every block, and how many blocks it scored.
 	Ranked func(full bool, scored int64)
+	// IndexRebuilt is called when a bulk sweep has built an index of the
+	// edges again (bulkindex.go).
+	IndexRebuilt func(index string)
 }
 
 // sql is the dialect of the tables the sweep decides on.

@@ -362,12 +362,21 @@ func (s *sweep) apply(ctx context.Context) error {
 		if s.opt.Bulk && !s.resume {
 			stmts = slices.DeleteFunc(slices.Clone(stmts), func(n string) bool { return n == "forget_saved" }) // no saved plan
 		}
+		rebuild, err := s.dropEdgesToIndex(ctx, st.table)
+		if err != nil {
+			return fmt.Errorf("sweep: %s: dropping %s to build it again: %w", st.what, edgesToIndex, err)
+		}
 		if err := s.chunks(ctx, st.table, s.opt.ChunkSize, true, func(lo, hi int64) error {
 			return s.applyChunk(ctx, st.table, stmts, lo, hi)
 		}); err != nil {
 			return fmt.Errorf("sweep: %s: %w", st.what, err)
 		}
 		done()
+		if rebuild != nil {
+			if err := s.rebuildEdgesToIndex(ctx, rebuild); err != nil {
+				return fmt.Errorf("sweep: %s: building %s again: %w", st.what, edgesToIndex, err)
+			}
+		}
 	}
 	return nil
 }

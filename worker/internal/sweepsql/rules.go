@@ -205,9 +205,9 @@ const staticPrune = `(weight < :prune_threshold AND reinforcement_count = 0)`
 // with a policy is decayed by its policy instead).
 const temporalDecay = `(origin IS NOT 'agent' AND last_active_hours IS NOT NULL AND NOT pinned)`
 
-// removalPhases are the plan_edges phases whose edges the apply removes
+// RemovalPhases are the plan_edges phases whose edges the apply removes
 // (the others are removed with their block).
-const removalPhases = `('static', 'temporal', 'policy')`
+const RemovalPhases = `('static', 'temporal', 'policy')`
 
 // edgeEvaluation evaluates the edges of a CTE named eval_source (valid
 // edges): each edge's numbers, whether a relation policy decays it, and
