@@ -97,13 +97,17 @@ DELETE FROM apply_rows WHERE seq IN (SELECT seq FROM apply_held);
 -- name: apply_edges
 -- Their events, then the blocks this chunk left orphaned.
 -- (An event's detail names the elapsed time 'elapsed' under a relation
--- policy, 'elapsed_hours' else: archiveDetail.)
+-- policy, 'elapsed_hours' else: archiveDetail.) Each row of apply_rows
+-- has its edge (pick_edges found exactly one, in this transaction), so
+-- their events take consecutive ids in plan order.
+DELETE FROM apply_order;
+INSERT INTO apply_order (seq) SELECT seq FROM apply_rows ORDER BY seq;
 INSERT INTO @ARCHIVE_EDGES (EDGE_ARCHIVE_COLS, @EDGE_ROW_COLS)
-SELECT NEXT_EVENT_ID + row_number() OVER () - 1, :sweep, :wall, :now, @SUBJECT_E,
+SELECT NEXT_EVENT_ID + o.n - 1, :sweep, :wall, :now, @SUBJECT_E,
        CASE p.phase WHEN 'static' THEN 'prune' ELSE 'decay' END,
        CASE p.phase WHEN 'policy' THEN 'policy:' || p.relation_type ELSE p.phase END,
        p.effective, p.lambda, p.elapsed, NULL, @EDGE_ROW
-FROM apply_rows a CROSS JOIN plan_edges p ON p.seq = a.seq
+FROM apply_order o CROSS JOIN plan_edges p ON p.seq = o.seq
 CROSS JOIN @EDGES e ON e.@KEY_A = p.from_id AND e.@KEY_B = p.to_id;
 BUMP_IDS_EDGES;
 -- The strength the stored degrees count for each planned edge is the

@@ -33,6 +33,7 @@ DROP TABLE IF EXISTS temp.rank_ids;
 DROP TABLE IF EXISTS temp.rank_scale;
 DROP TABLE IF EXISTS temp.plan_rank;
 DROP TABLE IF EXISTS temp.apply_rows;
+DROP TABLE IF EXISTS temp.apply_order;
 DROP TABLE IF EXISTS temp.apply_held;
 DROP TABLE IF EXISTS temp.apply_edge_keys;
 DROP TABLE IF EXISTS temp.apply_block_ids;
@@ -105,6 +106,10 @@ CREATE TEMP TABLE sweep_policy (
     action TEXT, orphans TEXT);
 -- The plan rows of the chunk being applied that still stand.
 CREATE TEMP TABLE apply_rows (seq INTEGER PRIMARY KEY);
+-- apply_rows numbered 1, 2, … in order (n): the events' ids of an insert
+-- that takes one row per plan row, with no window function to buffer
+-- the rows it writes.
+CREATE TEMP TABLE apply_order (n INTEGER PRIMARY KEY, seq INTEGER);
 -- The plan rows of the chunk an app's foreign key holds (refused.go), and why.
 CREATE TEMP TABLE apply_held (seq INTEGER PRIMARY KEY, why TEXT);
 -- The edges the chunk being applied removes, in key order, with their
