@@ -159,6 +159,10 @@ func (s *sweep) run(ctx context.Context) error {
 	if err := s.discardStalePlan(ctx); err != nil {
 		return err
 	}
+	// A sweep cut off mid-apply left the degrees its removals logged.
+	if err := s.foldDegrees(ctx); err != nil {
+		return fmt.Errorf("sweep: folding the degrees a sweep cut off logged: %w", err)
+	}
 	switch {
 	case s.resume:
 		if err := s.restorePlan(ctx); err != nil {
@@ -184,6 +188,9 @@ func (s *sweep) run(ctx context.Context) error {
 	}
 	if err := s.apply(ctx); err != nil {
 		return err
+	}
+	if err := s.foldDegrees(ctx); err != nil {
+		return fmt.Errorf("sweep: folding the removals' degrees: %w", err)
 	}
 	done := store.Phase("rank bounds")
 	if err := s.storeRankBounds(ctx); err != nil {
@@ -379,6 +386,20 @@ func (s *sweep) apply(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// foldDegrees takes the strengths the removals logged (remove_edges) off
+// the stored degrees, in one transaction (fold_degrees); with none
+// logged, it writes nothing.
+func (s *sweep) foldDegrees(ctx context.Context) error {
+	logged, err := s.db.Count(ctx, "SELECT EXISTS (SELECT 1 FROM main.mem_degree_log)")
+	if err != nil || logged == 0 {
+		return err
+	}
+	return s.db.InTx(ctx, func() error {
+		_, err := s.db.Exec(ctx, "fold_degrees")
+		return err
+	})
 }
 
 // chunks calls f for consecutive seq ranges of a temp table, size rows at

@@ -13,7 +13,8 @@ const DerivedRules = 1
 
 // DerivedStatements are the statements that compute or store the derived
 // state: the refreshes, the full sweep's evaluation and shadow state, the
-// removals' degrees and due rows, and the ranking's bounds.
+// removals' degrees (logged, then folded) and due rows, and the ranking's
+// bounds.
 var DerivedStatements = []string{
 	// refresh.sql
 	"refresh_blocks_all", "degrees_all", "degrees_later", "degrees_from_evaluation", "refresh_blocks_queued",
@@ -26,5 +27,5 @@ var DerivedStatements = []string{
 	"evaluate_edges", "evaluate_edges_all", "plan_rank_all", "plan_rank_scale", "plan_rank_seed", "plan_rank_more",
 	"plan_rank_ids",
 	// apply.sql
-	"apply_edges", "remove_edges", "refused_plan_edges", "apply_rank_bounds",
+	"apply_edges", "remove_edges", "fold_degrees", "refused_plan_edges", "apply_rank_bounds",
 }

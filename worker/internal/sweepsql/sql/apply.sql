@@ -125,9 +125,10 @@ WHERE e.seq BETWEEN :lo AND :hi AND e.phase IN REMOVAL_PHASES AND e.seq NOT IN (
 
 -- name: remove_edges
 -- The edges of apply_edge_keys go, settled in the same transaction: their
--- ends lose from the stored degrees the fixed-point strength their due row
--- stored (the strength the plan read when a full refresh left none; no
--- block state is written for a strength of 0), and their due rows go, so
+-- ends' degrees lose the fixed-point strength their due row stored (the
+-- strength the plan read when a full refresh left none; nothing is logged
+-- for a strength of 0), logged in mem_degree_log for fold_degrees, and
+-- their due rows go, so
 -- no sweep recounts them; the sweep_removing row keeps the delete trigger
 -- from queueing them (it never outlives the statement list, let alone the
 -- transaction). An edge the app's trigger kept (RAISE(IGNORE)) stays,
@@ -153,13 +154,19 @@ WITH lost AS MATERIALIZED (
     SELECT k.from_id, k.to_id, @ENDS_Kcoalesce(d.strength, k.strength) AS strength
     FROM apply_edge_keys k LEFT JOIN main.mem_edge_due d ON d.from_id = k.from_id AND d.to_id = k.to_id
     WHERE coalesce(d.strength, k.strength) != 0)
-UPDATE main.mem_block_state SET degree = degree - l.strength
-FROM (SELECT id, sum(strength) AS strength
-      FROM (SELECT @END_A AS id, strength FROM lost UNION ALL SELECT @END_B, strength FROM lost)
-      GROUP BY id) AS l
-WHERE mem_block_state.id = l.id;
+INSERT INTO main.mem_degree_log (id, strength) SELECT @END_A, strength FROM lost UNION ALL SELECT @END_B, strength FROM lost;
 DELETE FROM main.mem_edge_due WHERE (from_id, to_id) IN (SELECT from_id, to_id FROM apply_edge_keys);
 DELETE FROM main.mem_config WHERE key = 'sweep_removing';
+
+-- name: fold_degrees
+-- The strengths the removals logged (remove_edges) leave the stored
+-- degrees, each block state's leaf written once for all of a sweep's
+-- transactions: after the apply, and first thing in a sweep, for one cut
+-- off before it folded its own.
+UPDATE main.mem_block_state SET degree = degree - l.strength
+FROM (SELECT id, sum(strength) AS strength FROM main.mem_degree_log GROUP BY id) AS l
+WHERE mem_block_state.id = l.id;
+DELETE FROM main.mem_degree_log;
 
 -- name: orphan_blocks
 -- After remove_edges: the active ends of this chunk's removals that are
