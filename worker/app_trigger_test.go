@@ -54,7 +54,8 @@ const appTriggers = `
 // triggers do not refuse is made with its event; each refused one is
 // skipped, counted and named in the report's invalid rows, not counted as
 // a removal nor as skipped for a concurrent change; the sweep succeeds.
-// The next sweep names them again and does not fail.
+// The next sweep names them again and does not fail. The chunks run
+// without savepoints until the first refusal, under them after it.
 func TestAppTriggerRefusals(t *testing.T) {
 	db, _ := newMemory(t, refusalFixture()+appTriggers)
 	for i := range 10 {
@@ -75,7 +76,13 @@ func TestAppTriggerRefusals(t *testing.T) {
 		{Kind: "fact", ID: "f07", Problem: "prune refused: fact kept by app"},
 	}
 	for i, now := range []float64{1000, 1000.5} {
-		r := sweepChunked(t, db, now, fixedWall, worker.SweepOptions{ChunkSize: 8})
+		// A default sweep runs its chunks without savepoints until a
+		// refusal rolls one back: then under savepoints, once.
+		guarded := 0
+		r := sweepChunked(t, db, now, fixedWall, worker.WithGuarded(worker.SweepOptions{ChunkSize: 8}, func() { guarded++ }))
+		if guarded != 1 {
+			t.Errorf("sweep %d: went on under savepoints %d times, want once, at the first refusal", i, guarded)
+		}
 		sample := slices.Clone(r.InvalidRows.Sample)
 		slices.SortFunc(sample, func(a, b worker.InvalidRow) int { return strings.Compare(a.Kind+a.ID, b.Kind+b.ID) })
 		if r.InvalidRows.Count != int64(len(want)) || !slices.Equal(sample, want) {
@@ -122,7 +129,11 @@ func TestAppTriggerRefusals(t *testing.T) {
 
 	// The app lets go: the next sweep makes the changes.
 	mustExec(t, db, `DROP TRIGGER keep; DROP TRIGGER keep_block; DROP TRIGGER keep_flag; DROP TRIGGER keep_fact`)
-	r := sweepChunked(t, db, 1001, fixedWall, worker.SweepOptions{ChunkSize: 8})
+	guarded := false
+	r := sweepChunked(t, db, 1001, fixedWall, worker.WithGuarded(worker.SweepOptions{ChunkSize: 8}, func() { guarded = true }))
+	if guarded {
+		t.Errorf("with nothing refused, the sweep went on under savepoints")
+	}
 	if r.InvalidRows.Count != 0 || r.EdgesDecayed != 3 || r.Archived != 2 || r.Facts.Pruned != 1 || policyCount(t, r, "cites").Excluded != 1 {
 		t.Errorf("after the triggers went: %s; facts %+v; invalid %+v", r.Summary, r.Facts, r.InvalidRows)
 	}

@@ -43,6 +43,12 @@ func WithIndexRebuilt(opt SweepOptions, f func(index string)) SweepOptions {
 	return sweep.WithIndexRebuilt(opt, f)
 }
 
+// WithGuarded sets the test hook a sweep calls when an app's rule refused
+// a change of a chunk run without a savepoint.
+func WithGuarded(opt SweepOptions, f func()) SweepOptions {
+	return sweep.WithGuarded(opt, f)
+}
+
 // SetRankSeed makes an incremental ranking score n of the best bounds
 // first instead of its own number (the rest through the cut), until
 // restore.

@@ -35,6 +35,13 @@ func WithIndexRebuilt(opt Options, f func(index string)) Options {
 	return opt
 }
 
+// WithGuarded is opt with the hook a sweep calls when an app's rule
+// refused a change of a chunk run without a savepoint.
+func WithGuarded(opt Options, f func()) Options {
+	opt.signals.Guarded = f
+	return opt
+}
+
 // WithLease is opt with the sweep's lease lasting d instead of
 // LeaseDuration, so a test can outlive it.
 func WithLease(opt Options, d time.Duration) Options {

@@ -88,6 +88,9 @@ type sweepSignals struct {
 	// IndexRebuilt is called when a bulk sweep has built an index of the
 	// edges again (bulkindex.go).
 	IndexRebuilt func(index string)
+	// Guarded is called when an app's rule refused a change of a chunk
+	// run without a savepoint, and the apply goes on under savepoints.
+	Guarded func()
 }
 
 // sql is the dialect of the tables the sweep decides on.

@@ -54,6 +54,10 @@ type sweep struct {
 	// app's foreign key holds (refused.go); none when nothing references
 	// the tables the sweep deletes from.
 	holds map[string][]string
+	// guarded: the apply's chunks run under savepoints (refused.go): in a
+	// bulk sweep, on a replica, and once an app's rule has refused a
+	// change.
+	guarded bool
 }
 
 // Sweep runs the edge curate sweep (docs/sweep.md): plan every phase at one
@@ -95,7 +99,7 @@ func Sweep(ctx context.Context, db *memdb.DB, opt Options) (*report.Report, erro
 		return nil, fmt.Errorf("sweep: %w", err)
 	}
 	defer st.Close()
-	s := &sweep{db: st, opt: opt, start: start, mapped: mapped}
+	s := &sweep{db: st, opt: opt, start: start, mapped: mapped, guarded: opt.Bulk || db.Rqlite || opt.replicated}
 	st.Bind(s.args)
 	// A real sweep takes the lease first, then reads the settings and the
 	// clock inside it: a sweep that waited for another sees its result.
@@ -426,6 +430,14 @@ func (s *sweep) chunks(ctx context.Context, table string, size int, withTx bool,
 			step = rows.Next()
 			return f(lo, min(lo+step-1, maxSeq))
 		})
+		if errors.Is(err, errRefusedUnguarded) {
+			// Rolled back whole: the same rows again, under savepoints.
+			s.guarded = true
+			if s.opt.signals.Guarded != nil {
+				s.opt.signals.Guarded()
+			}
+			err = s.db.InTx(ctx, func() error { return f(lo, min(lo+step-1, maxSeq)) })
+		}
 		if err != nil {
 			return err
 		}
