@@ -118,13 +118,22 @@ func TestBulkSweepMatchesDefault(t *testing.T) {
 }
 
 // TestBulkSweepMatchesDefaultMapped: the same through an app's mapping
-// (the app of docs/mapping.md), a first sweep and one 100 hours later.
+// (the app of docs/mapping.md), a first sweep and one 100 hours later;
+// the app's indexes stay as they were.
 func TestBulkSweepMatchesDefaultMapped(t *testing.T) {
 	s := appShape
 	g := randomGraph(7, 60, 300, s.gen)
 	db, orig := shapedMemory(t, s, g, s.base)
 	db.Close()
 	def, bulk := openAsWorker(t, copyMemory(t, orig)), openAsWorker(t, copyMemory(t, orig))
+	// The app's indexes are its own: a bulk sweep neither drops nor builds
+	// one again (its root page would move).
+	const appIndexes = `SELECT name, tbl_name, rootpage, sql FROM sqlite_master
+		WHERE type = 'index' AND tbl_name NOT LIKE 'mem\_%' ESCAPE '\' ORDER BY name`
+	_, wantIndexes := dumpRows(t, bulk, appIndexes)
+	if !strings.Contains(wantIndexes, "links") {
+		t.Fatalf("the app's links table has no index to watch:\n%s", wantIndexes)
+	}
 	for _, c := range []clock{s.base.after(100), s.base.after(200)} {
 		rd := sweepShape(t, s, def, c, worker.SweepOptions{ChunkSize: 7})
 		rb := sweepShape(t, s, bulk, c, worker.SweepOptions{ChunkSize: 7, Bulk: true})
@@ -139,6 +148,9 @@ func TestBulkSweepMatchesDefaultMapped(t *testing.T) {
 		}
 		if removedAny(rb) == 0 && c == s.base.after(100) {
 			t.Fatalf("the first sweep removed nothing: %s", rb.Summary)
+		}
+		if _, got := dumpRows(t, bulk, appIndexes); got != wantIndexes {
+			t.Fatalf("at %v: the app's indexes changed\nbefore:\n%s\nafter:\n%s", c.hours, wantIndexes, got)
 		}
 	}
 }
