@@ -87,13 +87,8 @@ func TestDegreesByDeltaMatchRecount(t *testing.T) {
 func TestDegreesLoggedByACutSweep(t *testing.T) {
 	cut := 0
 	for seed := int64(321); seed <= 328; seed++ {
-		rng := rand.New(rand.NewSource(seed))
-		whole, resumed := openPair(t)
+		whole, resumed, rng := randomPair(t, seed)
 		clock, wall := 100.0, time.Unix(1_800_000_000, 0)
-		for _, q := range randomMemory(rng) {
-			mustExec(t, whole, q)
-			mustExec(t, resumed, q)
-		}
 		incSweep(t, whole, clock, wall, false)
 		incSweep(t, resumed, clock, wall, false)
 		clock += float64(60 + rng.Intn(120))

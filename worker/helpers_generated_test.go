@@ -246,6 +246,19 @@ func openPair(t *testing.T) (*worker.DB, *worker.DB) {
 	return a, b
 }
 
+// randomPair is two files holding one random memory (seed), and the
+// generator it was drawn from, to draw more.
+func randomPair(t *testing.T, seed int64) (a, b *worker.DB, rng *rand.Rand) {
+	t.Helper()
+	rng = rand.New(rand.NewSource(seed))
+	a, b = openPair(t)
+	for _, q := range randomMemory(rng) {
+		mustExec(t, a, q)
+		mustExec(t, b, q)
+	}
+	return a, b, rng
+}
+
 // twinHistory gives two copies of one random memory (seed) the same random
 // app writes, steps times, moving the clocks now and then; after each
 // step's writes it calls sweep with both copies, the step and the clocks.

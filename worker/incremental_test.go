@@ -218,13 +218,8 @@ func derivedState(t *testing.T, db *worker.DB) string {
 func TestCutFullSweepResumesToTheSameState(t *testing.T) {
 	cut, changed := 0, 0
 	for seed := int64(301); seed <= 312; seed++ {
-		rng := rand.New(rand.NewSource(seed))
-		whole, resumed := openPair(t)
+		whole, resumed, rng := randomPair(t, seed)
 		clock, wall := 100.0, time.Unix(1_800_000_000, 0)
-		for _, q := range randomMemory(rng) {
-			mustExec(t, whole, q)
-			mustExec(t, resumed, q)
-		}
 		clock += float64(40 + rng.Intn(120))
 		incSweep(t, whole, clock, wall, true)
 		if !cutInEdgeRemovals(t, resumed, clock, wall) {
