@@ -12,9 +12,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/memdecay/memdecay/schema"
 	"github.com/memdecay/memdecay/worker"
 )
 
@@ -112,6 +114,18 @@ func TestDegreesLoggedByACutSweep(t *testing.T) {
 		}
 		cut++
 		compareDegrees(t, resumed.SQL, fmt.Sprintf("seed %d, cut", seed))
+		// A step down from the log's schema folds it before it drops it:
+		// on a copy, down and up again, the stored degrees are a recount's.
+		copied := filepath.Join(t.TempDir(), "copy.db")
+		mustExec(t, resumed, `VACUUM INTO ?`, copied)
+		down := openAsWorker(t, copied)
+		if _, err := schema.Down(down.SQL, schema.DownOptions{}); err != nil {
+			t.Fatalf("seed %d: migrate down: %v", seed, err)
+		}
+		if _, err := schema.Up(down.SQL); err != nil {
+			t.Fatalf("seed %d: migrate up: %v", seed, err)
+		}
+		compareDegrees(t, down.SQL, fmt.Sprintf("seed %d, cut, migrated down and up", seed))
 		if seed%2 == 0 {
 			// Under other settings the saved plan is discarded, and the
 			// next sweep, full, counts every degree again from the edges:
