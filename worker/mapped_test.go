@@ -407,3 +407,47 @@ func TestMappedCutSweepResumes(t *testing.T) {
 	}
 	checkLinksLogged(t, db.SQL, orig, 0)
 }
+
+// TestMappedCutSweepFoldsDegrees: through the app's own tables (integer
+// ids), a later, incremental sweep cut between two transactions of its
+// link removals has logged the degrees they took; the next sweep folds
+// them, finishes the plan, and leaves the app's rows and every derived
+// number as the same sweep uncut does.
+func TestMappedCutSweepFoldsDegrees(t *testing.T) {
+	s := appShape
+	db, orig := shapedMemory(t, s, randomGraph(13, 300, 1500, s.gen), s.base)
+	db.Close()
+	ref, cut := openAsWorker(t, copyMemory(t, orig)), openAsWorker(t, copyMemory(t, orig))
+	later := s.base.after(200)
+	for _, d := range []*worker.DB{ref, cut} {
+		sweepShape(t, s, d, s.base, worker.SweepOptions{ChunkSize: 20})
+	}
+	sweepShape(t, s, ref, later, worker.SweepOptions{ChunkSize: 20})
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opt := worker.WithChunk(worker.SweepOptions{ChunkSize: 20, SoloChunkSize: 20}, func(step string, done, total int64) {
+		if step == "plan_edges" && done > 0 && done < total {
+			cancel()
+		}
+	})
+	if _, err := worker.Sweep(ctx, cut, s.opt(later, opt)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("the later sweep was not cut between its link removals: %v", err)
+	}
+	if n := scalar[int](t, cut, `SELECT count(*) FROM mem_degree_log`); n == 0 {
+		t.Fatal("cut after removing links, the sweep logged no degree")
+	}
+	if r := sweepShape(t, s, cut, later, worker.SweepOptions{ChunkSize: 20}); !r.Resumed {
+		t.Fatal("the sweep after the cut did not resume its plan")
+	}
+	if n := scalar[int](t, cut, `SELECT count(*) FROM mem_degree_log`); n != 0 {
+		t.Fatalf("%d strengths left unfolded after the resumed sweep", n)
+	}
+	if got, want := shapeState(t, cut, s), shapeState(t, ref, s); got != want {
+		t.Errorf("the app's rows after the resumed sweep differ\nhere only:\n%s\nthere only:\n%s", diffLines(got, want), diffLines(want, got))
+	}
+	if got, want := derivedState(t, cut), derivedState(t, ref); got != want {
+		t.Errorf("derived state after the resumed sweep differs\nhere only:\n%s\nthere only:\n%s", diffLines(got, want), diffLines(want, got))
+	}
+	integrityOK(t, cut.SQL)
+}
