@@ -60,8 +60,14 @@ func TestDegreesByDeltaMatchRecount(t *testing.T) {
 					}
 				})
 
-				if _, err := worker.Sweep(context.Background(), db, opt); err != nil {
+				r, err := worker.Sweep(context.Background(), db, opt)
+				if err != nil {
 					t.Fatalf("step %d: %v", step, err)
+				}
+				// The edges after it are the file's, whether an app wrote
+				// some meanwhile (counted) or not (taken from its events).
+				if n := scalar[int64](t, db, `SELECT count(*) FROM mem_edges`); r.TotalEdgesAfter != n {
+					t.Errorf("step %d: total_edges_after %d, but %d edges are left", step, r.TotalEdgesAfter, n)
 				}
 				// The writes made during the sweep are refreshed by the
 				// sweep's settle when they came before its marks, or by the
@@ -141,8 +147,12 @@ func TestDegreesLoggedByACutSweep(t *testing.T) {
 			}
 			continue
 		}
-		if r := incSweep(t, resumed, clock, wall, false); !r.Resumed {
+		r := incSweep(t, resumed, clock, wall, false)
+		if !r.Resumed {
 			t.Fatalf("seed %d: the sweep after the cut did not resume its plan", seed)
+		}
+		if n := scalar[int64](t, resumed, `SELECT count(*) FROM mem_edges`); r.TotalEdgesAfter != n {
+			t.Errorf("seed %d: the resumed sweep's total_edges_after is %d, but %d edges are left", seed, r.TotalEdgesAfter, n)
 		}
 		if n := scalar[int](t, resumed, `SELECT count(*) FROM mem_degree_log`); n != 0 {
 			t.Fatalf("seed %d: %d strengths left unfolded after the resumed sweep", seed, n)

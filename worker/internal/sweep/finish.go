@@ -26,12 +26,10 @@ func (s *sweep) finish(ctx context.Context) error {
 	if err := s.appliedReport(ctx); err != nil {
 		return err
 	}
-	n, err := s.db.Count(ctx, s.opt.sql().Expand("SELECT count(*) FROM @EDGES"))
-	if err != nil {
+	if err := s.countEdgesAfter(ctx); err != nil {
 		return err
 	}
-	r.TotalEdgesAfter = n
-	err = s.db.InTx(ctx, func() error {
+	err := s.db.InTx(ctx, func() error {
 		q := s.db.Querier()
 		if err := s.reinforce(ctx); err != nil {
 			return err
@@ -42,13 +40,12 @@ func (s *sweep) finish(ctx context.Context) error {
 		if err := s.mapped.RecordCurate(ctx, q, s.clock.Hours); err != nil {
 			return err
 		}
-		_, err = q.ExecContext(ctx, `UPDATE mem_config SET value = value + ? WHERE key = 'edges_decayed_total'`, r.EdgesDecayed+r.Removals()["edges_policy_decayed"])
-		if err != nil {
+		if _, err := q.ExecContext(ctx, `UPDATE mem_config SET value = value + ? WHERE key = 'edges_decayed_total'`,
+			r.EdgesDecayed+r.Removals()["edges_policy_decayed"]); err != nil {
 			return err
 		}
-		_, err = q.ExecContext(ctx, `INSERT INTO mem_config (key, value) VALUES ('derived_fingerprint', ?)
-			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, s.fingerprint)
-		if err != nil {
+		if _, err := q.ExecContext(ctx, `INSERT INTO mem_config (key, value) VALUES ('derived_fingerprint', ?)
+			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, s.fingerprint); err != nil {
 			return err
 		}
 		r.Summary = r.BuildSummary()
@@ -92,6 +89,30 @@ func (s *sweep) keptReinforcements(ctx context.Context) error {
 	}
 	r.Summary = r.BuildSummary()
 	return s.recordSweep(ctx, s.db.Querier(), "done")
+}
+
+// countEdgesAfter sets the report's edges after the sweep. The edges
+// before it, less those its events remove, are that number when no edge
+// was queued since the refresh's mark: every write of an edge queues it
+// but the sweep's own removals, which its events name (a plan a sweep
+// cut off took its count in another run: counted again). Otherwise they are
+// counted: a pass over the edges' narrowest index.
+func (s *sweep) countEdgesAfter(ctx context.Context) error {
+	r := &s.report
+	if !r.Resumed {
+		queued, err := s.db.Count(ctx, "SELECT EXISTS (SELECT 1 FROM main.mem_dirty_edges WHERE seq > ?)", s.marks.edge)
+		if err != nil {
+			return err
+		}
+		if queued == 0 {
+			r.CountEdgesRemoved()
+			r.TotalEdgesAfter = r.EdgesBefore - r.EdgesRemoved
+			return nil
+		}
+	}
+	n, err := s.db.Count(ctx, s.opt.sql().Expand("SELECT count(*) FROM @EDGES"))
+	r.TotalEdgesAfter = n
+	return err
 }
 
 // settle refreshes what this sweep changed itself (degrees of blocks that

@@ -163,7 +163,7 @@ DELETE FROM main.mem_config WHERE key = 'sweep_removing';
 -- degrees, each block state's leaf written once for all of a sweep's
 -- transactions: after the apply, and first thing in a sweep, for one cut
 -- off before it folded its own.
-UPDATE main.mem_block_state SET degree = degree - l.strength
+UPDATE OR FAIL main.mem_block_state SET degree = degree - l.strength
 FROM (SELECT id, sum(strength) AS strength FROM main.mem_degree_log GROUP BY id) AS l
 WHERE mem_block_state.id = l.id;
 DELETE FROM main.mem_degree_log;
@@ -371,6 +371,6 @@ DELETE FROM main.mem_sweep_plans WHERE sweep_id = :sweep AND step = :step AND se
 -- name: apply_rank_bounds
 -- Each block the plan scored keeps its bound, in the scales' epoch (rank.go);
 -- not one it reinforces, whose refresh forgets it (its count went up).
-UPDATE main.mem_block_state SET rank_bound = r.bound - 2 * :epoch
+UPDATE OR FAIL main.mem_block_state SET rank_bound = r.bound - 2 * :epoch
 FROM plan_rank r WHERE r.seq BETWEEN :lo AND :hi AND mem_block_state.id = r.id
   AND r.id NOT IN (SELECT id FROM plan_reinforce);

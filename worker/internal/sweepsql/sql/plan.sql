@@ -217,16 +217,25 @@ INSERT INTO rank_scale (max_degree, max_count) SELECT max(degree), max(count) FR
 -- among the blocks ranked, from the state of those untouched since the
 -- refresh (one pass over the narrow state table, reading no block), and
 -- as they stand of those changed since (rank_changed) or losing edges now
--- (rank_lost). The pass looks up whether a block is untouched only for
+-- (rank_lost). A block losing edges but unchanged since the refresh is
+-- read from its state too: its stored count is the block's count plus its
+-- constitutional one, and NULL unless the block is active and usable.
+-- Only the changed blocks are read. The pass looks up whether a block is untouched only for
 -- those at or above a floor (:degree_floor, :count_floor: the last scales
 -- shrunk as far as the ranking allows, rank.go), and looks again at every
 -- block only for a largest value below it: any floor, or none, gives the
 -- same scales.
 DELETE FROM rank_ids;
-INSERT OR IGNORE INTO rank_ids (id) SELECT id FROM rank_changed UNION SELECT id FROM rank_lost;
+INSERT OR IGNORE INTO rank_ids (id) SELECT id FROM rank_changed;
 DELETE FROM rank_scale;
 INSERT INTO rank_scale (max_degree, max_count)
-WITH fresh AS MATERIALIZED (RANK_INPUTS_OF_IDS),
+WITH fresh AS MATERIALIZED (
+    SELECT degree, reinforcement_count FROM (RANK_INPUTS_OF_IDS)
+    UNION ALL
+    SELECT max(0, s.degree - l.strength), s.rank_count
+    FROM rank_lost l CROSS JOIN mem_block_state s ON s.id = l.id
+    WHERE s.rank_count IS NOT NULL AND l.id NOT IN (SELECT id FROM rank_changed)
+      AND l.id NOT IN (SELECT id FROM plan_blocks) AND l.id NOT IN (SELECT id FROM plan_orphans)),
 high AS MATERIALIZED (
     SELECT max(CASE WHEN s.degree >= :degree_floor THEN s.degree END) AS degree,
            max(CASE WHEN s.rank_count >= :count_floor THEN s.rank_count END) AS count

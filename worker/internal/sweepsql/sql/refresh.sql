@@ -121,7 +121,7 @@ UPDATE refresh_block_rows AS n
 SET rank_bound = (SELECT o.rank_bound FROM mem_block_state o WHERE o.id = n.id AND RANK_BOUND_KEPT)
 WHERE n.rank_count IS NOT NULL AND :queued;
 DELETE FROM mem_block_state WHERE id IN (SELECT id FROM refresh_ids WHERE seq BETWEEN :lo AND :hi);
-INSERT INTO mem_block_state (id, tier, lambda, constitutional, degree, archive_at, problem,
+INSERT OR FAIL INTO mem_block_state (id, tier, lambda, constitutional, degree, archive_at, problem,
                              rank_count, rank_confidence, rank_anchor, rank_bound)
 SELECT id, tier, lambda, constitutional, degree, archive_at, problem,
        rank_count, rank_confidence, rank_anchor, rank_bound FROM refresh_block_rows;
@@ -151,7 +151,7 @@ counted AS MATERIALIZED (
 change AS (
     SELECT a AS id, strength AS delta FROM present UNION ALL SELECT b, strength FROM present
     UNION ALL SELECT a, -strength FROM counted UNION ALL SELECT b, -strength FROM counted)
-UPDATE main.mem_block_state SET degree = degree + l.delta,
+UPDATE OR FAIL main.mem_block_state SET degree = degree + l.delta,
     rank_bound = CASE WHEN l.delta > 0 AND rank_bound > NOT_RANKED THEN NULL ELSE rank_bound END
 FROM (SELECT id, sum(delta) AS delta FROM change WHERE delta != 0 GROUP BY id HAVING sum(delta) != 0) AS l
 WHERE mem_block_state.id = l.id;
