@@ -11,6 +11,7 @@ var derivedKept = map[uint]bool{
 	19: true, // mem_accesses: reads an app recorded, which only tune reads
 	20: true, // the archives lose their index of subjects
 	21: true, // mem_degree_log: empty but inside a sweep, folded by the step down
+	22: true, // mem_edge_soon: a copy of due times, built by the next sweep
 }
 
 // DerivedLayout is the newest step at or below version that may change the

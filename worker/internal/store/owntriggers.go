@@ -23,7 +23,7 @@ var quietLists = map[string]bool{"remove_edges": true}
 // are not memworker's queue triggers on mem_edges (mem_edges_queue_delete
 // would not fire anyway; the insert and update ones have nothing to fire on).
 const quietTriggers = `SELECT count(*) FROM sqlite_master WHERE type = 'trigger'
-  AND tbl_name IN ('mem_edges', 'mem_edge_due', 'mem_degree_log', 'mem_config')
+  AND tbl_name IN ('mem_edges', 'mem_edge_due', 'mem_edge_soon', 'mem_degree_log', 'mem_config')
   AND name NOT IN ('mem_edges_queue_insert', 'mem_edges_queue_update', 'mem_edges_queue_delete')`
 
 // QuietAllowed says whether quietLists may run with the triggers off now:

@@ -31,7 +31,7 @@ func (s *sweep) args(extra ...any) []any {
 		sql.Named("edge_mark", s.marks.edge),
 		sql.Named("fact_mark", s.marks.fact),
 		sql.Named("counted", s.plannedCounted()),
-	}, extra...)
+	}, append(s.soonArgs(), extra...)...)
 }
 
 // plannedCounted is the share of a planned edge's strength that the stored

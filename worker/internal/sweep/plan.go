@@ -20,7 +20,11 @@ import (
 // plan computes every phase's decisions at one read snapshot, over every
 // row (full) or the rows due or changed (plan.sql).
 func (s *sweep) plan(ctx context.Context, full bool) (err error) {
-	names := []string{"scope_incremental", "evaluate_edges", "plan_invalid"}
+	due := "scope_due"
+	if s.soon.covers(s.clock.Hours, float64(s.clock.Wall.Unix())) {
+		due = "scope_due_soon"
+	}
+	names := []string{"scope_incremental", due, "evaluate_edges", "plan_invalid"}
 	if full {
 		names = []string{"scope_full", "plan_invalid"} // every edge was evaluated by the full refresh
 	}

@@ -81,6 +81,9 @@ func (s *sweep) prepare(ctx context.Context) error {
 			return fmt.Errorf("sweep: %w", err)
 		}
 	}
+	if err := s.loadDueSoon(ctx); err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
 	return s.loadPolicies(ctx)
 }
 

@@ -58,6 +58,9 @@ type sweep struct {
 	// bulk sweep, on a replica, and once an app's rule has refused a
 	// change.
 	guarded bool
+	// soon: the horizon of the list of edges due soon (duesoon.go); nil
+	// while there is no list.
+	soon *dueSoon
 }
 
 // Sweep runs the edge curate sweep (docs/sweep.md): plan every phase at one
@@ -255,6 +258,9 @@ func (s *sweep) dryRun(ctx context.Context) error {
 // changed are copied over; on a replica, which holds no snapshot across
 // requests, it is refreshed in place (planInPlace).
 func (s *sweep) planAll(ctx context.Context) error {
+	if err := s.forgetDueSoon(ctx); err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
 	aside := s.db.Snapshots()
 	done := store.Phase("refresh and plan")
 	plan := func() error { return s.db.InRead(ctx, "COMMIT", func() error { return s.planFull(ctx) }) }
@@ -279,6 +285,11 @@ func (s *sweep) planAll(ctx context.Context) error {
 			return fmt.Errorf("sweep: storing derived state: %w", err)
 		}
 		done()
+	}
+	// The due rows are all written: the list of edges due soon is built
+	// from them for the sweeps to come.
+	if err := s.coverDueSoon(ctx); err != nil {
+		return fmt.Errorf("sweep: %w", err)
 	}
 	// Every queued row is now refreshed: the queues are emptied before the
 	// apply, so the events it writes reuse their pages (a file an app just
@@ -332,6 +343,9 @@ func (s *sweep) planChanged(ctx context.Context) error {
 	done := store.Phase("refresh")
 	if err := s.refresh(ctx, false); err != nil {
 		return fmt.Errorf("sweep: refreshing derived state: %w", err)
+	}
+	if err := s.coverDueSoon(ctx); err != nil {
+		return fmt.Errorf("sweep: %w", err)
 	}
 	done()
 	done = store.Phase("plan")

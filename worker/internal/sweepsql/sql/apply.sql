@@ -128,7 +128,7 @@ WHERE e.seq BETWEEN :lo AND :hi AND e.phase IN REMOVAL_PHASES AND e.seq NOT IN (
 -- ends' degrees lose the fixed-point strength their due row stored (the
 -- strength the plan read when a full refresh left none; nothing is logged
 -- for a strength of 0), logged in mem_degree_log for fold_degrees, and
--- their due rows go, so
+-- their due rows go (and their entries in the list of edges due soon), so
 -- no sweep recounts them; the sweep_removing row keeps the delete trigger
 -- from queueing them (it never outlives the statement list, let alone the
 -- transaction). An edge the app's trigger kept (RAISE(IGNORE)) stays,
@@ -156,6 +156,7 @@ WITH lost AS MATERIALIZED (
     WHERE coalesce(d.strength, k.strength) != 0)
 INSERT INTO main.mem_degree_log (id, strength) SELECT @END_A, strength FROM lost UNION ALL SELECT @END_B, strength FROM lost;
 DELETE FROM main.mem_edge_due WHERE (from_id, to_id) IN (SELECT from_id, to_id FROM apply_edge_keys);
+DELETE FROM main.mem_edge_soon WHERE (from_id, to_id) IN (SELECT from_id, to_id FROM apply_edge_keys);
 DELETE FROM main.mem_config WHERE key = 'sweep_removing';
 
 -- name: fold_degrees

@@ -8,12 +8,10 @@ CREATE TEMP VIEW sweep_blocks AS SELECT id FROM @NODES WHERE status = 'active';
 CREATE TEMP VIEW sweep_facts AS SELECT id FROM @FACTS WHERE status IN ('active', 'confirmed');
 
 -- name: scope_incremental
--- Evaluate the rows whose due time has come, and those queued as changed.
+-- Evaluate the rows whose due time has come (scope_due or scope_due_soon),
+-- and those queued as changed.
 -- :slack covers rounding between a stored due time and the exact check.
 CREATE TEMP TABLE scope_edges (from_id TEXT, to_id TEXT, PRIMARY KEY (from_id, to_id)) WITHOUT ROWID;
--- One pass over the due times, in key order (they have no index of their own).
-INSERT OR IGNORE INTO scope_edges SELECT from_id, to_id FROM mem_edge_due
-WHERE due_hours <= :now + :slack OR due_wall <= :wall + :slack;
 INSERT OR IGNORE INTO scope_edges SELECT from_id, to_id FROM refresh_edges;
 CREATE TEMP TABLE scope_blocks (id TEXT PRIMARY KEY) WITHOUT ROWID;
 INSERT OR IGNORE INTO scope_blocks SELECT id FROM mem_block_state WHERE archive_at <= :now + :slack;
@@ -24,6 +22,32 @@ CREATE TEMP VIEW sweep_blocks AS
 SELECT s.id FROM scope_blocks s CROSS JOIN @NODES b ON b.id = s.id WHERE b.status = 'active';
 CREATE TEMP VIEW sweep_facts AS
 SELECT s.id FROM scope_facts s CROSS JOIN @FACTS f ON f.id = s.id WHERE f.status IN ('active', 'confirmed');
+
+-- name: scope_due
+-- The edges due now: one pass over the due times, in key order (they have
+-- no index of their own).
+INSERT OR IGNORE INTO scope_edges SELECT from_id, to_id FROM mem_edge_due
+WHERE due_hours <= :now + :slack OR due_wall <= :wall + :slack;
+
+-- name: scope_due_soon
+-- The same from the list of edges due soon, when its horizon covers the
+-- sweep's clock: every due row at or before it is there (mem_edge_soon).
+INSERT OR IGNORE INTO scope_edges SELECT from_id, to_id FROM main.mem_edge_soon
+WHERE due_hours <= :now + :slack OR due_wall <= :wall + :slack;
+
+-- name: due_soon_build
+-- The list of edges due soon, built again up to a new horizon (:soon_hours,
+-- :soon_wall) from one pass over the due times, in key order.
+DELETE FROM main.mem_edge_soon;
+INSERT INTO main.mem_edge_soon (from_id, to_id, due_hours, due_wall)
+SELECT from_id, to_id, due_hours, due_wall FROM main.mem_edge_due
+WHERE due_hours <= :soon_hours OR due_wall <= :soon_wall;
+
+-- name: due_soon_forget
+-- A full sweep rewrites the due times: the list and its horizon go, and
+-- the next incremental sweep builds them again.
+DELETE FROM main.mem_config WHERE key = 'due_soon';
+DELETE FROM main.mem_edge_soon;
 
 -- name: evaluate_edges
 -- The edges in scope, read through the primary key, each once

@@ -168,6 +168,15 @@ EDGE_DUE_ROWS;
 DELETE FROM mem_edge_due WHERE (from_id, to_id) IN (
     SELECT r.from_id, r.to_id FROM refresh_edges r WHERE r.seq BETWEEN :lo AND :hi
       AND NOT EXISTS (SELECT 1 FROM @EDGES e WHERE e.@KEY_A = r.from_id AND e.@KEY_B = r.to_id));
+-- The list of edges due soon follows (none while it has no horizon:
+-- :soon_hours and :soon_wall are NULL).
+DELETE FROM main.mem_edge_soon WHERE (from_id, to_id) IN (
+    SELECT from_id, to_id FROM refresh_edges WHERE seq BETWEEN :lo AND :hi);
+INSERT INTO main.mem_edge_soon (from_id, to_id, due_hours, due_wall)
+SELECT d.from_id, d.to_id, d.due_hours, d.due_wall
+FROM refresh_edges r CROSS JOIN main.mem_edge_due d ON d.from_id = r.from_id AND d.to_id = r.to_id
+WHERE r.seq BETWEEN :lo AND :hi AND (d.due_hours <= :soon_hours OR d.due_wall <= :soon_wall)
+ORDER BY r.from_id, r.to_id;
 
 -- name: refresh_edges_all
 -- One chunk (rows :lo to :hi of sweep_edges, in key order) of the due times
