@@ -201,14 +201,21 @@ func (s *sweep) storedRankScale(ctx context.Context) (rankScale, bool, error) {
 // bound, in bounded transactions, rank_scale (rankScale) first. (A full
 // sweep on a file stores them with its derived state instead:
 // syncDerived.)
+//
+// The degrees the removals logged are folded first (fold_degrees), in the
+// first of those transactions: the bounds go to the same block states'
+// leaves, written once for both.
 func (s *sweep) storeRankBounds(ctx context.Context) error {
 	if s.rankScale == nil || s.rankStored {
-		return nil
+		return s.foldDegrees(ctx)
 	}
 	scale := *s.rankScale
 	first := true
-	return s.chunks(ctx, "plan_rank", store.SyncChunkFactor*s.opt.ChunkSize, true, func(lo, hi int64) error {
+	err := s.chunks(ctx, "plan_rank", store.SyncChunkFactor*s.opt.ChunkSize, true, func(lo, hi int64) error {
 		if first {
+			if _, err := s.db.Exec(ctx, "fold_degrees"); err != nil {
+				return err
+			}
 			if err := s.setRankScale(ctx, scale); err != nil {
 				return err
 			}
@@ -217,6 +224,10 @@ func (s *sweep) storeRankBounds(ctx context.Context) error {
 		_, err := s.db.Exec(ctx, "apply_rank_bounds", append(chunkArgs(lo, hi), sql.Named("epoch", scale.Epoch))...)
 		return err
 	})
+	if err == nil && first {
+		err = s.foldDegrees(ctx) // no bound to store
+	}
+	return err
 }
 
 func (s *sweep) setRankScale(ctx context.Context, r rankScale) error {

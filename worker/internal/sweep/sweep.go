@@ -196,12 +196,9 @@ func (s *sweep) run(ctx context.Context) error {
 	if err := s.apply(ctx); err != nil {
 		return err
 	}
-	if err := s.foldDegrees(ctx); err != nil {
-		return fmt.Errorf("sweep: folding the removals' degrees: %w", err)
-	}
 	done := store.Phase("rank bounds")
 	if err := s.storeRankBounds(ctx); err != nil {
-		return fmt.Errorf("sweep: storing rank bounds: %w", err)
+		return fmt.Errorf("sweep: folding the removals' degrees and storing rank bounds: %w", err)
 	}
 	done()
 	done = store.Phase("finish")
