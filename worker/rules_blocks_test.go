@@ -5,11 +5,15 @@ package worker_test
 // reinforcement.
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/memdecay/memdecay/worker"
 )
 
 // TestBlockArchival: recency exp(−λ_tier × (now − last_reinforced_hours))
@@ -300,6 +304,57 @@ func TestBridgeThresholdFromAnyStart(t *testing.T) {
 		}
 		if got := dryRunAt(t, db, 1000).BridgeThreshold; got == nil || *got != *want {
 			t.Errorf("after a sweep whose threshold was %s: bridge threshold %v, want %v", last, got, *want)
+		}
+	}
+}
+
+// TestBridgeThresholdOfBlocksChangedMidSweep: the threshold counts the
+// degrees of the blocks active at the plan's snapshot. Blocks an app
+// changes after the refresh read their status from the block (the state's
+// may be older): one that stays active counts, one moved to the inbox does
+// not.
+func TestBridgeThresholdOfBlocksChangedMidSweep(t *testing.T) {
+	for seed := int64(501); seed <= 506; seed++ {
+		db, _, _ := randomPair(t, seed)
+		clock, wall := 100.0, time.Unix(1_800_000_000, 0)
+		incSweep(t, db, clock, wall, false)
+		clock += 2
+		// An edge write, so the refresh has a chunk of edges to tell of.
+		mustExec(t, db, `UPDATE mem_edges SET reinforcement_count = reinforcement_count + 1
+			WHERE (from_id, to_id) = (SELECT from_id, to_id FROM mem_edges ORDER BY from_id, to_id LIMIT 1)`)
+		var want float64
+		wrote := false
+		opt := worker.SweepOptions{Now: &clock, WallNow: &wall, ChunkSize: 7}
+		r, err := worker.Sweep(context.Background(), db, worker.WithChunk(opt, func(step string, done, total int64) {
+			if step != "refresh_edges" || done != total || wrote {
+				return
+			}
+			wrote = true
+			// The three largest degrees' blocks change and stay active; the
+			// next one goes to the inbox.
+			ids := column(t, db, `SELECT s.id FROM mem_block_state s JOIN mem_blocks b ON b.id = s.id
+				WHERE b.status = 'active' AND s.degree > 0 ORDER BY s.degree DESC, s.id LIMIT 4`)
+			for i, id := range ids {
+				q := `UPDATE mem_blocks SET confidence = 0.25 WHERE id = ?`
+				if i == 3 {
+					q = `UPDATE mem_blocks SET status = 'inbox' WHERE id = ?`
+				}
+				if _, err := db.SQL.Exec(q, id); err != nil {
+					t.Errorf("app write: %v", err)
+				}
+			}
+			const active = `FROM mem_block_state s JOIN mem_blocks b ON b.id = s.id WHERE b.status = 'active' AND s.degree > 0`
+			want = scalar[float64](t, db, `SELECT s.degree `+active+` ORDER BY s.degree
+				LIMIT 1 OFFSET (SELECT min(CAST(0.8 * count(*) AS INTEGER), count(*) - 1) `+active+`)`)
+		}))
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if !wrote {
+			t.Fatalf("seed %d: the refresh told of no edge chunk: nothing was changed mid-sweep", seed)
+		}
+		if r.BridgeThreshold == nil || *r.BridgeThreshold != want {
+			t.Errorf("seed %d: bridge threshold %v, want %v (the degrees of the blocks active at the plan)", seed, fmtPtr(r.BridgeThreshold), want)
 		}
 	}
 }

@@ -91,22 +91,31 @@ INSERT OR IGNORE INTO rank_changed (id) SELECT id FROM main.mem_dirty_blocks WHE
 -- the last sweep's threshold, g: the off + 1 - above degrees just below g,
 -- or the above - off just above it (above: how many are at least g), so it
 -- keeps a few rows rather than a fifth of them; with no g (NULL) it is the
--- sort from the top. Any g gives the same number.
-WITH d AS MATERIALIZED (
+-- sort from the top. Any g gives the same number. The degrees are read
+-- where they are, not copied: the counts in one pass over the state table
+-- (and the changed blocks), the rows near g in another.
+WITH g AS MATERIALIZED (
+    SELECT CASE WHEN typeof(v) IN ('integer', 'real') THEN v END AS g
+    FROM (SELECT json_extract(result, '$.bridge_threshold') AS v FROM main.mem_sweeps
+          WHERE status = 'done' AND json_valid(result) ORDER BY id DESC LIMIT 1)
+    UNION ALL SELECT NULL LIMIT 1),
+d AS NOT MATERIALIZED (
     SELECT s.degree FROM mem_block_state s
     WHERE s.degree > 0 AND ACTIVE_IN_STATE AND s.id NOT IN (SELECT id FROM rank_changed)
     UNION ALL
     SELECT s.degree FROM rank_changed c CROSS JOIN mem_block_state s ON s.id = c.id CROSS JOIN @NODES b ON b.id = s.id
     WHERE s.degree > 0 AND b.status = 'active'),
-g AS MATERIALIZED (
-    SELECT CASE WHEN typeof(v) IN ('integer', 'real') THEN v END AS g
-    FROM (SELECT json_extract(result, '$.bridge_threshold') AS v FROM main.mem_sweeps
-          WHERE status = 'done' AND json_valid(result) ORDER BY id DESC LIMIT 1)
-    UNION ALL SELECT NULL LIMIT 1),
+counts AS MATERIALIZED (
+    SELECT count(*) AS n, count(CASE WHEN s.degree >= g.g THEN 1 END) AS above
+    FROM mem_block_state s CROSS JOIN g
+    WHERE s.degree > 0 AND ACTIVE_IN_STATE AND s.id NOT IN (SELECT id FROM rank_changed)
+    UNION ALL
+    SELECT count(*), count(CASE WHEN s.degree >= g.g THEN 1 END)
+    FROM rank_changed c CROSS JOIN mem_block_state s ON s.id = c.id CROSS JOIN @NODES b ON b.id = s.id CROSS JOIN g
+    WHERE s.degree > 0 AND b.status = 'active'),
 k AS MATERIALIZED (
-    SELECT count(*) - 1 - max(0, min(CAST(0.8 * count(*) AS INTEGER), count(*) - 1)) AS off,
-           count(CASE WHEN degree >= (SELECT g FROM g) THEN 1 END) AS above
-    FROM d)
+    SELECT n - 1 - max(0, min(CAST(0.8 * n AS INTEGER), n - 1)) AS off, above
+    FROM (SELECT sum(n) AS n, sum(above) AS above FROM counts))
 SELECT CASE WHEN (SELECT above > off FROM k)
             THEN (SELECT degree FROM d WHERE degree >= (SELECT g FROM g)
                   ORDER BY degree LIMIT 1 OFFSET (SELECT above - off - 1 FROM k))
