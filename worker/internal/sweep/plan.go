@@ -34,7 +34,9 @@ func (s *sweep) plan(ctx context.Context, full bool) (err error) {
 		}
 	}
 	r := &s.report
-	if r.EdgesBefore, err = s.db.Count(ctx, s.opt.sql().Expand("SELECT count(*) FROM @EDGES")); err != nil {
+	if full && s.edgesCounted != nil {
+		r.EdgesBefore = *s.edgesCounted
+	} else if r.EdgesBefore, err = s.db.Count(ctx, s.opt.sql().Expand("SELECT count(*) FROM @EDGES")); err != nil {
 		return err
 	}
 	if _, err := s.db.Exec(ctx, "plan_changed_blocks"); err != nil {

@@ -109,18 +109,8 @@ func (s *sweep) refresh(ctx context.Context, full bool) error {
 			return err
 		}
 		if full && p.chunk == "refresh_edges" {
-			// Every edge in one pass, in table order, evaluated for the
-			// plan (refresh_edges_all takes their due times from that
-			// later), and the unusable ones into the temp shadow; on a
-			// file, the degrees from that evaluation.
-			names := []string{"evaluate_edges_all", "refresh_edges_invalid"}
-			if s.db.Snapshots() {
-				names = append(names, "degrees_from_evaluation")
-			}
-			for _, name := range names {
-				if _, err := s.db.Exec(ctx, name); err != nil {
-					return err
-				}
+			if err := s.refreshEveryEdge(ctx); err != nil {
+				return err
 			}
 			continue
 		}
@@ -129,6 +119,41 @@ func (s *sweep) refresh(ctx context.Context, full bool) error {
 		}
 	}
 	return nil
+}
+
+// refreshEveryEdge evaluates every edge in one pass, in table order, for
+// the plan (refresh_edges_all takes their due times from that later), puts
+// the unusable ones into the temp shadow and, on a file, counts the
+// degrees from that evaluation. On a file all of it reads one snapshot, so
+// when the edges evaluated are all the edges there, none is unusable and
+// the pass that looks for them is left out; the count is the plan's edges
+// before (edgesCounted).
+func (s *sweep) refreshEveryEdge(ctx context.Context) error {
+	if _, err := s.db.Exec(ctx, "evaluate_edges_all"); err != nil {
+		return err
+	}
+	invalid := true
+	if s.db.Snapshots() {
+		all, err := s.db.Count(ctx, s.opt.sql().Expand("SELECT count(*) FROM @EDGES"))
+		if err != nil {
+			return err
+		}
+		evaluated, err := s.db.Count(ctx, "SELECT coalesce(max(rowid), 0) FROM temp.sweep_edges")
+		if err != nil {
+			return err
+		}
+		s.edgesCounted, invalid = &all, evaluated != all
+	}
+	if invalid {
+		if _, err := s.db.Exec(ctx, "refresh_edges_invalid"); err != nil {
+			return err
+		}
+	}
+	if !s.db.Snapshots() {
+		return nil
+	}
+	_, err := s.db.Exec(ctx, "degrees_from_evaluation")
+	return err
 }
 
 // refreshPart refreshes one kind of row, a chunk at a time: in bounded

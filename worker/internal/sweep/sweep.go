@@ -61,6 +61,9 @@ type sweep struct {
 	// soon: the horizon of the list of edges due soon (duesoon.go); nil
 	// while there is no list.
 	soon *dueSoon
+	// edgesCounted: the edges a full refresh on a file counted at the
+	// plan's snapshot (refreshEveryEdge); nil: the plan counts them.
+	edgesCounted *int64
 }
 
 // Sweep runs the edge curate sweep (docs/sweep.md): plan every phase at one
