@@ -437,6 +437,7 @@ func TestMappedCutSweepFoldsDegrees(t *testing.T) {
 	if n := scalar[int](t, cut, `SELECT count(*) FROM mem_degree_log`); n == 0 {
 		t.Fatal("cut after removing links, the sweep logged no degree")
 	}
+	checkDueSoon(t, cut, "through the app's tables, cut")
 	if r := sweepShape(t, s, cut, later, worker.SweepOptions{ChunkSize: 20}); !r.Resumed {
 		t.Fatal("the sweep after the cut did not resume its plan")
 	}
@@ -448,6 +449,10 @@ func TestMappedCutSweepFoldsDegrees(t *testing.T) {
 	}
 	if got, want := derivedState(t, cut), derivedState(t, ref); got != want {
 		t.Errorf("derived state after the resumed sweep differs\nhere only:\n%s\nthere only:\n%s", diffLines(got, want), diffLines(want, got))
+	}
+	checkDueSoon(t, cut, "through the app's tables, resumed")
+	if scalar[int](t, cut, `SELECT count(*) FROM mem_config WHERE key = 'due_soon'`) == 0 {
+		t.Error("no list of edges due soon through the app's tables")
 	}
 	integrityOK(t, cut.SQL)
 }

@@ -5,8 +5,9 @@
 -- now here, in a few pages, instead of in a pass over every due row; one
 -- past it builds the list again from that pass. Every sweep that writes a
 -- due row keeps the list: a refreshed edge's entry follows its due row, a
--- removed edge's goes; a full sweep forgets the list and its horizon. With
--- no horizon the list is not read.
+-- removed edge's goes. A full sweep forgets the list and its horizon before
+-- it rewrites the due rows, and builds them again once they are written.
+-- With no horizon the list is not read.
 CREATE TABLE mem_edge_soon (
     from_id   TEXT NOT NULL,
     to_id     TEXT NOT NULL,

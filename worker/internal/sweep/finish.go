@@ -110,9 +110,15 @@ func (s *sweep) countEdgesAfter(ctx context.Context) error {
 			return nil
 		}
 	}
-	n, err := s.db.Count(ctx, s.opt.sql().Expand("SELECT count(*) FROM @EDGES"))
+	n, err := s.countEdges(ctx)
 	r.TotalEdgesAfter = n
 	return err
+}
+
+// countEdges counts the edges the sweep decides on (memworker's, or the
+// app's through its mapping).
+func (s *sweep) countEdges(ctx context.Context) (int64, error) {
+	return s.db.Count(ctx, s.opt.sql().Expand("SELECT count(*) FROM @EDGES"))
 }
 
 // settle refreshes what this sweep changed itself (degrees of blocks that

@@ -36,7 +36,7 @@ func (s *sweep) plan(ctx context.Context, full bool) (err error) {
 	r := &s.report
 	if full && s.edgesCounted != nil {
 		r.EdgesBefore = *s.edgesCounted
-	} else if r.EdgesBefore, err = s.db.Count(ctx, s.opt.sql().Expand("SELECT count(*) FROM @EDGES")); err != nil {
+	} else if r.EdgesBefore, err = s.countEdges(ctx); err != nil {
 		return err
 	}
 	if _, err := s.db.Exec(ctx, "plan_changed_blocks"); err != nil {

@@ -134,7 +134,7 @@ func (s *sweep) refreshEveryEdge(ctx context.Context) error {
 	}
 	invalid := true
 	if s.db.Snapshots() {
-		all, err := s.db.Count(ctx, s.opt.sql().Expand("SELECT count(*) FROM @EDGES"))
+		all, err := s.countEdges(ctx)
 		if err != nil {
 			return err
 		}
