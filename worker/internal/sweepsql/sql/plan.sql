@@ -44,8 +44,8 @@ SELECT from_id, to_id, due_hours, due_wall FROM main.mem_edge_due
 WHERE due_hours <= :soon_hours OR due_wall <= :soon_wall;
 
 -- name: due_soon_forget
--- A full sweep rewrites the due times: the list and its horizon go, and
--- the next incremental sweep builds them again.
+-- A full sweep rewrites the due times: the list and its horizon go first,
+-- and the sweep builds them again once the due times are written.
 DELETE FROM main.mem_config WHERE key = 'due_soon';
 DELETE FROM main.mem_edge_soon;
 
@@ -253,11 +253,11 @@ INSERT INTO rank_scale (max_degree, max_count) SELECT max(degree), max(count) FR
 -- (rank_lost). A block losing edges but unchanged since the refresh is
 -- read from its state too: its stored count is the block's count plus its
 -- constitutional one, and NULL unless the block is active and usable.
--- Only the changed blocks are read. The pass looks up whether a block is untouched only for
--- those at or above a floor (:degree_floor, :count_floor: the last scales
--- shrunk as far as the ranking allows, rank.go), and looks again at every
--- block only for a largest value below it: any floor, or none, gives the
--- same scales.
+-- Only the changed blocks are read. The pass looks up whether a block is
+-- untouched only for those at or above a floor (:degree_floor,
+-- :count_floor: the last scales shrunk as far as the ranking allows,
+-- rank.go), and looks again at every block only for a largest value below
+-- it: any floor, or none, gives the same scales.
 DELETE FROM rank_ids;
 INSERT OR IGNORE INTO rank_ids (id) SELECT id FROM rank_changed;
 DELETE FROM rank_scale;
