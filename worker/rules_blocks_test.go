@@ -279,9 +279,10 @@ func TestReinforceTies(t *testing.T) {
 }
 
 // TestBridgeThresholdFromAnyStart: the threshold's sort starts from the
-// last sweep's threshold (plan.sql, bridge_threshold); whatever that was
-// (below, at, above the threshold now, far off, not a number, none), the
-// threshold is the same, ties included.
+// last sweep's threshold, or the hint a full sweep left for the sweep
+// after it (plan.sql, bridge_threshold); whatever that was (below, at,
+// above the threshold now, far off, not a number, none), the threshold is
+// the same, ties included.
 func TestBridgeThresholdFromAnyStart(t *testing.T) {
 	// 40 active blocks in a ring and chords, weights from 17 values: many
 	// degrees tie.
@@ -296,14 +297,53 @@ func TestBridgeThresholdFromAnyStart(t *testing.T) {
 	if want == nil {
 		t.Fatal("no bridge threshold without a last sweep")
 	}
-	for _, last := range []string{"0", "-1", "0.01", fmt.Sprint(*want * 0.5), fmt.Sprint(*want), fmt.Sprint(math.Nextafter(*want, 0)),
-		fmt.Sprint(math.Nextafter(*want, 9)), fmt.Sprint(*want * 1.5), "1e308", `"x"`, "null"} {
+	starts := []string{"0", "-1", "0.01", fmt.Sprint(*want * 0.5), fmt.Sprint(*want), fmt.Sprint(math.Nextafter(*want, 0)),
+		fmt.Sprint(math.Nextafter(*want, 9)), fmt.Sprint(*want * 1.5), "1e308", `"x"`, "null"}
+	for i, last := range starts {
 		if _, err := db.SQL.Exec(`INSERT INTO mem_sweeps (started_at, finished_at, status, result)
 			VALUES (0, 0, 'done', '{"bridge_threshold": ' || ? || '}')`, last); err != nil {
 			t.Fatal(err)
 		}
 		if got := dryRunAt(t, db, 1000).BridgeThreshold; got == nil || *got != *want {
 			t.Errorf("after a sweep whose threshold was %s: bridge threshold %v, want %v", last, got, *want)
+		}
+		// The hint for that sweep, then one for the sweep before it (not used).
+		hint := starts[(i+4)%len(starts)]
+		for _, sweep := range []string{"(SELECT max(id) FROM mem_sweeps)", "(SELECT max(id) - 1 FROM mem_sweeps)"} {
+			mustExec(t, db, `INSERT INTO mem_config (key, value) VALUES ('bridge_hint', json_object('sweep', `+sweep+`, 'threshold', json('`+hint+`')))
+				ON CONFLICT (key) DO UPDATE SET value = excluded.value`)
+			if got := dryRunAt(t, db, 1000).BridgeThreshold; got == nil || *got != *want {
+				t.Errorf("after a sweep whose threshold was %s, hint %s for sweep %s: bridge threshold %v, want %v", last, hint, sweep, got, *want)
+			}
+		}
+	}
+}
+
+// TestFullSweepLeavesBridgeHint: a full sweep leaves the next sweep the
+// threshold of the degrees it left as the start of its sort, named with
+// its id; an incremental sweep leaves it as it was.
+func TestFullSweepLeavesBridgeHint(t *testing.T) {
+	for seed := int64(511); seed <= 514; seed++ {
+		db, _, _ := randomPair(t, seed)
+		clock, wall := 100.0, time.Unix(1_800_000_000, 0)
+		r := incSweep(t, db, clock, wall, true)
+		if !r.Full {
+			t.Fatalf("seed %d: the first sweep was not full", seed)
+		}
+		const active = `FROM mem_block_state s JOIN mem_blocks b ON b.id = s.id WHERE b.status = 'active' AND s.degree > 0`
+		want := scalar[float64](t, db, `SELECT s.degree `+active+` ORDER BY s.degree
+			LIMIT 1 OFFSET (SELECT min(CAST(0.8 * count(*) AS INTEGER), count(*) - 1) `+active+`)`)
+		hint := func() string {
+			return fmt.Sprint(scalar[int64](t, db, `SELECT json_extract(value, '$.sweep') FROM mem_config WHERE key = 'bridge_hint'`), " ",
+				scalar[float64](t, db, `SELECT json_extract(value, '$.threshold') FROM mem_config WHERE key = 'bridge_hint'`))
+		}
+		got := hint()
+		if wantHint := fmt.Sprint(r.SweepID, " ", want); got != wantHint {
+			t.Errorf("seed %d: bridge hint %q, want %q (sweep, threshold of the degrees it left)", seed, got, wantHint)
+		}
+		incSweep(t, db, clock+30, wall.Add(time.Hour), false)
+		if again := hint(); again != got {
+			t.Errorf("seed %d: an incremental sweep changed the bridge hint from %q to %q", seed, got, again)
 		}
 	}
 }

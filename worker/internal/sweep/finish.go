@@ -29,6 +29,17 @@ func (s *sweep) finish(ctx context.Context) error {
 	if err := s.countEdgesAfter(ctx); err != nil {
 		return err
 	}
+	// A full sweep's removals leave the degrees far from those it planned
+	// with: the threshold of the degrees it left is where the next sweep's
+	// bridge threshold starts (bridge_threshold's g). Only a hint: any
+	// start gives the same threshold.
+	var bridgeHint sql.NullFloat64
+	if r.Full && !r.Resumed {
+		var err error
+		if bridgeHint, err = s.bridgeThreshold(ctx); err != nil {
+			return err
+		}
+	}
 	err := s.db.InTx(ctx, func() error {
 		q := s.db.Querier()
 		if err := s.reinforce(ctx); err != nil {
@@ -47,6 +58,12 @@ func (s *sweep) finish(ctx context.Context) error {
 		if _, err := q.ExecContext(ctx, `INSERT INTO mem_config (key, value) VALUES ('derived_fingerprint', ?)
 			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, s.fingerprint); err != nil {
 			return err
+		}
+		if bridgeHint.Valid {
+			if _, err := q.ExecContext(ctx, `INSERT INTO mem_config (key, value) VALUES ('bridge_hint', json_object('sweep', ?, 'threshold', ?))
+				ON CONFLICT (key) DO UPDATE SET value = excluded.value`, s.claim.ID, bridgeHint.Float64); err != nil {
+				return err
+			}
 		}
 		r.Summary = r.BuildSummary()
 		return s.recordSweep(ctx, q, "done")

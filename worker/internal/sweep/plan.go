@@ -42,12 +42,10 @@ func (s *sweep) plan(ctx context.Context, full bool) (err error) {
 	if _, err := s.db.Exec(ctx, "plan_changed_blocks"); err != nil {
 		return err
 	}
-	var bridge sql.NullFloat64
-	began := time.Now()
-	if err := s.db.Querier().QueryRowContext(ctx, s.opt.sql().Stmts("bridge_threshold")[0]).Scan(&bridge); err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("bridge threshold: %w", err)
+	bridge, err := s.bridgeThreshold(ctx)
+	if err != nil {
+		return err
 	}
-	store.TraceTook("bridge_threshold", began)
 	if bridge.Valid {
 		r.BridgeThreshold = &bridge.Float64
 	}
@@ -172,4 +170,15 @@ func writeFingerprint(w io.Writer, layout uint, cfg settings.Config, policies []
 	for i, p := range policies {
 		fmt.Fprintf(w, "%q %q %v %v %q %q;", p.RelationType, staged[i].Curve, staged[i].Threshold, staged[i].ToZero, p.Clock, p.Action)
 	}
+}
+
+// bridgeThreshold is the 80th percentile of the active blocks' non-zero
+// degrees as they are stored (bridge_threshold); NULL when there are none.
+func (s *sweep) bridgeThreshold(ctx context.Context) (sql.NullFloat64, error) {
+	var bridge sql.NullFloat64
+	defer store.TraceTook("bridge_threshold", time.Now())
+	if err := s.db.Querier().QueryRowContext(ctx, s.opt.sql().Stmts("bridge_threshold")[0]).Scan(&bridge); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return bridge, fmt.Errorf("bridge threshold: %w", err)
+	}
+	return bridge, nil
 }

@@ -91,13 +91,18 @@ INSERT OR IGNORE INTO rank_changed (id) SELECT id FROM main.mem_dirty_blocks WHE
 -- the last sweep's threshold, g: the off + 1 - above degrees just below g,
 -- or the above - off just above it (above: how many are at least g), so it
 -- keeps a few rows rather than a fifth of them; with no g (NULL) it is the
--- sort from the top. Any g gives the same number. The degrees are read
--- where they are, not copied: the counts in one pass over the state table
--- (and the changed blocks), the rows near g in another.
+-- sort from the top. Any g gives the same number. After a full sweep, g
+-- is the threshold of the degrees it left (mem_config's bridge_hint, for
+-- that sweep: its removals moved the degrees far from those it planned
+-- with). The degrees are read where they are, not copied: the counts in
+-- one pass over the state table (and the changed blocks), the rows near g
+-- in another.
 WITH g AS MATERIALIZED (
     SELECT CASE WHEN typeof(v) IN ('integer', 'real') THEN v END AS g
-    FROM (SELECT json_extract(result, '$.bridge_threshold') AS v FROM main.mem_sweeps
-          WHERE status = 'done' AND json_valid(result) ORDER BY id DESC LIMIT 1)
+    FROM (SELECT coalesce((SELECT json_extract(c.value, '$.threshold') FROM main.mem_config c
+                           WHERE c.key = 'bridge_hint' AND json_valid(c.value) AND json_extract(c.value, '$.sweep') = s.id),
+                          json_extract(s.result, '$.bridge_threshold')) AS v
+          FROM main.mem_sweeps s WHERE s.status = 'done' AND json_valid(s.result) ORDER BY s.id DESC LIMIT 1)
     UNION ALL SELECT NULL LIMIT 1),
 d AS NOT MATERIALIZED (
     SELECT s.degree FROM mem_block_state s
