@@ -225,12 +225,13 @@ func (st *fileStore) yieldLock(ctx context.Context, committed time.Time, held ti
 // checkpointWaitMS for the app's readers. Failing to checkpoint is not an
 // error: a later commit tries again. (bench/README.md has the trials.)
 func (st *fileStore) checkpoint(ctx context.Context) {
-	defer TraceTook("checkpoint", time.Now())
+	began := time.Now()
 	st.noteOthers(ctx)
 	var busy, frames, copied int64
 	if st.conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied) != nil {
 		return
 	}
+	TraceTook(fmt.Sprintf("checkpoint (WAL %d frames, %d copied)", frames, copied), began)
 	stuck := frames >= checkpointFrames && frames > st.pacing.walFrames
 	st.pacing.walFrames = frames
 	if !stuck {
