@@ -202,32 +202,39 @@ func (s *sweep) storedRankScale(ctx context.Context) (rankScale, bool, error) {
 // sweep on a file stores them with its derived state instead:
 // syncDerived.)
 //
-// The degrees the removals logged are folded first (fold_degrees), in the
-// first of those transactions: the bounds go to the same block states'
-// leaves, written once for both.
+// The degrees the removals logged are folded (fold_degrees) in the last
+// of those transactions: the bounds go to the same block states' leaves,
+// written once for both, and the first transaction, whose pace sizes the
+// next ones (txRows), measures the bounds alone.
 func (s *sweep) storeRankBounds(ctx context.Context) error {
 	if s.rankScale == nil || s.rankStored {
 		return s.foldDegrees(ctx)
 	}
+	last, err := s.db.Count(ctx, "SELECT coalesce(max(rowid), 0) FROM temp.plan_rank")
+	if err != nil {
+		return err
+	}
+	if last == 0 {
+		return s.foldDegrees(ctx) // no bound to store
+	}
 	scale := *s.rankScale
 	first := true
-	err := s.chunks(ctx, "plan_rank", store.SyncChunkFactor*s.opt.ChunkSize, true, func(lo, hi int64) error {
+	return s.chunks(ctx, "plan_rank", store.SyncChunkFactor*s.opt.ChunkSize, true, func(lo, hi int64) error {
 		if first {
-			if _, err := s.db.Exec(ctx, "fold_degrees"); err != nil {
-				return err
-			}
 			if err := s.setRankScale(ctx, scale); err != nil {
 				return err
 			}
 			first = false
 		}
-		_, err := s.db.Exec(ctx, "apply_rank_bounds", append(chunkArgs(lo, hi), sql.Named("epoch", scale.Epoch))...)
+		if _, err := s.db.Exec(ctx, "apply_rank_bounds", append(chunkArgs(lo, hi), sql.Named("epoch", scale.Epoch))...); err != nil {
+			return err
+		}
+		if hi < last {
+			return nil
+		}
+		_, err := s.db.Exec(ctx, "fold_degrees")
 		return err
 	})
-	if err == nil && first {
-		err = s.foldDegrees(ctx) // no bound to store
-	}
-	return err
 }
 
 func (s *sweep) setRankScale(ctx context.Context, r rankScale) error {
