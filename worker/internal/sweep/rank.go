@@ -210,7 +210,7 @@ func (s *sweep) storeRankBounds(ctx context.Context) error {
 	if s.rankScale == nil || s.rankStored {
 		return s.foldDegrees(ctx)
 	}
-	last, err := s.db.Count(ctx, "SELECT coalesce(max(rowid), 0) FROM temp.plan_rank")
+	last, err := s.lastRow(ctx, "plan_rank")
 	if err != nil {
 		return err
 	}

@@ -138,7 +138,7 @@ func (s *sweep) refreshEveryEdge(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		evaluated, err := s.db.Count(ctx, "SELECT coalesce(max(rowid), 0) FROM temp.sweep_edges")
+		evaluated, err := s.lastRow(ctx, "sweep_edges")
 		if err != nil {
 			return err
 		}

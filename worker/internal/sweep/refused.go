@@ -286,7 +286,7 @@ func (s *sweep) reinforce(ctx context.Context) error {
 		_, err := s.db.Exec(ctx, "apply_reinforce", chunkArgs(lo, hi)...)
 		return err
 	}
-	last, err := s.db.Count(ctx, "SELECT coalesce(max(rowid), 0) FROM temp.plan_reinforce")
+	last, err := s.lastRow(ctx, "plan_reinforce")
 	if err != nil || last == 0 {
 		return err
 	}

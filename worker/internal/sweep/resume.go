@@ -78,7 +78,7 @@ func (s *sweep) savePlan(ctx context.Context) error {
 		// the working tables a statement names, and would rename it too.
 		query := fmt.Sprintf(`INSERT INTO main.mem_sweep_plans (sweep_id, step, seq, row)
 			SELECT :sweep, :step, rowid, json_array(%s) FROM temp.%s WHERE %s`, strings.Join(cols, ", "), st.table, where)
-		maxRow, err := s.db.Count(ctx, "SELECT coalesce(max(rowid), 0) FROM temp."+st.table)
+		maxRow, err := s.lastRow(ctx, st.table)
 		if err != nil {
 			return err
 		}

@@ -424,7 +424,7 @@ func (s *sweep) foldDegrees(ctx context.Context) error {
 // ChunkSize, each in its own write transaction when withTx is set (sized by
 // the pacer once it holds the lock).
 func (s *sweep) chunks(ctx context.Context, table string, size int, withTx bool, f func(lo, hi int64) error) error {
-	maxSeq, err := s.db.Count(ctx, "SELECT coalesce(max(rowid), 0) FROM temp."+table)
+	maxSeq, err := s.lastRow(ctx, table)
 	if err != nil {
 		return err
 	}
@@ -461,6 +461,12 @@ func (s *sweep) chunks(ctx context.Context, table string, size int, withTx bool,
 		s.tell(table, maxSeq, maxSeq)
 	}
 	return nil
+}
+
+// lastRow is the largest rowid of one of the sweep's temp tables, 0 when
+// it is empty: its rows are numbered from 1 in the order a step takes them.
+func (s *sweep) lastRow(ctx context.Context, table string) (int64, error) {
+	return s.db.Count(ctx, "SELECT coalesce(max(rowid), 0) FROM temp."+table)
 }
 
 // tell reports a step's progress to the progress hook and the test signal.
