@@ -17,6 +17,7 @@ type pacing struct {
 	walFrames     int64         // the WAL's length at the last checkpoint
 	dataVersion   int64         // PRAGMA data_version when last read (see noteOthers)
 	inTransaction bool          // inside inTx or inRead
+	took          time.Time     // when the inTx under way took the write lock
 	held          time.Duration // how long the last inTx held the write lock
 	committed     time.Time     // when the last inTx committed
 	othersWrote   time.Time     // when another connection's commit was last seen
@@ -57,10 +58,10 @@ func (st *fileStore) InTx(ctx context.Context, f func() error) error {
 	return runTx(ctx, txHooks{conn: st.conn, q: st.conn, fence: st.fence, pause: st.opt.Pause, last: p.committed,
 		begin: func() error { return st.beginImmediate(ctx) },
 		begun: func() {
-			p.inTransaction, st.execRows = true, 0
+			p.inTransaction, p.took, st.execRows = true, time.Now(), 0
 			st.noteOthers(ctx)
 		},
-		ended: func() { p.inTransaction = false },
+		ended: func() { p.inTransaction, p.took = false, time.Time{} },
 		committed: func(began time.Time) error {
 			committed := time.Now()
 			p.held, p.committed = committed.Sub(began), committed
@@ -312,10 +313,14 @@ func (st *fileStore) chunkRows(size int) int64 {
 
 // txRows sizes the transactions of one step (size: its rows at
 // ChunkSize). Beside an app's writes each takes chunkRows; alone, the
-// first takes size rows and each next one as many as the last one's pace
-// fits in SoloHold, up to chunkRows: however slow the machine or the rows,
-// no transaction keeps an app that starts writing mid-sweep waiting much
-// longer than SoloHold.
+// first takes size rows and then, while it still holds the lock, as many
+// more as its pace so far fits in SoloHold (Take), and each next one as
+// many as the last one's pace fits in SoloHold, up to chunkRows: however
+// slow the machine or the rows, no transaction keeps an app that starts
+// writing mid-sweep waiting much longer than SoloHold. The first one
+// grows in place rather than committing its size rows alone, since each
+// commit writes the pages a step's rows share (an index's leaves, the
+// block states) once more.
 type txRows struct {
 	p    txPacer
 	size int
@@ -331,6 +336,10 @@ type txPacer interface {
 	OthersWriting() bool
 	lastHeld() time.Duration // how long the last transaction held the write lock
 	soloHold() time.Duration
+	// holding is how long the transaction under way has held the write
+	// lock; 0 where its statements' time does not say (a replica sends
+	// them in one request).
+	holding() time.Duration
 }
 
 func (st *fileStore) TxRows(size int) *txRows { return &txRows{p: st, size: size, whole: st.bulk} }
@@ -338,6 +347,13 @@ func (st *fileStore) lastHeld() time.Duration { return st.pacing.held }
 func (st *fileStore) soloHold() time.Duration { return st.opt.SoloHold }
 func (st *fileStore) Snapshots() bool         { return true }
 func (st *fileStore) Savepoints() bool        { return true }
+
+func (st *fileStore) holding() time.Duration {
+	if st.pacing.took.IsZero() {
+		return 0
+	}
+	return time.Since(st.pacing.took)
+}
 
 // Next is the rows of the transaction that now holds the lock.
 func (t *txRows) Next() int64 {
@@ -350,6 +366,49 @@ func (t *txRows) Next() int64 {
 	}
 	fit := max(int64(t.size), int64(t.pace*t.p.soloHold().Seconds()))
 	return min(bound, fit)
+}
+
+// more is how many rows past the n it has taken the transaction that
+// holds the lock may still take: in a step's first transaction, alone on
+// the file, what its pace since it took the lock fits in the rest of
+// SoloHold (up to chunkRows), when that is at least a chunk; else none.
+func (t *txRows) more(n int64) int64 {
+	if t.whole || t.pace > 0 || t.p.OthersWriting() {
+		return 0
+	}
+	held := t.p.holding()
+	if held <= 0 {
+		return 0
+	}
+	fit := min(t.p.chunkRows(t.size), int64(float64(n)*t.p.soloHold().Seconds()/held.Seconds()))
+	if fit-n < int64(t.size) {
+		return 0
+	}
+	return fit - n
+}
+
+// Take runs f over the rows of the transaction that holds the lock, from
+// lo to at most last: Next of them, then in a step's first transaction
+// each further range its pace fits (more), one call of f per range. It
+// returns the last row it took, or on an error the last row of the range
+// that failed (the transaction then rolls back every range).
+func (t *txRows) Take(lo, last int64, f func(lo, hi int64) error) (int64, error) {
+	hi := min(lo+t.Next()-1, last)
+	if err := f(lo, hi); err != nil {
+		return hi, err
+	}
+	for hi < last {
+		more := t.more(hi - lo + 1)
+		if more == 0 {
+			break
+		}
+		from := hi + 1
+		hi = min(hi+more, last)
+		if err := f(from, hi); err != nil {
+			return hi, err
+		}
+	}
+	return hi, nil
 }
 
 // Took records the pace of the transaction just committed with n rows.

@@ -335,6 +335,7 @@ func (st *replicaStore) chunkRows(size int) int64 {
 
 func (st *replicaStore) lastHeld() time.Duration { return st.held }
 func (st *replicaStore) soloHold() time.Duration { return st.opt.SoloHold }
+func (st *replicaStore) holding() time.Duration  { return 0 }
 
 // replicaQuerier rewrites the working tables' names in every statement.
 type replicaQuerier struct{ st *replicaStore }

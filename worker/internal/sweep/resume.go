@@ -83,16 +83,21 @@ func (s *sweep) savePlan(ctx context.Context) error {
 			return err
 		}
 		rows := s.db.TxRows(s.opt.ChunkSize)
-		for lo, step := int64(1), int64(0); lo <= maxRow; lo += step {
-			err := s.db.InTx(ctx, func() error {
-				step = rows.Next()
-				_, err := s.db.Querier().ExecContext(ctx, query, s.args(append(chunkArgs(lo, lo+step-1), sql.Named("step", st.table))...)...)
+		save := func(lo, hi int64) error {
+			_, err := s.db.Querier().ExecContext(ctx, query, s.args(append(chunkArgs(lo, hi), sql.Named("step", st.table))...)...)
+			return err
+		}
+		for lo := int64(1); lo <= maxRow; {
+			var hi int64
+			err := s.db.InTx(ctx, func() (err error) {
+				hi, err = rows.Take(lo, maxRow, save)
 				return err
 			})
 			if err != nil {
 				return err
 			}
-			rows.Took(step)
+			rows.Took(hi - lo + 1)
+			lo = hi + 1
 		}
 	}
 	meta, err := json.Marshal(savedPlan{Settings: s.planSettings(), Report: s.report, BlockMark: s.marks.block, EdgeMark: s.marks.edge, FactMark: s.marks.fact,

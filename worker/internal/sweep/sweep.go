@@ -421,8 +421,8 @@ func (s *sweep) foldDegrees(ctx context.Context) error {
 }
 
 // chunks calls f for consecutive seq ranges of a temp table, size rows at
-// ChunkSize, each in its own write transaction when withTx is set (sized by
-// the pacer once it holds the lock).
+// ChunkSize, in write transactions when withTx is set (sized by the pacer
+// once it holds the lock: a step's first may call f more than once).
 func (s *sweep) chunks(ctx context.Context, table string, size int, withTx bool, f func(lo, hi int64) error) error {
 	maxSeq, err := s.lastRow(ctx, table)
 	if err != nil {
@@ -440,9 +440,10 @@ func (s *sweep) chunks(ctx context.Context, table string, size int, withTx bool,
 			}
 			continue
 		}
-		err := s.db.InTx(ctx, func() error {
-			step = rows.Next()
-			return f(lo, min(lo+step-1, maxSeq))
+		var hi int64
+		err := s.db.InTx(ctx, func() (err error) {
+			hi, err = rows.Take(lo, maxSeq, f)
+			return err
 		})
 		if errors.Is(err, errRefusedUnguarded) {
 			// Rolled back whole: the same rows again, under savepoints.
@@ -450,11 +451,12 @@ func (s *sweep) chunks(ctx context.Context, table string, size int, withTx bool,
 			if s.opt.signals.Guarded != nil {
 				s.opt.signals.Guarded()
 			}
-			err = s.db.InTx(ctx, func() error { return f(lo, min(lo+step-1, maxSeq)) })
+			err = s.db.InTx(ctx, func() error { return f(lo, hi) })
 		}
 		if err != nil {
 			return err
 		}
+		step = hi - lo + 1
 		rows.Took(step)
 	}
 	if maxSeq > 0 {
