@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memdecay/memdecay/worker"
 )
@@ -152,4 +153,47 @@ func TestAppTriggerRefusesEverything(t *testing.T) {
 	if after := len(edgeSet(t, db)); after != before {
 		t.Errorf("%d edges, want %d", after, before)
 	}
+}
+
+// TestAppTriggerRefusalInGrownTransaction: a step's first transaction
+// grows past its first chunk while it holds the lock (alone, in an
+// hour's hold); an app's trigger that refuses a change only in the part
+// it grew by rolls back the whole transaction, which runs again under
+// savepoints: that change alone is skipped and named, every other one is
+// made once, with its event.
+func TestAppTriggerRefusalInGrownTransaction(t *testing.T) {
+	db, _ := newMemory(t, refusalFixture()+`
+		CREATE TRIGGER keep31 BEFORE DELETE ON mem_edges WHEN OLD.to_id = 'e31' BEGIN SELECT RAISE(ABORT, 'kept by app'); END;`)
+	var dones []int64
+	guarded := 0
+	opt := worker.WithChunk(worker.SweepOptions{ChunkSize: 8, SoloChunkSize: 1000, SoloHold: time.Hour}, func(step string, done, total int64) {
+		if step == "plan_edges" {
+			dones = append(dones, done)
+		}
+	})
+	r := sweepChunked(t, db, 1000, fixedWall, worker.WithGuarded(opt, func() { guarded++ }))
+	if len(dones) < 2 || dones[1] <= 31 {
+		t.Fatalf("the edges' first transaction ended at row %v, want past row 32 (a-e31) in one transaction", dones)
+	}
+	if guarded != 1 {
+		t.Errorf("went on under savepoints %d times, want once", guarded)
+	}
+	want := []worker.InvalidRow{{Kind: "edge", ID: `["a","e31"]`, Problem: "decay refused: kept by app"}}
+	if r.InvalidRows.Count != 1 || !slices.Equal(r.InvalidRows.Sample, want) {
+		t.Errorf("invalid rows %d %+v, want %+v", r.InvalidRows.Count, r.InvalidRows.Sample, want)
+	}
+	var gone []string
+	for i := range 60 {
+		if i != 31 {
+			gone = append(gone, fmt.Sprintf("a-e%02d", i))
+		}
+	}
+	expectEdges(t, db, []string{"a-e31"}, gone)
+	if n := scalar[int](t, db, `SELECT count(*) FROM mem_events WHERE action = 'decay' AND subject_kind = 'edge'`); n != 59 || r.EdgesDecayed != 59 {
+		t.Errorf("%d decay events, %d decayed in the report; want 59 of each", n, r.EdgesDecayed)
+	}
+	if n := scalar[int](t, db, `SELECT count(*) FROM mem_events WHERE subject_id = json_array('a', 'e31')`); n != 0 {
+		t.Errorf("%d events for the refused edge", n)
+	}
+	integrityOK(t, db.SQL)
 }
