@@ -364,8 +364,7 @@ func (t *txRows) Next() int64 {
 	if t.p.OthersWriting() {
 		return bound
 	}
-	fit := max(int64(t.size), int64(t.pace*t.p.soloHold().Seconds()))
-	return min(bound, fit)
+	return max(int64(t.size), rowsUpTo(bound, t.pace*t.p.soloHold().Seconds()))
 }
 
 // more is how many rows past the n it has taken the transaction that
@@ -380,7 +379,7 @@ func (t *txRows) more(n int64) int64 {
 	if held <= 0 {
 		return 0
 	}
-	fit := min(t.p.chunkRows(t.size), int64(float64(n)*t.p.soloHold().Seconds()/held.Seconds()))
+	fit := rowsUpTo(t.p.chunkRows(t.size), float64(n)*t.p.soloHold().Seconds()/held.Seconds())
 	if fit-n < int64(t.size) {
 		return 0
 	}
@@ -409,6 +408,15 @@ func (t *txRows) Take(lo, last int64, f func(lo, hi int64) error) (int64, error)
 		}
 	}
 	return hi, nil
+}
+
+// rowsUpTo is rows as a count, at most bound (compared before converting:
+// a pace measured over a very short hold can exceed what an int64 holds).
+func rowsUpTo(bound int64, rows float64) int64 {
+	if rows >= float64(bound) {
+		return bound
+	}
+	return int64(rows)
 }
 
 // Took records the pace of the transaction just committed with n rows.

@@ -59,6 +59,8 @@ func TestTxRowsTake(t *testing.T) {
 			want: [][]int64{{1, 10}}},
 		{what: "after a committed transaction", p: clockPacer{bound: 1000, hold: 100 * ms, perRow: time.Microsecond, held: 10 * ms}, size: 10, last: 5000, paced: true,
 			want: [][]int64{{1, 100}}},
+		{what: "a pace and hold whose product no int64 holds", p: clockPacer{bound: 1000, hold: 1e6 * time.Hour, held: time.Nanosecond}, size: 10, last: 5000, paced: true,
+			want: [][]int64{{1, 1000}}},
 	} {
 		p := c.p
 		rows := p.rows(c.size)
