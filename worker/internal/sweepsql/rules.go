@@ -2,6 +2,7 @@ package sweepsql
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/memdecay/memdecay/sqlfuncs"
 )
@@ -228,6 +229,11 @@ FROM (
     LEFT JOIN mem_block_state ta ON ta.id = e.@END_A
     LEFT JOIN mem_block_state tb ON tb.id = e.@END_B
     LIMIT -1 OFFSET 0) e`
+
+// edgeEvaluationAll is edgeEvaluation reading the ends' decay rates from
+// block_rates, the block states' ids and rates alone (evaluate_edges_all).
+var edgeEvaluationAll = strings.NewReplacer("LEFT JOIN mem_block_state ta", "LEFT JOIN block_rates ta",
+	"LEFT JOIN mem_block_state tb", "LEFT JOIN block_rates tb").Replace(edgeEvaluation)
 
 // edgeDueRows is when each edge of a CTE named due_source (an edge's
 // columns, its problem (EDGE_PROBLEM), lambda, its decay rate when its

@@ -16,6 +16,7 @@ DROP TABLE IF EXISTS temp.refresh_ids;
 DROP TABLE IF EXISTS temp.refresh_edges;
 DROP TABLE IF EXISTS temp.refresh_block_rows;
 DROP TABLE IF EXISTS temp.block_degree;
+DROP TABLE IF EXISTS temp.block_rates;
 DROP TABLE IF EXISTS temp.gone_due_to;
 DROP TABLE IF EXISTS temp.sync_rows;
 DROP TABLE IF EXISTS temp.sweep_invalid;
@@ -64,6 +65,9 @@ CREATE TEMP TABLE refresh_edges (seq INTEGER PRIMARY KEY, from_id TEXT, to_id TE
 -- fixed-point strengths (EDGE_STRENGTH), exact, so a recount and degrees
 -- kept by deltas give the same bits in any order.
 CREATE TEMP TABLE block_degree (id TEXT PRIMARY KEY, strength REAL) WITHOUT ROWID;
+-- Every block state's id and decay rate, for a full evaluation of the
+-- edges (evaluate_edges_all).
+CREATE TEMP TABLE block_rates (id TEXT PRIMARY KEY, lambda REAL) WITHOUT ROWID;
 -- The strengths stored in the due rows of queued edges that are gone, by
 -- their to_id (see refresh_blocks_queued).
 CREATE TEMP TABLE gone_due_to (id TEXT PRIMARY KEY, strength REAL) WITHOUT ROWID;
