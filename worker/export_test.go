@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/memdecay/memdecay/worker/internal/adapter"
 	"github.com/memdecay/memdecay/worker/internal/store"
 	"github.com/memdecay/memdecay/worker/internal/sweep"
 	"github.com/memdecay/memdecay/worker/internal/sweepsql"
@@ -17,7 +18,15 @@ func SweepReplicated(ctx context.Context, db *DB, opt SweepOptions) (*Report, er
 // QuietRemovals says whether a sweep of db would run its removals with its
 // connection's triggers off.
 func QuietRemovals(ctx context.Context, db *DB) (bool, error) {
-	st, err := store.OpenFile(ctx, db, store.Options{})
+	var opt store.Options
+	mapped, err := adapter.AdaptMapping(ctx, db, false)
+	if err != nil {
+		return false, err
+	}
+	if mapped != nil {
+		opt.Tables = mapped.Tables
+	}
+	st, err := store.OpenFile(ctx, db, opt)
 	if err != nil {
 		return false, err
 	}

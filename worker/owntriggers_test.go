@@ -16,10 +16,14 @@ import (
 func TestSweepRemovalsQuietOrWithAppTriggers(t *testing.T) {
 	orig := bigMemory(t, 53, 80, 900)
 	clock, wall := bigClock+150, bigWall.Add(30*24*time.Hour)
-	const appTrigger = `CREATE TABLE app_removed (from_id TEXT, to_id TEXT);
-		CREATE TRIGGER app_log_removed AFTER DELETE ON mem_edges BEGIN
+	// The app's trigger, on the table named as SQLite stores it, which
+	// keeps the case the app wrote it in.
+	appTrigger := func(table string) string {
+		return `CREATE TABLE app_removed (from_id TEXT, to_id TEXT);
+		CREATE TRIGGER app_log_removed AFTER DELETE ON ` + table + ` BEGIN
 		    INSERT INTO app_removed VALUES (OLD.from_id, OLD.to_id);
 		END`
+	}
 	derived := func(db *worker.DB) string {
 		_, rows := dumpRows(t, db, `SELECT 'state', id, degree, archive_at, problem FROM mem_block_state
 			UNION ALL SELECT 'due', from_id || '>' || to_id, due_hours, due_wall, problem FROM mem_edge_due
@@ -27,14 +31,15 @@ func TestSweepRemovalsQuietOrWithAppTriggers(t *testing.T) {
 			UNION ALL SELECT 'queued blocks', count(*), NULL, NULL, NULL FROM mem_dirty_blocks ORDER BY 1, 2`)
 		return rows
 	}
-	var states, derivedStates [2]string
-	for i, withApp := range []bool{false, true} {
+	var states, derivedStates [3]string
+	for i, table := range []string{"", "mem_edges", "Main.MEM_EDGES"} {
+		withApp := table != ""
 		db := openAsWorker(t, copyMemory(t, orig))
 		if withApp {
-			mustExec(t, db, appTrigger)
+			mustExec(t, db, appTrigger(table))
 		}
 		if quiet, err := worker.QuietRemovals(context.Background(), db); err != nil || quiet == withApp {
-			t.Fatalf("app trigger %v: removals with the triggers off %v (%v)", withApp, quiet, err)
+			t.Fatalf("app trigger on %q: removals with the triggers off %v (%v)", table, quiet, err)
 		}
 		// One connection: the pool hands the sweep's back afterwards.
 		db.SQL.SetMaxOpenConns(1)
@@ -65,11 +70,13 @@ func TestSweepRemovalsQuietOrWithAppTriggers(t *testing.T) {
 		}
 		states[i], derivedStates[i] = memoryState(t, db), derived(db)
 	}
-	if states[0] != states[1] {
-		t.Errorf("rows differ with and without an app trigger:\n%s", diffLines(states[0], states[1]))
-	}
-	if derivedStates[0] != derivedStates[1] {
-		t.Errorf("derived state differs with and without an app trigger:\n%s", diffLines(derivedStates[0], derivedStates[1]))
+	for i := 1; i < len(states); i++ {
+		if states[0] != states[i] {
+			t.Errorf("rows differ with and without an app trigger (%d):\n%s", i, diffLines(states[0], states[i]))
+		}
+		if derivedStates[0] != derivedStates[i] {
+			t.Errorf("derived state differs with and without an app trigger (%d):\n%s", i, diffLines(derivedStates[0], derivedStates[i]))
+		}
 	}
 }
 
@@ -134,5 +141,58 @@ func TestAppTriggerAddedMidSweep(t *testing.T) {
 		AND action IN ('prune', 'decay', 'delete')`, since)
 	if logged := scalar[int64](t, db, `SELECT count(*) FROM app_removed`); logged != after || after == 0 {
 		t.Errorf("the app's trigger logged %d removals, the events after it was made %d", logged, after)
+	}
+}
+
+// TestMappedRemovalsQuietOrWithAppTriggers: through a mapping, the
+// removals from the app's edge table run with the connection's triggers off
+// while that table carries only memworker's queue triggers, and with them
+// on once the app has a trigger of its own there (named in any case): the
+// app's trigger logs every removal, and the app's rows and memworker's
+// events come out the same either way.
+func TestMappedRemovalsQuietOrWithAppTriggers(t *testing.T) {
+	s := elfmemShape
+	g := randomGraph(17, 200, 1000, s.gen)
+	var states [3]string
+	for i, table := range []string{"", "edges", "Main.EDGES"} {
+		withApp := table != ""
+		db, _ := shapedMemory(t, s, g, s.base)
+		mustExec(t, db, `DROP TRIGGER edges_audit`) // the app of the fixture has one: this one starts with none
+		if withApp {
+			mustExec(t, db, `CREATE TABLE app_removed (from_id TEXT, to_id TEXT);
+				CREATE TRIGGER app_log_removed AFTER DELETE ON `+table+` BEGIN
+				    INSERT INTO app_removed VALUES (OLD.from_id, OLD.to_id);
+				END`)
+		}
+		if quiet, err := worker.QuietRemovals(context.Background(), db); err != nil || quiet == withApp {
+			t.Fatalf("app trigger on %q: removals with the triggers off %v (%v)", table, quiet, err)
+		}
+		db.SQL.SetMaxOpenConns(1)
+		c := s.base
+		for step, hours := range []float64{0, 200} {
+			if step > 0 {
+				c = c.after(hours)
+				s.setClock(t, db, c)
+			}
+			if r := sweepShape(t, s, db, c, worker.SweepOptions{}); removedAny(r) == 0 {
+				t.Fatalf("app trigger on %q, step %d: the sweep removed nothing", table, step)
+			}
+		}
+		removed := scalar[int64](t, db, `SELECT count(*) FROM mem_events WHERE subject_kind = 'edge' AND action IN ('prune', 'decay', 'delete')`)
+		if withApp {
+			if n := scalar[int64](t, db, `SELECT count(*) FROM app_removed`); n != removed {
+				t.Errorf("app trigger on %q: it logged %d removals, the events %d", table, n, removed)
+			}
+		}
+		if on := scalar[int64](t, db, `SELECT memdecay_connection_triggers(NULL)`); on != 1 {
+			t.Errorf("app trigger on %q: the sweep's connection came back with its triggers off", table)
+		}
+		_, events := dumpRows(t, db, `SELECT action, subject_kind, subject_id, reason FROM mem_events ORDER BY id`)
+		states[i] = shapeState(t, db, s) + events
+	}
+	for i := 1; i < len(states); i++ {
+		if states[0] != states[i] {
+			t.Errorf("rows differ with and without an app trigger (%d):\n%s", i, diffLines(states[0], states[i]))
+		}
 	}
 }

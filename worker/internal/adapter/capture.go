@@ -112,6 +112,10 @@ func (a *Adapted) MissingObjects(ctx context.Context, q memdb.Querier) ([]string
 	return missing, nil
 }
 
+// queueTrigger names the trigger that queues a change (op: insert, update
+// or delete) of a mapped table's rows.
+func queueTrigger(table, op string) string { return "mem_map_" + table + "_queue_" + op }
+
 // captureTriggers are the triggers a mapping puts on the app's tables so
 // a sweep reads only what changed, as memworker's own tables' triggers do
 // (schema step 3): plain SQL that queues keys into mem_dirty_blocks,
@@ -124,7 +128,7 @@ func (a *Adapted) MissingObjects(ctx context.Context, q memdb.Querier) ([]string
 func captureTriggers(ctx context.Context, q memdb.Querier, m *mapping.Mapping) ([]string, error) {
 	var out []string
 	add := func(table, queue, cols string, keys func(row string) string, watched []string, extraDelete, extraUpdate string) {
-		name := func(op string) string { return sweepsql.Ident("mem_map_" + table + "_queue_" + op) }
+		name := func(op string) string { return sweepsql.Ident(queueTrigger(table, op)) }
 		values := func(rows ...string) string {
 			v := make([]string, len(rows))
 			for i, r := range rows {

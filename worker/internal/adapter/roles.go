@@ -206,7 +206,7 @@ func (a *Adapted) edges(ctx context.Context, q memdb.Querier) ([]string, error) 
 			a.nothingToWrite("edges", "DELETE"), a.nothingToWrite("edges", "UPDATE"))
 		a.SingleKey = true
 		return []string{"@SUBJECT_E", "e.from_id", "@SUBJECT", "from_id", "EDGE_NAME", "from_id", "@DELETE_EDGES", "SELECT 0",
-			"@KEY_A", "from_id", "@KEY_B", "to_id"}, nil
+			"@KEY_A", "from_id", "@KEY_B", "to_id", "@QUIET_EDGE_TABLE", "''", "@QUIET_EDGE_TRIGGERS", "''"}, nil
 	}
 	cols, err := sweepsql.ReadColumns(ctx, q, e.Table)
 	if err != nil {
@@ -265,12 +265,16 @@ END`)
 	} else {
 		a.setup = append(a.setup, a.nothingToWrite("edges", "UPDATE"))
 	}
+	// Memworker's own triggers on the table: the removals may run with
+	// the connection's triggers off while no other is there (quiet_triggers).
+	quiet := []string{"@QUIET_EDGE_TABLE", sweepsql.Literal(e.Table), "@QUIET_EDGE_TRIGGERS", sweepsql.Literal(queueTrigger(e.Table, "insert")) + ", " +
+		sweepsql.Literal(queueTrigger(e.Table, "update")) + ", " + sweepsql.Literal(queueTrigger(e.Table, "delete"))}
 	if a.SingleKey {
-		return []string{"@SUBJECT_E", "e.from_id", "@SUBJECT", "from_id", "EDGE_NAME", "from_id", "@DELETE_EDGES", deleteEdges,
-			"@KEY_A", keyA, "@KEY_B", keyB}, nil
+		return append([]string{"@SUBJECT_E", "e.from_id", "@SUBJECT", "from_id", "EDGE_NAME", "from_id", "@DELETE_EDGES", deleteEdges,
+			"@KEY_A", keyA, "@KEY_B", keyB}, quiet...), nil
 	}
-	return []string{"@SUBJECT_E", "json_array(e.from_id, e.to_id)", "@SUBJECT", "json_array(from_id, to_id)", "EDGE_NAME", sweepsql.EdgeName,
-		"@DELETE_EDGES", deleteEdges, "@KEY_A", keyA, "@KEY_B", keyB}, nil
+	return append([]string{"@SUBJECT_E", "json_array(e.from_id, e.to_id)", "@SUBJECT", "json_array(from_id, to_id)", "EDGE_NAME", sweepsql.EdgeName,
+		"@DELETE_EDGES", deleteEdges, "@KEY_A", keyA, "@KEY_B", keyB}, quiet...), nil
 }
 
 // facts sets up mem_map_facts (an empty view when the mapping has none).

@@ -7,24 +7,20 @@ import (
 )
 
 // The sweep's own removals (remove_edges) settle their edges' ends and due
-// times in their transaction, so memworker's queue trigger on mem_edges has
-// nothing to do for them: its WHEN clause finds the sweep_removing row and
-// skips. Firing it still costs each deleted row a trigger program (about a
-// fifth of the delete). On a file, the sweep's connection turns its
-// triggers off for those statements instead, through the linked build's
+// times in their transaction, so memworker's queue trigger on the edges
+// (mem_edges', or a mapping's on the app's table) has nothing to do for
+// them: its WHEN clause finds the sweep_removing row and skips. Firing it
+// still costs each deleted row a trigger program (about a fifth of the
+// delete), and makes SQLite copy every page the delete changes into a
+// statement journal. On a file, the sweep's connection turns its triggers
+// off for those statements instead, through the linked build's
 // memdecay_connection_triggers, but only while the tables they write carry
-// no trigger but memworker's own: an app's trigger fires as it always did.
+// no trigger but memworker's own (quiet_triggers): an app's trigger fires
+// as it always did.
 
 // quietLists are the statement lists run with the connection's triggers
 // off when quietAllowed says so.
 var quietLists = map[string]bool{"remove_edges": true}
-
-// quietTriggers counts the triggers on the tables remove_edges writes that
-// are not memworker's queue triggers on mem_edges (mem_edges_queue_delete
-// would not fire anyway; the insert and update ones have nothing to fire on).
-const quietTriggers = `SELECT count(*) FROM sqlite_master WHERE type = 'trigger'
-  AND tbl_name IN ('mem_edges', 'mem_edge_due', 'mem_edge_soon', 'mem_degree_log', 'mem_config')
-  AND name NOT IN ('mem_edges_queue_insert', 'mem_edges_queue_update', 'mem_edges_queue_delete')`
 
 // QuietAllowed says whether quietLists may run with the triggers off now:
 // the function is there (the linked build; asked once per store) and no
@@ -39,7 +35,7 @@ func (st *fileStore) QuietAllowed(ctx context.Context) bool {
 		}
 	}
 	var others int64
-	return st.quiet == quietYes && st.conn.QueryRowContext(ctx, quietTriggers).Scan(&others) == nil && others == 0
+	return st.quiet == quietYes && st.conn.QueryRowContext(ctx, st.opt.sql().Stmts("quiet_triggers")[0]).Scan(&others) == nil && others == 0
 }
 
 const (

@@ -182,7 +182,7 @@ func (st *fileStore) Changed() int64 { return st.lastChanged }
 
 // Exec runs every statement of a named section of the phase files.
 func (st *fileStore) Exec(ctx context.Context, name string, extra ...any) (_ int64, err error) {
-	if quietLists[name] && st.opt.Tables == nil && st.QuietAllowed(ctx) {
+	if quietLists[name] && st.QuietAllowed(ctx) {
 		if err := st.withTriggers(ctx, false); err != nil {
 			return 0, fmt.Errorf("%s: %w", name, err)
 		}

@@ -27,6 +27,8 @@ import (
 //	EDGE_SNAPSHOT, EDGE_NAME        the JSON of an edge row (an exclusion's event)
 //	@NEW_BLOCK_DEGREE               a block's degree when it has no state yet
 //	@DELETE_EDGES                   the removal of apply_edge_keys' edges
+//	@QUIET_EDGE_TABLE,              the table it deletes from and memworker's own
+//	@QUIET_EDGE_TRIGGERS            triggers there, as SQL literals (quiet_triggers)
 //	@KEPT_EDGES_POSSIBLE            whether that removal may leave rows (an app's trigger)
 //	@AND_UNPINNED                   " AND" a node row b is not pinned (a mapping's nodes.pinned)
 //	@REINFORCE_KEPT                 a block whose reinforcement an app's trigger ignored
@@ -104,6 +106,7 @@ var NoDependents = []string{"@DEPENDENTS", "(SELECT NULL AS block_id, NULL AS de
 // MemTables is the dialect of memworker's own tables (the mapping mem).
 // Longer tokens come first: at each place the first that matches wins.
 var MemTables = NewDialect(append([]string{
+	"@QUIET_EDGE_TABLE", "'mem_edges'", "@QUIET_EDGE_TRIGGERS", "'mem_edges_queue_insert', 'mem_edges_queue_update', 'mem_edges_queue_delete'",
 	"@EDGES_SCAN", "main.mem_edges e NOT INDEXED", "@EDGES_NAME", "mem_edges", "@EDGES", "main.mem_edges",
 	"@NODES_NAME", "mem_blocks", "@NODES", "main.mem_blocks", "@FACTS", "main.mem_facts", "@TAGS", "main.mem_block_tags",
 	"@ENDS_COLS", "", "@ENDS_E", "", "@ENDS_K", "", "@ENDS_N", "", "@ENDS_MOVED", "", "@ENDS_UNMOVED", "", "@END_PROBLEMS", "", "@ENDS_PRESENT", "",

@@ -159,6 +159,15 @@ DELETE FROM main.mem_edge_due WHERE (from_id, to_id) IN (SELECT from_id, to_id F
 DELETE FROM main.mem_edge_soon WHERE (from_id, to_id) IN (SELECT from_id, to_id FROM apply_edge_keys);
 DELETE FROM main.mem_config WHERE key = 'sweep_removing';
 
+-- name: quiet_triggers
+-- The triggers remove_edges would skip if it ran with the connection's
+-- triggers off: every trigger on the tables it writes but memworker's own
+-- queue triggers on the edges (which would not fire: sweep_removing). SQLite
+-- keeps a trigger's table name in the case the app wrote it in.
+SELECT count(*) FROM main.sqlite_master WHERE type = 'trigger'
+  AND tbl_name COLLATE NOCASE IN (@QUIET_EDGE_TABLE, 'mem_edge_due', 'mem_edge_soon', 'mem_degree_log', 'mem_config')
+  AND name COLLATE NOCASE NOT IN (@QUIET_EDGE_TRIGGERS);
+
 -- name: fold_degrees
 -- The strengths the removals logged (remove_edges) leave the stored
 -- degrees, each block state's leaf written once for all of a sweep's
