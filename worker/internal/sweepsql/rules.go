@@ -2,7 +2,6 @@ package sweepsql
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/memdecay/memdecay/sqlfuncs"
 )
@@ -210,15 +209,18 @@ const temporalDecay = `(origin IS NOT 'agent' AND last_active_hours IS NOT NULL 
 // (the others are removed with their block).
 const RemovalPhases = `('static', 'temporal', 'policy')`
 
-// edgeEvaluation evaluates the edges of a CTE named eval_source (valid
-// edges): each edge's numbers, whether a relation policy decays it, and
+// edgeEvaluationOf evaluates the edges of a CTE named eval_source (valid
+// edges), reading their ends' decay rates from rates (a table with id and
+// lambda): each edge's numbers, whether a relation policy decays it, and
 // for an edge the default curve decays (TEMPORAL_DECAY, no policy) its
-// decay rate, elapsed hours and effective weight now. evaluate_edges and
-// evaluate_edges_all differ only in their eval_source. The OFFSET keeps
+// decay rate, elapsed hours and effective weight now. evaluate_edges reads
+// the block states; evaluate_edges_all, every edge, reads block_rates, the
+// states' ids and rates alone (edgeEvaluationAll). The OFFSET keeps
 // SQLite from flattening the inner query into the outer one, which would
 // copy lambda_edge into each outer expression that reads lambda and call
 // it up to four times per edge.
-var edgeEvaluation = `SELECT e.*, CASE WHEN lambda IS NOT NULL THEN max(0, :now - last_active_hours) END AS elapsed,
+func edgeEvaluationOf(rates string) string {
+	return `SELECT e.*, CASE WHEN lambda IS NOT NULL THEN max(0, :now - last_active_hours) END AS elapsed,
        CASE WHEN lambda IS NOT NULL THEN effective_weight(weight, lambda, :now - last_active_hours) END AS effective,
        ` + edgeStrength + ` AS strength
 FROM (
@@ -226,14 +228,15 @@ FROM (
            e.last_active_hours, e.last_observed_at, e.pinned, e.excluded, e.has_policy,
            CASE WHEN ` + temporalDecay + ` AND NOT e.has_policy THEN ` + EdgeLambda + ` END AS lambda
     FROM (SELECT e.*, e.relation_type IN (SELECT relation_type FROM sweep_policy) AS has_policy FROM eval_source e) e
-    LEFT JOIN mem_block_state ta ON ta.id = e.@END_A
-    LEFT JOIN mem_block_state tb ON tb.id = e.@END_B
+    LEFT JOIN ` + rates + ` ta ON ta.id = e.@END_A
+    LEFT JOIN ` + rates + ` tb ON tb.id = e.@END_B
     LIMIT -1 OFFSET 0) e`
+}
 
-// edgeEvaluationAll is edgeEvaluation reading the ends' decay rates from
-// block_rates, the block states' ids and rates alone (evaluate_edges_all).
-var edgeEvaluationAll = strings.NewReplacer("LEFT JOIN mem_block_state ta", "LEFT JOIN block_rates ta",
-	"LEFT JOIN mem_block_state tb", "LEFT JOIN block_rates tb").Replace(edgeEvaluation)
+var (
+	edgeEvaluation    = edgeEvaluationOf("mem_block_state")
+	edgeEvaluationAll = edgeEvaluationOf("block_rates")
+)
 
 // edgeDueRows is when each edge of a CTE named due_source (an edge's
 // columns, its problem (EDGE_PROBLEM), lambda, its decay rate when its
