@@ -2,7 +2,9 @@ package worker_test
 
 import (
 	"context"
+	"database/sql"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -60,5 +62,49 @@ func TestLongReaderGrowsWALAndSweepCutsItBack(t *testing.T) {
 	sweepAtWall(t, db, 500, wall)
 	if got := walSize(); got > worker.WALSizeLimit {
 		t.Errorf("after the reader let go, a sweep left the WAL at %d bytes, over %d", got, worker.WALSizeLimit)
+	}
+}
+
+// A sweep leaves every page it wrote copied into the database file, however
+// its checkpoints ran (beside its transactions, on a connection of their
+// own, while no app writes): the file alone, without its WAL, reads as the
+// sweep left it.
+func TestSweepLeavesItsPagesInTheFile(t *testing.T) {
+	db, path := newMemory(t, richFixture)
+	digest := func(q interface {
+		QueryRow(string, ...any) *sql.Row
+	}) string {
+		var d string
+		if err := q.QueryRow(`SELECT (SELECT count(*) || ' ' || total(weight) FROM mem_edges) || ' | ' ||
+			(SELECT count(*) FROM mem_events) || ' | ' || (SELECT count(*) FROM mem_dirty_edges) || ' | ' ||
+			(SELECT group_concat(key || '=' || value, ',') FROM (SELECT key, value FROM mem_config ORDER BY key))`).Scan(&d); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	before := digest(db.SQL)
+	for _, hours := range []float64{100, 400} {
+		sweepAt(t, db, hours)
+		// The worker's pool keeps the file open, so its WAL stays beside it.
+		if _, err := os.Stat(path + "-wal"); err != nil {
+			t.Fatalf("no WAL after the sweep at %v h, the test would prove nothing: %v", hours, err)
+		}
+		alone := filepath.Join(t.TempDir(), "alone.db")
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(alone, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		file := openAsApp(t, alone)
+		got, want := digest(file), digest(db.SQL)
+		if want == before {
+			t.Fatalf("the sweep at %v h changed nothing the digest covers: the test would prove nothing", hours)
+		}
+		if got != want {
+			t.Errorf("after the sweep at %v h the file alone reads\n%s\nwhere the database reads\n%s", hours, got, want)
+		}
+		before = want
 	}
 }

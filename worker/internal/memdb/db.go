@@ -104,6 +104,25 @@ func openDSN(path string, q url.Values) (*sql.DB, error) {
 	return db, nil
 }
 
+// OpenBeside opens the file again, with a pool of its own of one
+// connection, for work beside a sweep's connection (its checkpoints) that
+// must not wait for a connection from a pool an app sized for itself.
+func (db *DB) OpenBeside() (*sql.DB, error) {
+	if db.Rqlite || db.ReadOnly {
+		return nil, fmt.Errorf("%s: opened read-only or on rqlite: nothing to open beside", DisplayName(db.Path))
+	}
+	q := url.Values{}
+	q.Set("_busy_timeout", fmt.Sprint(BusyTimeoutMS))
+	q.Set("mode", "rw")
+	q.Set("_synchronous", "NORMAL")
+	side, err := openDSN(db.Path, q)
+	if err != nil {
+		return nil, err
+	}
+	side.SetMaxOpenConns(1)
+	return side, nil
+}
+
 // OpenMemory opens an existing, migrated memory database for sweeps and
 // reports, failing with a clear message when the schema is missing or newer.
 func OpenMemory(path string, readOnly bool) (*DB, error) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/mattn/go-sqlite3"
@@ -14,7 +15,6 @@ import (
 // pacing is the transaction pacer's state on a file: what it has seen of
 // other connections' writes and of its own transactions.
 type pacing struct {
-	walFrames     int64         // the WAL's length at the last checkpoint
 	dataVersion   int64         // PRAGMA data_version when last read (see noteOthers)
 	inTransaction bool          // inside inTx or inRead
 	took          time.Time     // when the inTx under way took the write lock
@@ -32,11 +32,15 @@ type pacing struct {
 // maxYield: the most time the lock is left free after a commit while an
 // app writes. checkpointFrames: 64 MiB of WAL, in 4 KiB pages, past which
 // a WAL that keeps growing is restarted, waiting at most checkpointWaitMS.
+// copierFrames: how long the WAL may grow while the copier keeps up with
+// the sweep's commits (the WAL starts over only at a transaction that
+// begins once all of it is copied) before the sweep waits for it.
 const (
 	othersQuiet      = 2 * time.Second
 	longRead         = 100 * time.Millisecond
 	maxYield         = 100 * time.Millisecond
 	checkpointFrames = 16384
+	copierFrames     = 4 * checkpointFrames
 	checkpointWaitMS = 50
 )
 
@@ -218,41 +222,67 @@ func (st *fileStore) yieldLock(ctx context.Context, committed time.Time, held ti
 // every page read grows, and so an app writing beside the sweep is not the
 // one to do it: SQLite checkpoints inside the commit of whichever
 // connection finds the WAL long, and copying the sweep's pages there would
-// hold up that app's write. It runs while the lock is free, when an app's
-// writer waiting for its turn gets it. With an app writing all the time, a
+// hold up that app's write. While no app writes, the copier does it beside
+// the sweep's next transaction (copier.go). While one does, or once the
+// copier has let the WAL grow past copierFrames, it runs here, while the
+// lock is free (an app's writer waiting for its turn gets it), and the
+// next transaction starts the WAL over. With an app writing all the time, a
 // passive checkpoint can end a step behind its commits, so that the WAL
 // never restarts; the sign is a WAL past checkpointFrames and longer than
 // at the checkpoint before, and the sweep then restarts it, waiting at most
 // checkpointWaitMS for the app's readers. Failing to checkpoint is not an
 // error: a later commit tries again. (bench/README.md has the trials.)
 func (st *fileStore) checkpoint(ctx context.Context) {
-	began := time.Now()
 	st.noteOthers(ctx)
+	c := st.copier
+	if c == nil {
+		st.checkpointHere(ctx, &st.walFrames)
+		return
+	}
+	if !st.OthersWriting() && c.frames.Load() < copierFrames {
+		c.request()
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st.checkpointHere(ctx, &c.frames)
+}
+
+// checkpointHere checkpoints on the sweep's connection (checkpoint);
+// walFrames holds the WAL's length at the checkpoint before.
+func (st *fileStore) checkpointHere(ctx context.Context, walFrames *atomic.Int64) {
+	began := time.Now()
 	var busy, frames, copied int64
 	if st.conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied) != nil {
 		return
 	}
 	TraceTook(fmt.Sprintf("checkpoint (WAL %d frames, %d copied)", frames, copied), began)
-	stuck := frames >= checkpointFrames && frames > st.pacing.walFrames
-	st.pacing.walFrames = frames
+	stuck := frames >= checkpointFrames && frames > walFrames.Load()
+	walFrames.Store(frames)
 	if !stuck {
 		return
 	}
-	// The restart waits briefly for readers; the sweep's own statements
-	// then wait BusyTimeoutMS again. A timeout that could not be restored
-	// would leave the rest of the sweep failing fast beside an app's
-	// writes: the sweep stops at its next transaction instead (a later
-	// sweep resumes it).
+	if st.restartWAL(ctx, "RESTART") {
+		walFrames.Store(0)
+	}
+}
+
+// restartWAL runs a RESTART or TRUNCATE checkpoint, which waits briefly
+// for readers; the sweep's own statements then wait BusyTimeoutMS again.
+// A timeout that could not be restored would leave the rest of the sweep
+// failing fast beside an app's writes: the sweep stops at its next
+// transaction instead (a later sweep resumes it).
+func (st *fileStore) restartWAL(ctx context.Context, mode string) (done bool) {
 	if err := st.setBusyTimeout(ctx, checkpointWaitMS); err != nil {
 		st.pacing.broken = err
-		return
+		return false
 	}
-	if st.conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint(RESTART)").Scan(&busy, &frames, &copied) == nil && busy == 0 {
-		st.pacing.walFrames = 0
-	}
+	var busy, frames, copied int64
+	done = st.conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &frames, &copied) == nil && busy == 0
 	if err := st.setBusyTimeout(ctx, memdb.BusyTimeoutMS); err != nil {
 		st.pacing.broken = err
 	}
+	return done
 }
 
 // setBusyTimeout sets the connection's busy timeout and checks it took.

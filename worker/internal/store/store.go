@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/memdecay/memdecay/worker/internal/memdb"
@@ -115,6 +116,10 @@ type fileStore struct {
 	foreignKeys int
 	// bulk: inside Bulk's one transaction.
 	bulk bool
+	// copier: checkpoints beside the sweep (none in a dry run); walFrames:
+	// the WAL's length at the last checkpoint, when there is no copier.
+	copier    *copier
+	walFrames atomic.Int64
 }
 
 // WALSizeLimit is the size a sweep cuts a file's WAL back to when it
@@ -158,6 +163,9 @@ func OpenFile(ctx context.Context, db *memdb.DB, opt Options) (*fileStore, error
 		conn.Close()
 		return nil, err
 	}
+	if !opt.DryRun {
+		st.copier = startCopier(db)
+	}
 	return st, nil
 }
 
@@ -168,6 +176,9 @@ func (st *fileStore) Hold(f fence)                          { st.fence = f }
 func (st *fileStore) DropWorking(ctx context.Context) error { return nil }
 
 func (st *fileStore) Close() error {
+	if st.copier != nil {
+		st.stopCopier(context.Background())
+	}
 	st.discardIfQuiet()
 	for _, drop := range st.opt.sql().Teardown { // a mapping's temp views: the connection goes back to the pool
 		st.conn.ExecContext(context.Background(), drop)
