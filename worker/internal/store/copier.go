@@ -13,19 +13,26 @@ import (
 
 // copier checkpoints the sweep's commits on a connection of its own while
 // no app writes beside the sweep. A passive checkpoint never blocks a
-// writer, so copying one transaction's pages into the file, and the
-// file's fsync, run beside the sweep's next transaction, on another core,
-// instead of between the two (bench/RESULTS.md has the figures). The
-// sweep's own connection checkpoints instead while an app writes, and once
-// the WAL has grown past copierFrames: it waits for the copier, then
-// copies what is left, so that its next transaction starts the WAL over
-// (fileStore.checkpoint).
+// writer or a reader, so copying a transaction's pages into the file, and
+// the file's fsync, run beside the sweep's reads that follow it (its plan,
+// a step's own reads), on another core, instead of before them. The next
+// write transaction still waits for the copy (awaitCopy): the lock stays
+// free at least as long as the copy takes, as it did when the sweep's own
+// connection copied between its transactions, so an app's write that
+// starts meanwhile gets its turn, and an app's commit finds nothing of the
+// sweep's left to copy. While an app writes, the sweep's own connection
+// checkpoints (fileStore.checkpoint), and so it does once the WAL has grown
+// past copierFrames, so that its next transaction starts the WAL over.
 type copier struct {
-	conn   *sql.DB       // a pool of one, of its own (memdb.OpenBeside)
-	wake   chan struct{} // a commit to copy; one pending request covers every commit before it
-	done   chan struct{}
-	mu     sync.Mutex   // held while either connection checkpoints
-	frames atomic.Int64 // the WAL's length at the last checkpoint, by either connection
+	conn *sql.DB       // a pool of one, of its own (memdb.OpenBeside)
+	wake chan struct{} // a checkpoint asked for; one pending covers every commit before it
+	done chan struct{}
+	ckpt sync.Mutex // held while either connection checkpoints
+
+	mu            sync.Mutex
+	copiedCond    *sync.Cond   // signalled as copied grows
+	asked, copied uint64       // checkpoints asked for, and the last one done
+	frames        atomic.Int64 // the WAL's length at the last checkpoint, by either connection
 }
 
 // startCopier starts a copier on a connection of its own; none (nil) when
@@ -36,6 +43,7 @@ func startCopier(db *memdb.DB) *copier {
 		return nil
 	}
 	c := &copier{conn: conn, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	c.copiedCond = sync.NewCond(&c.mu)
 	go c.run()
 	return c
 }
@@ -44,6 +52,9 @@ func (c *copier) run() {
 	defer close(c.done)
 	for range c.wake {
 		c.mu.Lock()
+		target := c.asked
+		c.mu.Unlock()
+		c.ckpt.Lock()
 		began := time.Now()
 		var busy, frames, copied int64
 		// Failing to checkpoint is not an error: the next commit asks again.
@@ -51,6 +62,10 @@ func (c *copier) run() {
 			c.frames.Store(frames)
 			TraceTook(fmt.Sprintf("checkpoint beside the sweep (WAL %d frames, %d copied)", frames, copied), began)
 		}
+		c.ckpt.Unlock()
+		c.mu.Lock()
+		c.copied = max(c.copied, target)
+		c.copiedCond.Broadcast()
 		c.mu.Unlock()
 	}
 }
@@ -58,10 +73,22 @@ func (c *copier) run() {
 // request asks for a checkpoint of everything committed so far, without
 // waiting for it.
 func (c *copier) request() {
+	c.mu.Lock()
+	c.asked++
+	c.mu.Unlock()
 	select {
 	case c.wake <- struct{}{}:
-	default: // one is pending: it starts after this commit, so it covers it
+	default: // one is pending: it reads asked when it starts, after this
 	}
+}
+
+// awaitCopy waits for the checkpoints asked for so far.
+func (c *copier) awaitCopy() {
+	c.mu.Lock()
+	for c.copied < c.asked {
+		c.copiedCond.Wait()
+	}
+	c.mu.Unlock()
 }
 
 // stop lets the pending checkpoint finish and closes the connection.

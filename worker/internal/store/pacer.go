@@ -98,6 +98,9 @@ const (
 // which it was: a lock held all along, or others' commits one after the
 // other.
 func (st *fileStore) beginImmediate(ctx context.Context) (err error) {
+	if st.copier != nil {
+		st.copier.awaitCopy()
+	}
 	if err := st.setBusyTimeout(ctx, 0); err != nil {
 		return err
 	}
@@ -223,10 +226,11 @@ func (st *fileStore) yieldLock(ctx context.Context, committed time.Time, held ti
 // one to do it: SQLite checkpoints inside the commit of whichever
 // connection finds the WAL long, and copying the sweep's pages there would
 // hold up that app's write. While no app writes, the copier does it beside
-// the sweep's next transaction (copier.go). While one does, or once the
-// copier has let the WAL grow past copierFrames, it runs here, while the
-// lock is free (an app's writer waiting for its turn gets it), and the
-// next transaction starts the WAL over. With an app writing all the time, a
+// the reads that follow the commit, and the next transaction waits for it
+// (copier.go). While one does, or once the copier has let the WAL grow
+// past copierFrames, it runs here, while the lock is free (an app's writer
+// waiting for its turn gets it), and the next transaction starts the WAL
+// over. With an app writing all the time, a
 // passive checkpoint can end a step behind its commits, so that the WAL
 // never restarts; the sign is a WAL past checkpointFrames and longer than
 // at the checkpoint before, and the sweep then restarts it, waiting at most
@@ -243,8 +247,8 @@ func (st *fileStore) checkpoint(ctx context.Context) {
 		c.request()
 		return
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.ckpt.Lock()
+	defer c.ckpt.Unlock()
 	st.checkpointHere(ctx, &c.frames)
 }
 
