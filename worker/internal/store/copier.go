@@ -30,10 +30,16 @@ type copier struct {
 	ckpt sync.Mutex // held while either connection checkpoints
 
 	mu            sync.Mutex
-	copiedCond    *sync.Cond   // signalled as copied grows
-	asked, copied uint64       // checkpoints asked for, and the last one done
-	frames        atomic.Int64 // the WAL's length at the last checkpoint, by either connection
+	copiedCond    *sync.Cond // signalled as copied grows
+	asked, copied uint64     // checkpoints asked for, and the last one done
+	stopped       bool       // no more asked for (stop)
+
+	frames atomic.Int64 // the WAL's length at the last checkpoint, by either connection
 }
+
+// beforeCopy runs as each of the copier's checkpoints starts: tests hold
+// a copy there.
+var beforeCopy = func() {}
 
 // startCopier starts a copier on a connection of its own; none (nil) when
 // it cannot open one, and the sweep checkpoints on its own connection.
@@ -55,6 +61,7 @@ func (c *copier) run() {
 		target := c.asked
 		c.mu.Unlock()
 		c.ckpt.Lock()
+		beforeCopy()
 		began := time.Now()
 		var busy, frames, copied int64
 		// Failing to checkpoint is not an error: the next commit asks again.
@@ -74,8 +81,11 @@ func (c *copier) run() {
 // waiting for it.
 func (c *copier) request() {
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopped {
+		return
+	}
 	c.asked++
-	c.mu.Unlock()
 	select {
 	case c.wake <- struct{}{}:
 	default: // one is pending: it reads asked when it starts, after this
@@ -93,7 +103,10 @@ func (c *copier) awaitCopy() {
 
 // stop lets the pending checkpoint finish and closes the connection.
 func (c *copier) stop() {
+	c.mu.Lock()
+	c.stopped = true
 	close(c.wake)
+	c.mu.Unlock()
 	<-c.done
 	c.conn.Close()
 }

@@ -1,0 +1,91 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/memdecay/memdecay/worker/internal/memdb"
+)
+
+// While the copier copies a commit's pages into the file, the sweep's next
+// write transaction waits with the lock free, as it did while its own
+// connection copied: an app's write made meanwhile goes through at once
+// (busy timeout 0), and the next transaction begins once the copy ends.
+func TestNextTransactionWaitsForTheCopy(t *testing.T) {
+	ctx := context.Background()
+	path := t.TempDir() + "/m.db"
+	db, err := memdb.Open(path, memdb.OpenOptions{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	st, err := OpenFile(ctx, db, Options{ChunkSize: DefaultChunkSize, SoloChunkSize: DefaultSoloChunkSize,
+		SoloHold: DefaultSoloHold, Pause: DefaultPause})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if st.copier == nil {
+		t.Fatal("no copier on a file opened to write")
+	}
+	copying, release := make(chan struct{}), make(chan struct{})
+	var held sync.Once
+	beforeCopy = func() {
+		held.Do(func() { // the first copy (the table's commit); later ones run
+			close(copying)
+			<-release
+		})
+	}
+	var released sync.Once
+	let := func() { released.Do(func() { close(release) }) }
+	defer func() { let(); beforeCopy = func() {} }() // before st.Close, which waits for the copy
+
+	if err := st.InTx(ctx, func() error {
+		_, err := st.conn.ExecContext(ctx, "CREATE TABLE t (x)")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-copying: // the copier holds that commit's copy
+	case <-time.After(10 * time.Second):
+		t.Fatal("no checkpoint beside the sweep after its commit")
+	}
+	began, finish, ended := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() {
+		ended <- st.InTx(ctx, func() error {
+			close(began)
+			<-finish // holds the write lock until the test lets it go
+			_, err := st.conn.ExecContext(ctx, "INSERT INTO t VALUES (1)")
+			return err
+		})
+	}()
+	select {
+	case <-began:
+		close(finish)
+		<-ended
+		t.Fatal("the next transaction took the lock while the copier was copying the last one")
+	case <-time.After(200 * time.Millisecond):
+	}
+	app, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer app.Close()
+	if _, err := app.Exec("INSERT INTO t VALUES (2)"); err != nil {
+		t.Errorf("an app's write while the copier copied: %v, want the lock free", err)
+	}
+	let()
+	<-began
+	close(finish)
+	if err := <-ended; err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := st.conn.QueryRowContext(ctx, "SELECT count(*) FROM t").Scan(&n); err != nil || n != 2 {
+		t.Errorf("%d rows (%v), want the app's and the sweep's", n, err)
+	}
+}
