@@ -6,8 +6,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/memdecay/memdecay/worker/internal/memdb"
 )
 
 // While the copier copies a commit's pages into the file, the sweep's next
@@ -16,18 +14,7 @@ import (
 // (busy timeout 0), and the next transaction begins once the copy ends.
 func TestNextTransactionWaitsForTheCopy(t *testing.T) {
 	ctx := context.Background()
-	path := t.TempDir() + "/m.db"
-	db, err := memdb.Open(path, memdb.OpenOptions{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	st, err := OpenFile(ctx, db, Options{ChunkSize: DefaultChunkSize, SoloChunkSize: DefaultSoloChunkSize,
-		SoloHold: DefaultSoloHold, Pause: DefaultPause})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st, path := newFileStore(t)
 	if st.copier == nil {
 		t.Fatal("no copier on a file opened to write")
 	}
@@ -41,7 +28,7 @@ func TestNextTransactionWaitsForTheCopy(t *testing.T) {
 	}
 	var released sync.Once
 	let := func() { released.Do(func() { close(release) }) }
-	defer func() { let(); beforeCopy = func() {} }() // before st.Close, which waits for the copy
+	defer func() { let(); beforeCopy = func() {} }() // before the cleanup's st.Close, which waits for the copy
 
 	if err := st.InTx(ctx, func() error {
 		_, err := st.conn.ExecContext(ctx, "CREATE TABLE t (x)")

@@ -9,21 +9,30 @@ import (
 	"github.com/memdecay/memdecay/worker/internal/memdb"
 )
 
-// The busy timeout a sweep sets is checked, and a sweep whose timeout could
-// not be restored stops at its next transaction instead of running on.
-func TestSweepBusyTimeout(t *testing.T) {
-	ctx := context.Background()
-	db, err := memdb.Open(t.TempDir()+"/m.db", memdb.OpenOptions{Create: true})
+// newFileStore opens a sweep's store with the default pacing on a new
+// file (path), both closed at cleanup.
+func newFileStore(t *testing.T) (st *fileStore, path string) {
+	t.Helper()
+	path = t.TempDir() + "/m.db"
+	db, err := memdb.Open(path, memdb.OpenOptions{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	st, err := OpenFile(ctx, db, Options{ChunkSize: DefaultChunkSize, SoloChunkSize: DefaultSoloChunkSize,
+	t.Cleanup(func() { db.Close() })
+	st, err = OpenFile(context.Background(), db, Options{ChunkSize: DefaultChunkSize, SoloChunkSize: DefaultSoloChunkSize,
 		SoloHold: DefaultSoloHold, Pause: DefaultPause})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	t.Cleanup(func() { st.Close() })
+	return st, path
+}
+
+// The busy timeout a sweep sets is checked, and a sweep whose timeout could
+// not be restored stops at its next transaction instead of running on.
+func TestSweepBusyTimeout(t *testing.T) {
+	ctx := context.Background()
+	st, _ := newFileStore(t)
 	if err := st.setBusyTimeout(ctx, checkpointWaitMS); err != nil {
 		t.Fatal(err)
 	}
