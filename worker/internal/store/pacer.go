@@ -230,12 +230,12 @@ func (st *fileStore) yieldLock(ctx context.Context, committed time.Time, held ti
 // (copier.go). While one does, or once the copier has let the WAL grow
 // past copierFrames, it runs here, while the lock is free (an app's writer
 // waiting for its turn gets it), and the next transaction starts the WAL
-// over. With an app writing all the time, a
-// passive checkpoint can end a step behind its commits, so that the WAL
-// never restarts; the sign is a WAL past checkpointFrames and longer than
-// at the checkpoint before, and the sweep then restarts it, waiting at most
-// checkpointWaitMS for the app's readers. Failing to checkpoint is not an
-// error: a later commit tries again. (bench/README.md has the trials.)
+// over. With an app writing all the time, a passive checkpoint can end a
+// step behind its commits, so that the WAL never restarts; the sign is a
+// WAL past checkpointFrames and longer than at the checkpoint before, and
+// the sweep then restarts it, waiting at most checkpointWaitMS for the
+// app's readers. Failing to checkpoint is not an error: a later commit
+// tries again. (bench/README.md has the trials.)
 func (st *fileStore) checkpoint(ctx context.Context) {
 	st.noteOthers(ctx)
 	c := st.copier
