@@ -34,7 +34,7 @@ type copier struct {
 	asked, copied uint64     // checkpoints asked for, and the last one done
 	stopped       bool       // no more asked for (stop)
 
-	frames atomic.Int64 // the WAL's length at the last checkpoint, by either connection
+	walFrames *atomic.Int64 // the store's: the WAL's length at the last checkpoint, by either connection
 }
 
 // beforeCopy runs as each of the copier's checkpoints starts: tests hold
@@ -43,12 +43,12 @@ var beforeCopy = func() {}
 
 // startCopier starts a copier on a connection of its own; none (nil) when
 // it cannot open one, and the sweep checkpoints on its own connection.
-func startCopier(db *memdb.DB) *copier {
+func startCopier(db *memdb.DB, walFrames *atomic.Int64) *copier {
 	conn, err := db.OpenBeside()
 	if err != nil {
 		return nil
 	}
-	c := &copier{conn: conn, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	c := &copier{conn: conn, wake: make(chan struct{}, 1), done: make(chan struct{}), walFrames: walFrames}
 	c.copiedCond = sync.NewCond(&c.mu)
 	go c.run()
 	return c
@@ -66,7 +66,7 @@ func (c *copier) run() {
 		var busy, frames, copied int64
 		// Failing to checkpoint is not an error: the next commit asks again.
 		if c.conn.QueryRowContext(context.Background(), "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied) == nil {
-			c.frames.Store(frames)
+			c.walFrames.Store(frames)
 			TraceTook(fmt.Sprintf("checkpoint beside the sweep (WAL %d frames, %d copied)", frames, copied), began)
 		}
 		c.ckpt.Unlock()
@@ -117,7 +117,7 @@ func (c *copier) stop() {
 // cut back here, as a transaction would have cut it back.
 func (st *fileStore) stopCopier(ctx context.Context) {
 	st.copier.stop()
-	if st.copier.frames.Load() >= checkpointFrames {
+	if st.walFrames.Load() >= checkpointFrames {
 		st.restartWAL(ctx, "TRUNCATE")
 	}
 }

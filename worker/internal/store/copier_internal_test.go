@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -74,5 +75,84 @@ func TestNextTransactionWaitsForTheCopy(t *testing.T) {
 	var n int
 	if err := st.conn.QueryRowContext(ctx, "SELECT count(*) FROM t").Scan(&n); err != nil || n != 2 {
 		t.Errorf("%d rows (%v), want the app's and the sweep's", n, err)
+	}
+}
+
+// A commit's checkpoint goes to the copier while no app writes and the WAL
+// is shorter than copierFrames; at copierFrames, or once an app has
+// written, the sweep's own connection does it.
+func TestCheckpointBesideOrHere(t *testing.T) {
+	ctx := context.Background()
+	st, path := newFileStore(t)
+	commit := func(sql string) {
+		t.Helper()
+		if err := st.InTx(ctx, func() error {
+			_, err := st.conn.ExecContext(ctx, sql)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	asked := func() uint64 {
+		st.copier.mu.Lock()
+		defer st.copier.mu.Unlock()
+		return st.copier.asked
+	}
+	commit("CREATE TABLE t (x)")
+	for _, c := range []struct {
+		walFrames int64
+		beside    bool
+	}{{copierFrames - 1, true}, {copierFrames, false}} {
+		st.copier.awaitCopy()
+		st.walFrames.Store(c.walFrames)
+		before := asked()
+		commit("INSERT INTO t VALUES (1)")
+		if got := asked() > before; got != c.beside {
+			t.Errorf("a WAL of %d frames: checkpoint beside the sweep %v, want %v", c.walFrames, got, c.beside)
+		}
+	}
+	app, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer app.Close()
+	if _, err := app.Exec("INSERT INTO t VALUES (2)"); err != nil {
+		t.Fatal(err)
+	}
+	st.copier.awaitCopy()
+	st.walFrames.Store(0)
+	before := asked()
+	commit("INSERT INTO t VALUES (3)")
+	if asked() != before {
+		t.Error("after an app's write, the checkpoint went beside the sweep")
+	}
+}
+
+// At the sweep's end, a WAL of checkpointFrames or more is truncated, and
+// a shorter one is left as it is.
+func TestStopCopierTruncatesALongWAL(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		walFrames int64
+		truncated bool
+	}{{checkpointFrames - 1, false}, {checkpointFrames, true}} {
+		st, path := newFileStore(t)
+		if err := st.InTx(ctx, func() error {
+			_, err := st.conn.ExecContext(ctx, "CREATE TABLE t (x)")
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		st.copier.awaitCopy()
+		st.walFrames.Store(c.walFrames)
+		st.stopCopier(ctx)
+		st.copier = nil // stopped: the cleanup's Close has none to stop
+		fi, err := os.Stat(path + "-wal")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fi.Size() == 0; got != c.truncated {
+			t.Errorf("a WAL of %d frames at the end: truncated %v (%d bytes), want %v", c.walFrames, got, fi.Size(), c.truncated)
+		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync/atomic"
 	"time"
 
 	"github.com/mattn/go-sqlite3"
@@ -240,34 +239,33 @@ func (st *fileStore) checkpoint(ctx context.Context) {
 	st.noteOthers(ctx)
 	c := st.copier
 	if c == nil {
-		st.checkpointHere(ctx, &st.walFrames)
+		st.checkpointHere(ctx)
 		return
 	}
-	if !st.OthersWriting() && c.frames.Load() < copierFrames {
+	if !st.OthersWriting() && st.walFrames.Load() < copierFrames {
 		c.request()
 		return
 	}
 	c.ckpt.Lock()
 	defer c.ckpt.Unlock()
-	st.checkpointHere(ctx, &c.frames)
+	st.checkpointHere(ctx)
 }
 
-// checkpointHere checkpoints on the sweep's connection (checkpoint);
-// walFrames holds the WAL's length at the checkpoint before.
-func (st *fileStore) checkpointHere(ctx context.Context, walFrames *atomic.Int64) {
+// checkpointHere checkpoints on the sweep's connection (checkpoint).
+func (st *fileStore) checkpointHere(ctx context.Context) {
 	began := time.Now()
 	var busy, frames, copied int64
 	if st.conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied) != nil {
 		return
 	}
 	TraceTook(fmt.Sprintf("checkpoint (WAL %d frames, %d copied)", frames, copied), began)
-	stuck := frames >= checkpointFrames && frames > walFrames.Load()
-	walFrames.Store(frames)
+	stuck := frames >= checkpointFrames && frames > st.walFrames.Load()
+	st.walFrames.Store(frames)
 	if !stuck {
 		return
 	}
 	if st.restartWAL(ctx, "RESTART") {
-		walFrames.Store(0)
+		st.walFrames.Store(0)
 	}
 }
 

@@ -117,7 +117,7 @@ type fileStore struct {
 	// bulk: inside Bulk's one transaction.
 	bulk bool
 	// copier: checkpoints beside the sweep (none in a dry run); walFrames:
-	// the WAL's length at the last checkpoint, when there is no copier.
+	// the WAL's length at the last checkpoint, by either connection.
 	copier    *copier
 	walFrames atomic.Int64
 }
@@ -164,7 +164,7 @@ func OpenFile(ctx context.Context, db *memdb.DB, opt Options) (*fileStore, error
 		return nil, err
 	}
 	if !opt.DryRun {
-		st.copier = startCopier(db)
+		st.copier = startCopier(db, &st.walFrames)
 	}
 	return st, nil
 }
