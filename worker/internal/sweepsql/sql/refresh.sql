@@ -189,6 +189,9 @@ ORDER BY r.from_id, r.to_id;
 -- nothing where the sync already left it out of the degrees; an app's
 -- write that saves one queues it, and the apply stores the strength the
 -- degrees counted for it).
+-- Only an edge that is a static prune, decays or has a policy can be among
+-- the plan's removals (plan_static, plan_decay, plan_policy), so only those
+-- are looked up in the plan: a third of a first sweep's edges, not all.
 DELETE FROM main.mem_edge_due
 WHERE (from_id, to_id) > (SELECT from_id, to_id FROM sweep_edges WHERE rowid = :lo - 1 UNION ALL SELECT '', '' LIMIT 1)
   AND (from_id, to_id) <= (SELECT from_id, to_id FROM sweep_edges WHERE rowid = min(:hi, (SELECT max(rowid) FROM sweep_edges)))
@@ -201,8 +204,10 @@ WITH due_source AS (
            pinned, excluded, lambda, strength, NULL AS problem -- every edge evaluated is valid
     FROM sweep_edges s
     WHERE s.rowid BETWEEN :lo AND :hi
-      AND NOT EXISTS (SELECT 1 FROM plan_edges p WHERE p.from_id = s.from_id AND p.to_id = s.to_id
-                                                  AND p.phase IN REMOVAL_PHASES))
+      AND NOT CASE WHEN STATIC_PRUNE OR s.effective < :decay_threshold OR s.has_policy
+                   THEN EXISTS (SELECT 1 FROM plan_edges p WHERE p.from_id = s.from_id AND p.to_id = s.to_id
+                                                            AND p.phase IN REMOVAL_PHASES)
+                   ELSE 0 END)
 SELECT n.from_id, n.to_id, @ENDS_Nn.due_hours, n.due_wall, n.problem, n.strength
 FROM (EDGE_DUE_ROWS) n LEFT JOIN main.mem_edge_due m ON m.from_id = n.from_id AND m.to_id = n.to_id
 WHERE m.from_id IS NULL OR m.due_hours IS NOT n.due_hours OR m.due_wall IS NOT n.due_wall OR m.problem IS NOT n.problem
