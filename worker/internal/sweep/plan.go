@@ -17,6 +17,38 @@ import (
 	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 )
 
+// planRemovals plans the static prunes and the decays, and says how many
+// decays the decay cap defers: when it leaves some candidates, it keeps
+// the lowest effective weights. With no cap (max_decay_fraction 1), both
+// are planned in one pass.
+func (s *sweep) planRemovals(ctx context.Context, sameClock bool) (deferred int64, err error) {
+	if s.cfg.MaxDecayFraction >= 1 {
+		_, err := s.db.Exec(ctx, "plan_removals")
+		return 0, err
+	}
+	for _, name := range []string{"plan_static", "plan_decay_candidates"} {
+		if _, err := s.db.Exec(ctx, name); err != nil {
+			return 0, err
+		}
+	}
+	candidates, err := s.db.Count(ctx, "SELECT count(*) FROM temp.plan_decay")
+	if err != nil {
+		return 0, err
+	}
+	budget := int64(math.Floor(s.cfg.MaxDecayFraction * float64(candidates)))
+	if sameClock {
+		budget = 0
+	}
+	// Sorting the candidates is needed only when the cap leaves some.
+	if budget < candidates {
+		if _, err := s.db.Exec(ctx, "plan_decay_cap", sql.Named("budget", budget)); err != nil {
+			return 0, err
+		}
+	}
+	_, err = s.db.Exec(ctx, "plan_decay")
+	return candidates - budget, err
+}
+
 // plan computes every phase's decisions at one read snapshot, over every
 // row (full) or the rows due or changed (plan.sql).
 func (s *sweep) plan(ctx context.Context, full bool) (err error) {
@@ -57,29 +89,12 @@ func (s *sweep) plan(ctx context.Context, full bool) (err error) {
 			return err
 		}
 	}
-	for _, name := range []string{"plan_static", "plan_decay_candidates"} {
-		if _, err := s.db.Exec(ctx, name); err != nil {
-			return err
-		}
-	}
-	candidates, err := s.db.Count(ctx, "SELECT count(*) FROM temp.plan_decay")
+	planned, err := s.db.Count(ctx, "SELECT EXISTS (SELECT 1 FROM temp.plan_edges)")
 	if err != nil {
 		return err
 	}
-	budget := candidates
-	if s.cfg.MaxDecayFraction < 1 {
-		budget = int64(math.Floor(s.cfg.MaxDecayFraction * float64(candidates)))
-		if sameClock {
-			budget = 0
-		}
-	}
-	// Sorting the candidates is needed only when the cap leaves some.
-	if budget < candidates {
-		if _, err := s.db.Exec(ctx, "plan_decay_cap", sql.Named("budget", budget)); err != nil {
-			return err
-		}
-	}
-	if _, err := s.db.Exec(ctx, "plan_decay"); err != nil {
+	deferred, err := s.planRemovals(ctx, sameClock)
+	if err != nil {
 		return err
 	}
 	policies, err := s.db.Count(ctx, "SELECT count(*) FROM temp.sweep_policy")
@@ -91,6 +106,10 @@ func (s *sweep) plan(ctx context.Context, full bool) (err error) {
 			return err
 		}
 	}
+	// A full evaluation of the file's own table is in key order: the
+	// plan's prunes and decays come out of it in that order, and when
+	// nothing else is planned the plan needs no sorting.
+	s.planInKeyOrder = full && s.mapped == nil && planned == 0 && policies == 0 && s.cfg.MaxDecayFraction >= 1
 	if _, err := s.db.Exec(ctx, "plan_lost"); err != nil {
 		return err
 	}
@@ -110,7 +129,7 @@ func (s *sweep) plan(ctx context.Context, full bool) (err error) {
 	if _, err := s.db.Exec(ctx, "plan_facts"); err != nil {
 		return err
 	}
-	return s.planReport(ctx, candidates-budget)
+	return s.planReport(ctx, deferred)
 }
 
 // loadPolicies validates every relation policy row and stages it, with

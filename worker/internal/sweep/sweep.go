@@ -64,6 +64,8 @@ type sweep struct {
 	// edgesCounted: the edges a full refresh on a file counted at the
 	// plan's snapshot (refreshEveryEdge); nil: the plan counts them.
 	edgesCounted *int64
+	// planInKeyOrder: the plan's edges are in key order already (plan).
+	planInKeyOrder bool
 }
 
 // Sweep runs the edge curate sweep (docs/sweep.md): plan every phase at one
@@ -307,8 +309,10 @@ func (s *sweep) planAll(ctx context.Context) error {
 // in bounded transactions; in place, the derived rows of rows that are
 // gone go too (a file's sync drops them).
 func (s *sweep) storeEdgeDue(ctx context.Context) error {
-	if _, err := s.db.Exec(ctx, "plan_order"); err != nil {
-		return err
+	if !s.planInKeyOrder {
+		if _, err := s.db.Exec(ctx, "plan_order"); err != nil {
+			return err
+		}
 	}
 	if err := s.derivedChunks(ctx, "sweep_edges", "refresh_edges_all"); err != nil {
 		return err

@@ -205,6 +205,12 @@ const staticPrune = `(weight < :prune_threshold AND reinforcement_count = 0)`
 // with a policy is decayed by its policy instead).
 const temporalDecay = `(origin IS NOT 'agent' AND last_active_hours IS NOT NULL AND NOT pinned)`
 
+// decayCandidate is an edge of sweep_edges (as e) that temporal decay
+// removes, unless the decay cap keeps it: below edge_decay_threshold, and
+// not already planned (not a static prune, not going with a block).
+const decayCandidate = `(lambda IS NOT NULL AND effective < :decay_threshold AND NOT ` + staticPrune + `
+  AND e.@END_A NOT IN (SELECT id FROM plan_blocks) AND e.@END_B NOT IN (SELECT id FROM plan_blocks))`
+
 // RemovalPhases are the plan_edges phases whose edges the apply removes
 // (the others are removed with their block).
 const RemovalPhases = `('static', 'temporal', 'policy')`

@@ -156,6 +156,22 @@ SELECT e.from_id, e.to_id, @ENDS_E'block_archived', e.weight, e.reinforcement_co
 FROM plan_blocks p CROSS JOIN valid_edges e ON e.@END_B = p.id
 ORDER BY 1, 2;
 
+-- name: plan_removals
+-- With no decay cap (max_decay_fraction 1): the static prunes and the
+-- decays in one pass over the evaluation, in its order. A full
+-- evaluation of the file's own table is in key order, so into an empty
+-- plan they come out in the order the apply takes them (plan_order has
+-- nothing to do); a static prune has no effective weight, λ or elapsed
+-- hours in the plan.
+INSERT OR IGNORE INTO plan_edges (from_id, to_id, @ENDS_COLSphase, weight, reinforcement_count, last_active_hours, last_observed_at,
+                                  effective, lambda, elapsed)
+SELECT from_id, to_id, @ENDS_COLSCASE WHEN STATIC_PRUNE THEN 'static' ELSE 'temporal' END,
+       weight, reinforcement_count, last_active_hours, last_observed_at,
+       CASE WHEN NOT STATIC_PRUNE THEN effective END, CASE WHEN NOT STATIC_PRUNE THEN lambda END,
+       CASE WHEN NOT STATIC_PRUNE THEN elapsed END
+FROM sweep_edges e
+WHERE (STATIC_PRUNE AND NOT pinned AND NOT has_policy) OR DECAY_CANDIDATE;
+
 -- name: plan_static
 INSERT OR IGNORE INTO plan_edges (from_id, to_id, @ENDS_COLSphase, weight, reinforcement_count, last_active_hours, last_observed_at)
 SELECT from_id, to_id, @ENDS_COLS'static', weight, reinforcement_count, last_active_hours, last_observed_at
@@ -167,10 +183,7 @@ ORDER BY from_id, to_id;
 CREATE TEMP TABLE plan_decay AS
 SELECT from_id, to_id, @ENDS_COLSweight, reinforcement_count, last_active_hours, last_observed_at, lambda, elapsed, effective
 FROM sweep_edges e
-WHERE lambda IS NOT NULL AND effective < :decay_threshold
-  -- Not already planned: not a static prune, not going with a block.
-  AND NOT (STATIC_PRUNE)
-  AND e.@END_A NOT IN (SELECT id FROM plan_blocks) AND e.@END_B NOT IN (SELECT id FROM plan_blocks);
+WHERE DECAY_CANDIDATE;
 
 -- name: plan_decay_cap
 -- The decay cap, when it leaves some candidates: the lowest effective
