@@ -119,8 +119,7 @@ func (s *sweep) appliedReport(ctx context.Context) error {
 	}
 	r.Archived, r.OrphansArchived, r.EdgesRemovedWithBlocks, r.EdgesPruned, r.EdgesDecayed = 0, 0, 0, 0, 0
 	r.Facts.Archived, r.Facts.Pruned = 0, 0
-	rows, err := s.db.Querier().QueryContext(ctx, `SELECT subject_kind, action, coalesce(reason, ''), count(*) FROM main.mem_events
-		WHERE sweep_id = ? GROUP BY 1, 2, 3`, r.SweepID)
+	rows, err := s.db.Querier().QueryContext(ctx, sweepsql.SweepEventCounts(s.archives), sql.Named("sweep", r.SweepID))
 	if err != nil {
 		return err
 	}

@@ -149,6 +149,19 @@ END`,
 	}
 }
 
+// SweepEventCounts counts the events of the sweep :sweep by subject kind,
+// action and reason, from the log and from each archive itself: through
+// mem_events, every row would be copied out of its arm first (a first
+// sweep's hundreds of thousands).
+func SweepEventCounts(archives []Archive) string {
+	arms := []string{"SELECT subject_kind, action, coalesce(reason, ''), count(*) FROM main.mem_event_log WHERE sweep_id = :sweep GROUP BY 1, 2, 3"}
+	for _, a := range archives {
+		arms = append(arms, "SELECT "+Literal(a.kind)+", mem_action, coalesce(mem_reason, ''), count(*) FROM main."+Ident(a.Name)+
+			" WHERE mem_sweep_id = :sweep GROUP BY 2, 3")
+	}
+	return strings.Join(arms, "\nUNION ALL\n")
+}
+
 // NextEventID is the id of the next event (the counter's; ids after it
 // follow in the statement's order).
 const NextEventID = `(SELECT next FROM main.mem_event_ids)`
