@@ -32,19 +32,33 @@ func TestRemovalsInKeyOrder(t *testing.T) {
 		config   map[string]string
 		opt      worker.SweepOptions
 		archived bool
+		later    bool // removed by a second sweep: the decays come due, the static prunes are queued
 	}{
 		{name: "one pass, in key order", config: map[string]string{"block_archival": "off"}},
 		{name: "chunks of 2", config: map[string]string{"block_archival": "off"}, opt: worker.SweepOptions{ChunkSize: 2}},
 		{name: "bulk", config: map[string]string{"block_archival": "off"}, opt: worker.SweepOptions{Bulk: true}},
 		{name: "decay cap", config: map[string]string{"block_archival": "off", "max_decay_fraction": "0.99"}},
 		{name: "block archived first", config: map[string]string{}, archived: true},
+		{name: "a later sweep", config: map[string]string{"block_archival": "off"}, later: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			db, _ := newMemory(t, fx)
 			for k, v := range c.config {
 				setConfig(t, db, k, v)
 			}
-			sweepChunked(t, db, 1000, fixedWall, c.opt)
+			if c.later {
+				// At clock 0 nothing decays yet, and the prunes weigh 0.5
+				// until the app writes their weights after the sweep.
+				mustExec(t, db, `UPDATE mem_edges SET weight = 0.5 WHERE weight = 0.05`)
+				sweepChunked(t, db, 0, fixedWall, c.opt)
+				mustExec(t, db, `UPDATE mem_edges SET weight = 0.05 WHERE (from_id, to_id) IN (VALUES ('a','b'), ('b','d'), ('d','e'), ('f','g'))`)
+				if n := scalar[int64](t, db, `SELECT count(*) FROM mem_archive_mem_edges`); n != 0 {
+					t.Fatalf("the sweep at clock 0 removed %d edges", n)
+				}
+			}
+			if r := sweepChunked(t, db, 1000, fixedWall, c.opt); r.Full == c.later {
+				t.Errorf("full sweep: %v, want %v", r.Full, !c.later)
+			}
 			want := removed
 			if c.name == "decay cap" { // floor(0.99 × 5) = 4 decays: of equal weights, the last edge stays
 				want = slices.DeleteFunc(slices.Clone(removed), func(k string) bool { return k == "e-g" })

@@ -106,10 +106,11 @@ func (s *sweep) plan(ctx context.Context, full bool) (err error) {
 			return err
 		}
 	}
-	// A full evaluation of the file's own table is in key order: the
+	// The evaluation of the file's own edges is in key order (a full one
+	// reads the table in its order, an incremental one its scope's): the
 	// plan's prunes and decays come out of it in that order, and when
 	// nothing else is planned the plan needs no sorting.
-	s.planInKeyOrder = full && s.mapped == nil && planned == 0 && policies == 0 && s.cfg.MaxDecayFraction >= 1
+	s.planInKeyOrder = s.mapped == nil && planned == 0 && policies == 0 && s.cfg.MaxDecayFraction >= 1
 	if _, err := s.db.Exec(ctx, "plan_lost"); err != nil {
 		return err
 	}

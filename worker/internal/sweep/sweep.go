@@ -356,8 +356,10 @@ func (s *sweep) planChanged(ctx context.Context) error {
 	if err := s.db.InRead(ctx, "COMMIT", func() error { return s.plan(ctx, false) }); err != nil {
 		return err
 	}
-	if _, err := s.db.Exec(ctx, "plan_order"); err != nil { // temp tables only
-		return fmt.Errorf("sweep: %w", err)
+	if !s.planInKeyOrder {
+		if _, err := s.db.Exec(ctx, "plan_order"); err != nil { // temp tables only
+			return fmt.Errorf("sweep: %w", err)
+		}
 	}
 	done()
 	return nil

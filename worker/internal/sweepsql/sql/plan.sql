@@ -158,11 +158,12 @@ ORDER BY 1, 2;
 
 -- name: plan_removals
 -- With no decay cap (max_decay_fraction 1): the static prunes and the
--- decays in one pass over the evaluation, in its order. A full
--- evaluation of the file's own table is in key order, so into an empty
--- plan they come out in the order the apply takes them (plan_order has
--- nothing to do); a static prune has no effective weight, λ or elapsed
--- hours in the plan.
+-- decays in one pass over the evaluation, in its order. The evaluation
+-- of the file's own edges is in key order (a full one reads the table in
+-- its order, an incremental one its scope's), so into an empty plan they
+-- come out in the order the apply takes them (plan_order has nothing to
+-- do); a static prune has no effective weight, λ or elapsed hours in the
+-- plan.
 INSERT OR IGNORE INTO plan_edges (from_id, to_id, @ENDS_COLSphase, weight, reinforcement_count, last_active_hours, last_observed_at,
                                   effective, lambda, elapsed)
 SELECT from_id, to_id, @ENDS_COLSCASE WHEN STATIC_PRUNE THEN 'static' ELSE 'temporal' END,
