@@ -205,11 +205,22 @@ const staticPrune = `(weight < :prune_threshold AND reinforcement_count = 0)`
 // with a policy is decayed by its policy instead).
 const temporalDecay = `(origin IS NOT 'agent' AND last_active_hours IS NOT NULL AND NOT pinned)`
 
+// staticCandidate is an edge of sweep_edges that the static prune removes:
+// not pinned, and of a relation with no policy (a policy is its only decay).
+const staticCandidate = `(` + staticPrune + ` AND NOT pinned AND NOT has_policy)`
+
 // decayCandidate is an edge of sweep_edges (as e) that temporal decay
 // removes, unless the decay cap keeps it: below edge_decay_threshold, and
 // not already planned (not a static prune, not going with a block).
 const decayCandidate = `(lambda IS NOT NULL AND effective < :decay_threshold AND NOT ` + staticPrune + `
   AND e.@END_A NOT IN (SELECT id FROM plan_blocks) AND e.@END_B NOT IN (SELECT id FROM plan_blocks))`
+
+// mayBeRemoved holds for every edge of sweep_edges that the plan's
+// removals (plan_static, plan_decay, plan_policy: REMOVAL_PHASES) can
+// take, and for a few more: a static prune, below the decay threshold,
+// or of a relation with a policy. An edge it leaves out is kept whatever
+// the plan says, so a statement need not look it up there.
+const mayBeRemoved = `(` + staticPrune + ` OR effective < :decay_threshold OR has_policy)`
 
 // RemovalPhases are the plan_edges phases whose edges the apply removes
 // (the others are removed with their block).

@@ -171,13 +171,13 @@ SELECT from_id, to_id, @ENDS_COLSCASE WHEN STATIC_PRUNE THEN 'static' ELSE 'temp
        CASE WHEN NOT STATIC_PRUNE THEN effective END, CASE WHEN NOT STATIC_PRUNE THEN lambda END,
        CASE WHEN NOT STATIC_PRUNE THEN elapsed END
 FROM sweep_edges e
-WHERE (STATIC_PRUNE AND NOT pinned AND NOT has_policy) OR DECAY_CANDIDATE;
+WHERE STATIC_CANDIDATE OR DECAY_CANDIDATE;
 
 -- name: plan_static
 INSERT OR IGNORE INTO plan_edges (from_id, to_id, @ENDS_COLSphase, weight, reinforcement_count, last_active_hours, last_observed_at)
 SELECT from_id, to_id, @ENDS_COLS'static', weight, reinforcement_count, last_active_hours, last_observed_at
 FROM sweep_edges
-WHERE STATIC_PRUNE AND NOT pinned AND NOT has_policy
+WHERE STATIC_CANDIDATE
 ORDER BY from_id, to_id;
 
 -- name: plan_decay_candidates

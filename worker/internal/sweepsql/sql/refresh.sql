@@ -189,9 +189,8 @@ ORDER BY r.from_id, r.to_id;
 -- nothing where the sync already left it out of the degrees; an app's
 -- write that saves one queues it, and the apply stores the strength the
 -- degrees counted for it).
--- Only an edge that is a static prune, decays or has a policy can be among
--- the plan's removals (plan_static, plan_decay, plan_policy), so only those
--- are looked up in the plan: a third of a first sweep's edges, not all.
+-- Only an edge that may be among the plan's removals (MAY_BE_REMOVED) is
+-- looked up in the plan: a third of a first sweep's edges, not all.
 DELETE FROM main.mem_edge_due
 WHERE (from_id, to_id) > (SELECT from_id, to_id FROM sweep_edges WHERE rowid = :lo - 1 UNION ALL SELECT '', '' LIMIT 1)
   AND (from_id, to_id) <= (SELECT from_id, to_id FROM sweep_edges WHERE rowid = min(:hi, (SELECT max(rowid) FROM sweep_edges)))
@@ -204,7 +203,7 @@ WITH due_source AS (
            pinned, excluded, lambda, strength, NULL AS problem -- every edge evaluated is valid
     FROM sweep_edges s
     WHERE s.rowid BETWEEN :lo AND :hi
-      AND NOT CASE WHEN STATIC_PRUNE OR s.effective < :decay_threshold OR s.has_policy
+      AND NOT CASE WHEN MAY_BE_REMOVED
                    THEN EXISTS (SELECT 1 FROM plan_edges p WHERE p.from_id = s.from_id AND p.to_id = s.to_id
                                                             AND p.phase IN REMOVAL_PHASES)
                    ELSE 0 END)
