@@ -63,20 +63,15 @@ func Open(path string, opt OpenOptions) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := url.Values{}
-	q.Set("_busy_timeout", fmt.Sprint(BusyTimeoutMS))
+	mode := "rw"
 	_, walErr := os.Stat(path + "-wal")
 	switch {
 	case opt.ReadOnly && walErr == nil:
-		q.Set("mode", "ro")
+		mode = "ro"
 	case opt.Create && !opt.ReadOnly:
-		q.Set("mode", "rwc")
-	default:
-		q.Set("mode", "rw")
+		mode = "rwc"
 	}
-	if !opt.ReadOnly {
-		q.Set("_synchronous", "NORMAL")
-	}
+	q := dsnValues(mode, !opt.ReadOnly)
 	if created && !opt.ReadOnly {
 		q.Set("_journal_mode", "WAL") // a new file is ours: WAL from the start
 	}
@@ -89,6 +84,19 @@ func Open(path string, opt OpenOptions) (*DB, error) {
 		return nil, err
 	}
 	return &DB{SQL: db, Path: path, ReadOnly: opt.ReadOnly}, nil
+}
+
+// dsnValues are the settings of every connection to a file: its busy
+// timeout, its mode and, for one that writes, synchronous NORMAL (durable
+// at each checkpoint, WAL commits without an fsync).
+func dsnValues(mode string, writes bool) url.Values {
+	q := url.Values{}
+	q.Set("_busy_timeout", fmt.Sprint(BusyTimeoutMS))
+	q.Set("mode", mode)
+	if writes {
+		q.Set("_synchronous", "NORMAL")
+	}
+	return q
 }
 
 func openDSN(path string, q url.Values) (*sql.DB, error) {
@@ -111,11 +119,7 @@ func (db *DB) OpenBeside() (*sql.DB, error) {
 	if db.Rqlite || db.ReadOnly {
 		return nil, fmt.Errorf("%s: opened read-only or on rqlite: nothing to open beside", DisplayName(db.Path))
 	}
-	q := url.Values{}
-	q.Set("_busy_timeout", fmt.Sprint(BusyTimeoutMS))
-	q.Set("mode", "rw")
-	q.Set("_synchronous", "NORMAL")
-	side, err := openDSN(db.Path, q)
+	side, err := openDSN(db.Path, dsnValues("rw", true))
 	if err != nil {
 		return nil, err
 	}
