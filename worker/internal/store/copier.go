@@ -16,11 +16,13 @@ import (
 // writer or a reader, so copying a transaction's pages into the file, and
 // the file's fsync, run beside the sweep's reads that follow it (its plan,
 // a step's own reads), on another core, instead of before them. The next
-// write transaction still waits for the copy (awaitCopy): the lock stays
-// free at least as long as the copy takes, as it did when the sweep's own
-// connection copied between its transactions, so an app's write that
-// starts meanwhile gets its turn, and an app's commit finds nothing of the
-// sweep's left to copy. While an app writes, the sweep's own connection
+// write transaction waits for the copy, but no longer than an app that
+// began waiting for the lock meanwhile needs to take it (turnGap): its
+// write gets its turn, and its commit finds nothing of the sweep's left to
+// copy (the copy ended, or the copier holds the checkpoint, so the app's
+// own checkpoint skips). A copy longer than that gap goes on beside the
+// sweep's next transaction, and the WAL starts over at a later one that
+// begins once all of it is copied. While an app writes, the sweep's own connection
 // checkpoints (fileStore.checkpoint), and so it does once the WAL has grown
 // past copierFrames, so that its next transaction starts the WAL over.
 type copier struct {
@@ -96,6 +98,26 @@ func (c *copier) request() {
 func (c *copier) awaitCopy() {
 	c.mu.Lock()
 	for c.copied < c.asked {
+		c.copiedCond.Wait()
+	}
+	c.mu.Unlock()
+}
+
+// awaitCopyUntil waits for the checkpoints asked for so far, but not past
+// until.
+func (c *copier) awaitCopyUntil(until time.Time) {
+	wait := time.Until(until)
+	if wait <= 0 {
+		return
+	}
+	timer := time.AfterFunc(wait, func() {
+		c.mu.Lock()
+		c.copiedCond.Broadcast()
+		c.mu.Unlock()
+	})
+	defer timer.Stop()
+	c.mu.Lock()
+	for c.copied < c.asked && time.Now().Before(until) {
 		c.copiedCond.Wait()
 	}
 	c.mu.Unlock()

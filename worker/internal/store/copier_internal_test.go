@@ -10,19 +10,27 @@ import (
 )
 
 // While the copier copies a commit's pages into the file, the sweep's next
-// write transaction waits with the lock free, as it did while its own
-// connection copied: an app's write made meanwhile goes through at once
-// (busy timeout 0), and the next transaction begins once the copy ends.
-func TestNextTransactionWaitsForTheCopy(t *testing.T) {
+// write transaction leaves the lock free for an app that began waiting for
+// it during the last one (turnGap), and no longer: an app's write made
+// meanwhile, through SQLite's busy handler, goes through before the next
+// transaction, which begins while the copy still goes on.
+func TestNextTransactionLeavesAnAppItsTurn(t *testing.T) {
 	ctx := context.Background()
 	st, path := newFileStore(t)
 	if st.copier == nil {
 		t.Fatal("no copier on a file opened to write")
 	}
+	if err := st.InTx(ctx, func() error {
+		_, err := st.conn.ExecContext(ctx, "CREATE TABLE t (x)")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	st.copier.awaitCopy()
 	copying, release := make(chan struct{}), make(chan struct{})
 	var held sync.Once
 	beforeCopy = func() {
-		held.Do(func() { // the first copy (the table's commit); later ones run
+		held.Do(func() { // the next copy; later ones run
 			close(copying)
 			<-release
 		})
@@ -31,50 +39,80 @@ func TestNextTransactionWaitsForTheCopy(t *testing.T) {
 	let := func() { released.Do(func() { close(release) }) }
 	defer func() { let(); beforeCopy = func() {} }() // before the cleanup's st.Close, which waits for the copy
 
+	app, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer app.Close()
+	appWrote := make(chan error, 1)
 	if err := st.InTx(ctx, func() error {
-		_, err := st.conn.ExecContext(ctx, "CREATE TABLE t (x)")
-		return err
+		if _, err := st.conn.ExecContext(ctx, "INSERT INTO t VALUES ('sweep')"); err != nil {
+			return err
+		}
+		time.Sleep(250 * time.Millisecond)
+		go func() { // waits in its busy handler until the sweep commits
+			_, err := app.Exec("INSERT INTO t VALUES ('app')")
+			appWrote <- err
+		}()
+		time.Sleep(30 * time.Millisecond)
+		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
+	turnEnds := st.pacing.committed.Add(turnGap(st.pacing.committed.Sub(st.pacing.turnSince)))
 	select {
 	case <-copying: // the copier holds that commit's copy
 	case <-time.After(10 * time.Second):
 		t.Fatal("no checkpoint beside the sweep after its commit")
 	}
-	began, finish, ended := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	began := make(chan time.Time, 1)
+	ended := make(chan error, 1)
+	var seen int
 	go func() {
 		ended <- st.InTx(ctx, func() error {
-			close(began)
-			<-finish // holds the write lock until the test lets it go
-			_, err := st.conn.ExecContext(ctx, "INSERT INTO t VALUES (1)")
+			began <- time.Now()
+			if err := st.conn.QueryRowContext(ctx, "SELECT count(*) FROM t WHERE x = 'app'").Scan(&seen); err != nil {
+				return err
+			}
+			_, err := st.conn.ExecContext(ctx, "INSERT INTO t VALUES ('sweep')")
 			return err
 		})
 	}()
 	select {
-	case <-began:
-		close(finish)
-		<-ended
-		t.Fatal("the next transaction took the lock while the copier was copying the last one")
-	case <-time.After(200 * time.Millisecond):
-	}
-	app, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer app.Close()
-	if _, err := app.Exec("INSERT INTO t VALUES (2)"); err != nil {
-		t.Errorf("an app's write while the copier copied: %v, want the lock free", err)
+	case at := <-began:
+		if at.Before(turnEnds) {
+			t.Errorf("the next transaction began %v after the commit, before the app's turn ended (%v)",
+				at.Sub(st.pacing.committed), turnEnds.Sub(st.pacing.committed))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the next transaction waited for the whole copy")
 	}
 	let()
-	<-began
-	close(finish)
 	if err := <-ended; err != nil {
 		t.Fatal(err)
 	}
-	var n int
-	if err := st.conn.QueryRowContext(ctx, "SELECT count(*) FROM t").Scan(&n); err != nil || n != 2 {
-		t.Errorf("%d rows (%v), want the app's and the sweep's", n, err)
+	if err := <-appWrote; err != nil {
+		t.Errorf("the app's write: %v, want its turn between the sweep's transactions", err)
+	}
+	if seen != 1 {
+		t.Errorf("the next transaction saw %d app rows, want the app's write before it", seen)
+	}
+}
+
+// turnGap covers the longest sleep of SQLite's default busy handler an
+// app that waited so long can be in, and a little more.
+func TestTurnGap(t *testing.T) {
+	for _, c := range []struct{ waited, want time.Duration }{
+		{0, 6 * time.Millisecond},
+		{8 * time.Millisecond, 15 * time.Millisecond},
+		{40 * time.Millisecond, 25 * time.Millisecond},
+		{130 * time.Millisecond, 55 * time.Millisecond},
+		{300 * time.Millisecond, 105 * time.Millisecond},
+		{10 * time.Second, 105 * time.Millisecond},
+	} {
+		if got := turnGap(c.waited); got != c.want {
+			t.Errorf("turnGap(%v) = %v, want %v", c.waited, got, c.want)
+		}
 	}
 }
 

@@ -20,6 +20,10 @@ type pacing struct {
 	held          time.Duration // how long the last inTx held the write lock
 	committed     time.Time     // when the last inTx committed
 	othersWrote   time.Time     // when another connection's commit was last seen
+	// turnSince: when the sweep took the lock after leaving it free long
+	// enough for any app waiting for it (turnGap); an app still waiting
+	// began no earlier.
+	turnSince time.Time
 	// broken: the connection could not be set back as the sweep needs it
 	// (its busy timeout); the next transaction fails with it.
 	broken error
@@ -62,6 +66,9 @@ func (st *fileStore) InTx(ctx context.Context, f func() error) error {
 		begin: func() error { return st.beginImmediate(ctx) },
 		begun: func() {
 			p.inTransaction, p.took, st.execRows = true, time.Now(), 0
+			if p.turnSince.IsZero() || p.took.Sub(p.committed) >= turnGap(p.committed.Sub(p.turnSince)) {
+				p.turnSince = p.took
+			}
 			st.noteOthers(ctx)
 		},
 		ended: func() { p.inTransaction, p.took = false, time.Time{} },
@@ -97,8 +104,8 @@ const (
 // which it was: a lock held all along, or others' commits one after the
 // other.
 func (st *fileStore) beginImmediate(ctx context.Context) (err error) {
-	if st.copier != nil {
-		st.copier.awaitCopy()
+	if p := &st.pacing; st.copier != nil && !p.committed.IsZero() {
+		st.copier.awaitCopyUntil(p.committed.Add(turnGap(p.committed.Sub(p.turnSince))))
 	}
 	if err := st.setBusyTimeout(ctx, 0); err != nil {
 		return err
@@ -153,6 +160,33 @@ func (st *fileStore) beginImmediate(ctx context.Context) (err error) {
 	}
 	return &LaterError{Msg: fmt.Sprintf("%v for more than %d ms (it was free at none of %d tries); try again later", ErrDatabaseBusy, memdb.BusyTimeoutMS, tries),
 		Errs: []error{ErrDatabaseBusy}}
+}
+
+// busyHandlerSleeps are the sleeps between the tries of SQLite's default
+// busy handler (sqliteDefaultBusyCallback), which sqlite3_busy_timeout
+// installs: so an app waits for the lock through Go's drivers, Python's
+// sqlite3 and the sqlite3 shell. After the last, it sleeps as long again.
+var busyHandlerSleeps = [...]time.Duration{1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100}
+
+// turnSlack is the time an app woken from its busy handler's sleep takes
+// to be scheduled and try the lock, on a loaded machine.
+const turnSlack = 5 * time.Millisecond
+
+// turnGap is how long the write lock must stay free after the sweep
+// commits for an app that has waited at most waited for it to take it:
+// the longest sleep its busy handler can have begun by then (each retry
+// then lands inside the gap), and turnSlack. An app that waited through a
+// transaction of 300 ms needs 100 ms; one that arrived 40 ms before a
+// commit, 20 ms.
+func turnGap(waited time.Duration) time.Duration {
+	var slept, gap time.Duration
+	for _, sleep := range busyHandlerSleeps {
+		if slept > waited {
+			break
+		}
+		gap, slept = sleep*time.Millisecond, slept+sleep*time.Millisecond
+	}
+	return gap + turnSlack
 }
 
 // errNoTurn begins the error of a sweep that found the write lock taken
@@ -226,7 +260,7 @@ func (st *fileStore) yieldLock(ctx context.Context, committed time.Time, held ti
 // connection finds the WAL long, and copying the sweep's pages there would
 // hold up that app's write. While no app writes, the copier does it beside
 // the reads that follow the commit, and the next transaction waits for it
-// (copier.go). While one does, or once the copier has let the WAL grow
+// as long as an app's turn needs (copier.go). While one does, or once the copier has let the WAL grow
 // past copierFrames, it runs here, while the lock is free (an app's writer
 // waiting for its turn gets it), and the next transaction starts the WAL
 // over. With an app writing all the time, a passive checkpoint can end a
