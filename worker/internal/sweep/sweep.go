@@ -344,12 +344,17 @@ func (s *sweep) derivedChunks(ctx context.Context, table, name string) error {
 // planChanged plans an incremental sweep: the rows queued as changed and
 // those whose due time has come.
 func (s *sweep) planChanged(ctx context.Context) error {
+	// A list of edges due soon that no longer covers the clock is built
+	// again first, from the due rows as they stand: the refresh then keeps
+	// it for the edges it refreshes, as for a list that covers. (Built
+	// after the refresh, the list's transaction would wait for the copy
+	// of the refresh's pages; built before, that copy runs beside the plan.)
 	done := store.Phase("refresh")
-	if err := s.refresh(ctx, false); err != nil {
-		return fmt.Errorf("sweep: refreshing derived state: %w", err)
-	}
 	if err := s.coverDueSoon(ctx); err != nil {
 		return fmt.Errorf("sweep: %w", err)
+	}
+	if err := s.refresh(ctx, false); err != nil {
+		return fmt.Errorf("sweep: refreshing derived state: %w", err)
 	}
 	done()
 	done = store.Phase("plan")
