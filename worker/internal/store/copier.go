@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -133,13 +134,17 @@ func (c *copier) stop() {
 	c.conn.Close()
 }
 
-// stopCopier ends the copier at the sweep's end. Its last checkpoint
-// leaves the WAL copied but as long as it grew, as no transaction of the
-// sweep began after it to start the WAL over: a WAL past WALSizeLimit is
-// cut back here, as a transaction would have cut it back.
-func (st *fileStore) stopCopier(ctx context.Context) {
-	st.copier.stop()
-	if st.walFrames.Load() >= checkpointFrames {
+// endWAL cuts the WAL back at the sweep's end, once the copier has
+// stopped: the WAL file keeps the size the sweep's transactions grew it to
+// (WALSizeLimit), and the last checkpoint leaves the WAL copied but as
+// long as it grew, as no transaction began after it to start it over. A
+// WAL past WALSizeLimit, or with checkpointFrames in use, is truncated,
+// and the connection goes back to the pool cutting the WAL back to
+// WALSizeLimit at each restart. A dry run wrote nothing, and leaves it.
+func (st *fileStore) endWAL(ctx context.Context) {
+	if fi, err := os.Stat(st.walPath); !st.opt.DryRun &&
+		(st.walFrames.Load() >= checkpointFrames || (err == nil && fi.Size() > WALSizeLimit)) {
 		st.restartWAL(ctx, "TRUNCATE")
 	}
+	st.conn.ExecContext(ctx, fmt.Sprintf("PRAGMA journal_size_limit = %d", WALSizeLimit))
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"os"
 	"sync"
 	"testing"
@@ -167,30 +168,50 @@ func TestCheckpointBesideOrHere(t *testing.T) {
 }
 
 // At the sweep's end, a WAL of checkpointFrames or more is truncated, and
-// a shorter one is left as it is.
-func TestStopCopierTruncatesALongWAL(t *testing.T) {
+// so is a WAL file grown past WALSizeLimit by an earlier transaction and
+// restarted since (the sweep leaves it its size while it runs); a shorter
+// one is left as it is. Restarts in between do not cut it back.
+func TestEndWALTruncatesALongWAL(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct {
+		grown     bool // a transaction wrote more than WALSizeLimit, and the WAL restarted since
 		walFrames int64
 		truncated bool
-	}{{checkpointFrames - 1, false}, {checkpointFrames, true}} {
+	}{{false, checkpointFrames - 1, false}, {false, checkpointFrames, true}, {true, 1, true}} {
 		st, path := newFileStore(t)
-		if err := st.InTx(ctx, func() error {
-			_, err := st.conn.ExecContext(ctx, "CREATE TABLE t (x)")
-			return err
-		}); err != nil {
-			t.Fatal(err)
+		commit := func(sql string) {
+			t.Helper()
+			if err := st.InTx(ctx, func() error {
+				_, err := st.conn.ExecContext(ctx, sql)
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			st.copier.awaitCopy()
 		}
-		st.copier.awaitCopy()
+		commit("CREATE TABLE t (x)")
+		walSize := func() int64 {
+			t.Helper()
+			fi, err := os.Stat(path + "-wal")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return fi.Size()
+		}
+		if c.grown {
+			commit(fmt.Sprintf(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d)
+				INSERT INTO t SELECT zeroblob(4000) FROM n`, WALSizeLimit/4000+1000))
+			commit("DELETE FROM t") // starts the WAL over
+			if size := walSize(); size <= WALSizeLimit {
+				t.Fatalf("the WAL was cut back to %d bytes at a restart in the sweep", size)
+			}
+		}
 		st.walFrames.Store(c.walFrames)
-		st.stopCopier(ctx)
+		st.copier.stop()
 		st.copier = nil // stopped: the cleanup's Close has none to stop
-		fi, err := os.Stat(path + "-wal")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := fi.Size() == 0; got != c.truncated {
-			t.Errorf("a WAL of %d frames at the end: truncated %v (%d bytes), want %v", c.walFrames, got, fi.Size(), c.truncated)
+		st.endWAL(ctx)
+		if got := walSize() == 0; got != c.truncated {
+			t.Errorf("grown %v, %d frames at the end: truncated %v (%d bytes), want %v", c.grown, c.walFrames, got, walSize(), c.truncated)
 		}
 	}
 }

@@ -120,11 +120,15 @@ type fileStore struct {
 	// the WAL's length at the last checkpoint, by either connection.
 	copier    *copier
 	walFrames atomic.Int64
+	walPath   string // the file's WAL (endWAL)
 }
 
-// WALSizeLimit is the size a sweep cuts a file's WAL back to when it
-// restarts it: SQLite reuses a WAL from its start but never shrinks it by
-// itself, so one that a long read transaction let grow would stay that big.
+// WALSizeLimit is the size a sweep leaves a file's WAL at: SQLite reuses
+// a WAL from its start but never shrinks it by itself, so one that a
+// sweep's transactions or a long read transaction let grow would stay
+// that big. While it sweeps, the WAL keeps the size it grew to (cutting it
+// back at each restart only to grow it again costs the next commit tens of
+// milliseconds); the sweep's end cuts it back (endWAL).
 const WALSizeLimit = 64 << 20
 
 // OpenFile pins a connection and sets it up for a sweep.
@@ -135,18 +139,17 @@ func OpenFile(ctx context.Context, db *memdb.DB, opt Options) (*fileStore, error
 	}
 	// A bigger page cache than SQLite's 2 MB default: a sweep touches the
 	// edge indexes all over a big file. The sweep checkpoints after each of
-	// its commits itself (see checkpoint). A WAL an app's long read kept
-	// from restarting has grown past what the sweep needs: once it restarts,
-	// it is cut back to WALSizeLimit.
+	// its commits itself (see checkpoint). The WAL is not cut back at
+	// each restart (WALSizeLimit).
 	for _, pragma := range []string{fmt.Sprintf("PRAGMA cache_size = -%d", SweepCacheKiB),
 		fmt.Sprintf("PRAGMA temp.cache_size = -%d", SweepCacheKiB), "PRAGMA wal_autocheckpoint = 0",
-		fmt.Sprintf("PRAGMA journal_size_limit = %d", WALSizeLimit)} {
+		"PRAGMA journal_size_limit = -1"} {
 		if _, err := conn.ExecContext(ctx, pragma); err != nil {
 			conn.Close()
 			return nil, err
 		}
 	}
-	st := &fileStore{conn: conn, opt: opt, args: func(extra ...any) []any { return extra }}
+	st := &fileStore{conn: conn, opt: opt, args: func(extra ...any) []any { return extra }, walPath: db.Path + "-wal"}
 	// The app's foreign keys are enforced while the sweep writes its
 	// tables, as an app that turns them on expects (refused.go); the
 	// connection goes back to the pool as it came.
@@ -177,8 +180,9 @@ func (st *fileStore) DropWorking(ctx context.Context) error { return nil }
 
 func (st *fileStore) Close() error {
 	if st.copier != nil {
-		st.stopCopier(context.Background())
+		st.copier.stop()
 	}
+	st.endWAL(context.Background())
 	st.discardIfQuiet()
 	for _, drop := range st.opt.sql().Teardown { // a mapping's temp views: the connection goes back to the pool
 		st.conn.ExecContext(context.Background(), drop)
