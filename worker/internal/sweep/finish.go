@@ -16,8 +16,9 @@ import (
 // it leaves behind (settle): its own changes refreshed, the queues
 // cleared, old events expired (housekeeping.sql).
 
-// finish reinforces, advances last_curate_at and records the sweep, in one
-// transaction.
+// finish stores the rank bounds and folds the removals' degrees
+// (storeRankBounds), then reinforces, advances last_curate_at and records
+// the sweep, in the last transaction of those.
 func (s *sweep) finish(ctx context.Context) error {
 	r := &s.report
 	// The counting reads many rows: done before the write transaction, so
@@ -35,12 +36,19 @@ func (s *sweep) finish(ctx context.Context) error {
 	// start gives the same threshold.
 	var bridgeHint sql.NullFloat64
 	if r.Full && !r.Resumed {
+		// Of the degrees left: those the removals logged are folded first.
+		if err := s.foldDegrees(ctx); err != nil {
+			return fmt.Errorf("folding the removals' degrees: %w", err)
+		}
 		var err error
 		if bridgeHint, err = s.bridgeThreshold(ctx); err != nil {
 			return err
 		}
 	}
-	err := s.db.InTx(ctx, func() error {
+	// The rank bounds and the degrees folded, then the sweep's record: in
+	// the same transaction on a file. A replica's transaction cannot read
+	// its own writes, and the record reads the plan first.
+	record := func() error {
 		q := s.db.Querier()
 		if err := s.reinforce(ctx); err != nil {
 			return err
@@ -67,7 +75,13 @@ func (s *sweep) finish(ctx context.Context) error {
 		}
 		r.Summary = r.BuildSummary()
 		return s.recordSweep(ctx, q, "done")
-	})
+	}
+	var err error
+	if s.db.Snapshots() {
+		err = s.storeRankBounds(ctx, record)
+	} else if err = s.storeRankBounds(ctx, nil); err == nil {
+		err = s.db.InTx(ctx, record)
+	}
 	if err != nil {
 		return err
 	}

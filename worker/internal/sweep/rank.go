@@ -198,24 +198,35 @@ func (s *sweep) storedRankScale(ctx context.Context) (rankScale, bool, error) {
 }
 
 // storeRankBounds stores every score the plan computed as its block's
-// bound, in bounded transactions, rank_scale (rankScale) first. (A full
-// sweep on a file stores them with its derived state instead:
-// syncDerived.)
+// bound, in bounded transactions, rank_scale (rankScale) first, and runs
+// last in the last of them: the finish's writes, so that a sweep that
+// removed little commits its bounds and its record at once. (A full sweep
+// on a file stores the bounds with its derived state instead:
+// syncDerived.) With no last (nil), nothing more runs.
 //
-// The degrees the removals logged are folded (fold_degrees) in the last
-// of those transactions: the bounds go to the same block states' leaves,
+// The degrees the removals logged are folded (fold_degrees) in that last
+// transaction too: the bounds go to the same block states' leaves,
 // written once for both, and the first transaction, whose pace sizes the
 // next ones (txRows), measures the bounds alone.
-func (s *sweep) storeRankBounds(ctx context.Context) error {
-	if s.rankScale == nil || s.rankStored {
+func (s *sweep) storeRankBounds(ctx context.Context, last func() error) error {
+	foldAndLast := func() error {
+		if _, err := s.db.Exec(ctx, "fold_degrees"); err != nil || last == nil {
+			return err
+		}
+		return last()
+	}
+	rows := int64(0)
+	if s.rankScale != nil && !s.rankStored {
+		var err error
+		if rows, err = s.lastRow(ctx, "plan_rank"); err != nil {
+			return err
+		}
+	}
+	if rows == 0 && last == nil {
 		return s.foldDegrees(ctx)
 	}
-	last, err := s.lastRow(ctx, "plan_rank")
-	if err != nil {
-		return err
-	}
-	if last == 0 {
-		return s.foldDegrees(ctx) // no bound to store
+	if rows == 0 { // no bound to store
+		return s.db.InTx(ctx, foldAndLast)
 	}
 	scale := *s.rankScale
 	first := true
@@ -229,11 +240,10 @@ func (s *sweep) storeRankBounds(ctx context.Context) error {
 		if _, err := s.db.Exec(ctx, "apply_rank_bounds", append(chunkArgs(lo, hi), sql.Named("epoch", scale.Epoch))...); err != nil {
 			return err
 		}
-		if hi < last {
+		if hi < rows {
 			return nil
 		}
-		_, err := s.db.Exec(ctx, "fold_degrees")
-		return err
+		return foldAndLast()
 	})
 }
 

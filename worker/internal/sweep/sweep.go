@@ -201,14 +201,9 @@ func (s *sweep) run(ctx context.Context) error {
 	if err := s.apply(ctx); err != nil {
 		return err
 	}
-	done := store.Phase("rank bounds")
-	if err := s.storeRankBounds(ctx); err != nil {
-		return fmt.Errorf("sweep: folding the removals' degrees and storing rank bounds: %w", err)
-	}
-	done()
-	done = store.Phase("finish")
+	done := store.Phase("finish")
 	if err := s.finish(ctx); err != nil {
-		return fmt.Errorf("sweep: reinforce and record: %w", err)
+		return fmt.Errorf("sweep: rank bounds, reinforce and record: %w", err)
 	}
 	done()
 	// The sweep is done and recorded; what follows tidies up, and a stop
