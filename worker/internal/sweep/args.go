@@ -31,6 +31,7 @@ func (s *sweep) args(extra ...any) []any {
 		sql.Named("edge_mark", s.marks.edge),
 		sql.Named("fact_mark", s.marks.fact),
 		sql.Named("counted", s.plannedCounted()),
+		sql.Named("settled", s.netDegrees && !s.resume),
 	}, append(s.soonArgs(), extra...)...)
 }
 

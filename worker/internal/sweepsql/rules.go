@@ -222,6 +222,14 @@ const decayCandidate = `(lambda IS NOT NULL AND effective < :decay_threshold AND
 // the plan says, so a statement need not look it up there.
 const mayBeRemoved = `(` + staticPrune + ` OR effective < :decay_threshold OR has_policy)`
 
+// plannedSettled holds while remove_edges removes the prunes and decays
+// of a full sweep's plan (:settled: the sync left their strength out of
+// the degrees, and the full refresh wrote them no due row, so the list of
+// edges due soon built from those has none either). A resumed sweep's
+// plan is not settled: its cut-off apply may have given a planned edge an
+// app changed a due row, and the app may have changed it back since.
+const plannedSettled = `(:step = 'plan_edges' AND :settled)`
+
 // RemovalPhases are the plan_edges phases whose edges the apply removes
 // (the others are removed with their block).
 const RemovalPhases = `('static', 'temporal', 'policy')`

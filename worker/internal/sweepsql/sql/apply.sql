@@ -150,13 +150,16 @@ INSERT OR IGNORE INTO main.mem_edge_due (from_id, to_id, @ENDS_COLSstrength)
 SELECT k.from_id, k.to_id, @ENDS_Kk.strength FROM apply_edge_keys k WHERE (k.from_id, k.to_id) IN (SELECT from_id, to_id FROM apply_kept_keys);
 INSERT INTO main.mem_dirty_edges (from_id, to_id) SELECT from_id, to_id FROM apply_kept_keys;
 DELETE FROM apply_edge_keys WHERE (from_id, to_id) IN (SELECT from_id, to_id FROM apply_kept_keys);
+-- A full sweep's prunes and decays are settled already (PLANNED_SETTLED):
+-- their due rows were never written, so no list entry either, and the
+-- degrees count none of their strength; nothing is looked up for them.
 WITH lost AS MATERIALIZED (
     SELECT k.from_id, k.to_id, @ENDS_Kcoalesce(d.strength, k.strength) AS strength
     FROM apply_edge_keys k LEFT JOIN main.mem_edge_due d ON d.from_id = k.from_id AND d.to_id = k.to_id
-    WHERE coalesce(d.strength, k.strength) != 0)
+    WHERE coalesce(d.strength, k.strength) != 0 AND NOT PLANNED_SETTLED)
 INSERT INTO main.mem_degree_log (id, strength) SELECT @END_A, strength FROM lost UNION ALL SELECT @END_B, strength FROM lost;
-DELETE FROM main.mem_edge_due WHERE (from_id, to_id) IN (SELECT from_id, to_id FROM apply_edge_keys);
-DELETE FROM main.mem_edge_soon WHERE (from_id, to_id) IN (SELECT from_id, to_id FROM apply_edge_keys);
+DELETE FROM main.mem_edge_due WHERE (from_id, to_id) IN (SELECT from_id, to_id FROM apply_edge_keys) AND NOT PLANNED_SETTLED;
+DELETE FROM main.mem_edge_soon WHERE (from_id, to_id) IN (SELECT from_id, to_id FROM apply_edge_keys) AND NOT PLANNED_SETTLED;
 DELETE FROM main.mem_config WHERE key = 'sweep_removing';
 
 -- name: quiet_triggers
