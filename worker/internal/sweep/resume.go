@@ -65,7 +65,29 @@ func (s *sweep) planColumns(ctx context.Context, table string) ([]string, error)
 // savePlan copies the plan into mem_sweep_plans in bounded transactions,
 // then marks the sweep resumable in the same transaction as the last rows.
 func (s *sweep) savePlan(ctx context.Context) error {
-	for _, st := range savedSteps {
+	meta, err := json.Marshal(savedPlan{Settings: s.planSettings(), Report: s.report, BlockMark: s.marks.block, EdgeMark: s.marks.edge, FactMark: s.marks.fact,
+		NetDegrees: s.netDegrees})
+	if err != nil {
+		return err
+	}
+	markResumable := func() error {
+		_, err := s.db.Querier().ExecContext(ctx, `UPDATE mem_sweeps SET plan = ? WHERE id = ?`, string(meta), s.report.SweepID)
+		return err
+	}
+	maxRows := make([]int64, len(savedSteps))
+	last := -1 // the last step with rows to save
+	for i, st := range savedSteps {
+		if maxRows[i], err = s.lastRow(ctx, st.table); err != nil {
+			return err
+		}
+		if maxRows[i] > 0 {
+			last = i
+		}
+	}
+	if last < 0 {
+		return s.db.InTx(ctx, markResumable)
+	}
+	for i, st := range savedSteps[:last+1] {
 		cols, err := s.planColumns(ctx, st.table)
 		if err != nil {
 			return err
@@ -78,10 +100,7 @@ func (s *sweep) savePlan(ctx context.Context) error {
 		// the working tables a statement names, and would rename it too.
 		query := fmt.Sprintf(`INSERT INTO main.mem_sweep_plans (sweep_id, step, seq, row)
 			SELECT :sweep, :step, rowid, json_array(%s) FROM temp.%s WHERE %s`, strings.Join(cols, ", "), st.table, where)
-		maxRow, err := s.lastRow(ctx, st.table)
-		if err != nil {
-			return err
-		}
+		maxRow := maxRows[i]
 		rows := s.db.TxRows(s.opt.ChunkSize)
 		save := func(lo, hi int64) error {
 			_, err := s.db.Querier().ExecContext(ctx, query, s.args(append(chunkArgs(lo, hi), sql.Named("step", st.table))...)...)
@@ -90,7 +109,9 @@ func (s *sweep) savePlan(ctx context.Context) error {
 		for lo := int64(1); lo <= maxRow; {
 			var hi int64
 			err := s.db.InTx(ctx, func() (err error) {
-				hi, err = rows.Take(lo, maxRow, save)
+				if hi, err = rows.Take(lo, maxRow, save); err == nil && i == last && hi == maxRow {
+					err = markResumable()
+				}
 				return err
 			})
 			if err != nil {
@@ -100,15 +121,7 @@ func (s *sweep) savePlan(ctx context.Context) error {
 			lo = hi + 1
 		}
 	}
-	meta, err := json.Marshal(savedPlan{Settings: s.planSettings(), Report: s.report, BlockMark: s.marks.block, EdgeMark: s.marks.edge, FactMark: s.marks.fact,
-		NetDegrees: s.netDegrees})
-	if err != nil {
-		return err
-	}
-	return s.db.InTx(ctx, func() error {
-		_, err := s.db.Querier().ExecContext(ctx, `UPDATE mem_sweeps SET plan = ? WHERE id = ?`, string(meta), s.report.SweepID)
-		return err
-	})
+	return nil
 }
 
 // restorePlan loads a cut-off sweep's saved plan into the temp tables the
