@@ -325,3 +325,72 @@ func TestBulkSweepRebuildsEdgesToIndex(t *testing.T) {
 		})
 	}
 }
+
+// TestBulkSweepPlanStands: a bulk sweep that archives no block, on a file
+// whose triggers are memworker's own, takes its removals as planned
+// (without looking at each edge again) and ends exactly where a default
+// sweep does. With an app's trigger that rewrites a planned edge when the
+// sweep stores the block states, it looks at each edge again: that edge
+// stays, counted as changed since the plan.
+func TestBulkSweepPlanStands(t *testing.T) {
+	orig := bigMemory(t, 11, 80, 900)
+	clock, wall := bigClock+400, bigWall.Add(20*24*time.Hour)
+	open := func() *worker.DB {
+		db := openAsWorker(t, copyMemory(t, orig))
+		setConfig(t, db, "block_archival", "off")
+		return db
+	}
+	ref := open()
+	rd, err := worker.Sweep(context.Background(), ref, worker.SweepOptions{Now: &clock, WallNow: &wall,
+		ChunkSize: 1 << 20, SoloChunkSize: 1 << 20, SoloHold: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rd.EdgesPruned == 0 || rd.EdgesDecayed == 0 {
+		t.Fatalf("pruned %d, decayed %d: the memory should have edges of both to remove", rd.EdgesPruned, rd.EdgesDecayed)
+	}
+	bulk := func(db *worker.DB) (*worker.Report, bool) {
+		t.Helper()
+		stands, told := false, false
+		r, err := bulkSweep(context.Background(), db, clock, wall, worker.WithPlanStands(worker.SweepOptions{},
+			func(s bool) { stands, told = s, true }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !told {
+			t.Fatal("the sweep made no plan")
+		}
+		return r, stands
+	}
+
+	own := open()
+	rb, stands := bulk(own)
+	if !stands {
+		t.Fatal("a bulk sweep archiving no block, on memworker's own triggers, looked at each planned edge again")
+	}
+	if a, b := wholeFile(t, ref, true), wholeFile(t, own, true); a != b {
+		t.Fatalf("the default sweep and the bulk sweep differ\ndefault:\n%s\nbulk:\n%s", diffLines(a, b), diffLines(b, a))
+	}
+	if reportCounts(rd) != reportCounts(rb) {
+		t.Fatalf("reports differ\ndefault %s\nbulk    %s", reportCounts(rd), reportCounts(rb))
+	}
+
+	var from, to string
+	if err := ref.SQL.QueryRow(`SELECT from_id, to_id FROM mem_archive_mem_edges WHERE mem_action = 'prune'
+		ORDER BY from_id, to_id LIMIT 1`).Scan(&from, &to); err != nil {
+		t.Fatal(err)
+	}
+	app := open()
+	mustExec(t, app, `CREATE TRIGGER app_touch AFTER INSERT ON mem_block_state BEGIN
+		UPDATE mem_edges SET weight = 0.99 WHERE from_id = '`+from+`' AND to_id = '`+to+`'; END`)
+	ra, stands := bulk(app)
+	if stands {
+		t.Fatal("with an app's trigger on the file, the bulk sweep took its removals as planned")
+	}
+	if w := scalar[float64](t, app, `SELECT weight FROM mem_edges WHERE from_id = ? AND to_id = ?`, from, to); w != 0.99 {
+		t.Errorf("the edge the app's trigger rewrote after the plan: weight %v, want it kept at 0.99", w)
+	}
+	if ra.Skipped != 1 || ra.EdgesPruned != rd.EdgesPruned-1 {
+		t.Errorf("skipped %d, pruned %d: want 1 skipped, %d pruned", ra.Skipped, ra.EdgesPruned, rd.EdgesPruned-1)
+	}
+}

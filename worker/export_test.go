@@ -52,6 +52,12 @@ func WithIndexRebuilt(opt SweepOptions, f func(index string)) SweepOptions {
 	return sweep.WithIndexRebuilt(opt, f)
 }
 
+// WithPlanStands sets the test hook a sweep calls once its plan is made:
+// whether the apply takes its removals as planned, without looking again.
+func WithPlanStands(opt SweepOptions, f func(stands bool)) SweepOptions {
+	return sweep.WithPlanStands(opt, f)
+}
+
 // WithGuarded sets the test hook a sweep calls when an app's rule refused
 // a change of a chunk run without a savepoint.
 func WithGuarded(opt SweepOptions, f func()) SweepOptions {

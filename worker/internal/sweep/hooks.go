@@ -35,6 +35,13 @@ func WithIndexRebuilt(opt Options, f func(index string)) Options {
 	return opt
 }
 
+// WithPlanStands is opt with the hook a sweep calls once its plan is
+// made: whether the apply takes its removals as planned (standingPlan).
+func WithPlanStands(opt Options, f func(stands bool)) Options {
+	opt.signals.PlanStands = f
+	return opt
+}
+
 // WithGuarded is opt with the hook a sweep calls when an app's rule
 // refused a change of a chunk run without a savepoint.
 func WithGuarded(opt Options, f func()) Options {

@@ -111,6 +111,12 @@ func (s *sweep) plan(ctx context.Context, full bool) (err error) {
 	// plan's prunes and decays come out of it in that order, and when
 	// nothing else is planned the plan needs no sorting.
 	s.planInKeyOrder = s.mapped == nil && planned == 0 && policies == 0 && s.cfg.MaxDecayFraction >= 1
+	if s.planStands, err = s.standingPlan(ctx, planned); err != nil {
+		return err
+	}
+	if s.opt.signals.PlanStands != nil {
+		s.opt.signals.PlanStands(s.planStands)
+	}
 	if _, err := s.db.Exec(ctx, "plan_lost"); err != nil {
 		return err
 	}
@@ -201,4 +207,44 @@ func (s *sweep) bridgeThreshold(ctx context.Context) (sql.NullFloat64, error) {
 		return bridge, fmt.Errorf("bridge threshold: %w", err)
 	}
 	return bridge, nil
+}
+
+// standingPlan says whether no edge the plan removes can change before the
+// apply picks it, so that the apply need not look at each again
+// (pick_edges_planned): a bulk sweep, which holds the plan and the apply in
+// one transaction, not resuming another's plan; no block archived first
+// (whose edges go with it) and none planned with its edges (planned); the
+// file's own tables (an app's carry its rules and memworker's change
+// capture); and no trigger but memworker's own (schema.OwnTriggers), as
+// its migrations wrote them, that the sweep's writes in between could fire
+// to write an edge. Read inside that transaction, which no app can change.
+func (s *sweep) standingPlan(ctx context.Context, planned int64) (bool, error) {
+	if !s.opt.Bulk || s.resume || s.mapped != nil || planned != 0 {
+		return false, nil
+	}
+	blocks, err := s.db.Count(ctx, "SELECT EXISTS (SELECT 1 FROM temp.plan_blocks)")
+	if err != nil || blocks != 0 {
+		return false, err
+	}
+	own, err := schema.OwnTriggers("sqlite3")
+	if err != nil {
+		return false, fmt.Errorf("memworker's own triggers: %w", err)
+	}
+	rows, err := s.db.Querier().QueryContext(ctx, `SELECT name, sql FROM main.sqlite_master WHERE type = 'trigger'`)
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var name, text string
+		if err := rows.Scan(&name, &text); err != nil {
+			return false, err
+		}
+		if own[name] != text {
+			return false, rows.Err()
+		}
+		n++
+	}
+	return n == len(own), rows.Err()
 }

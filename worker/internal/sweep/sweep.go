@@ -66,6 +66,9 @@ type sweep struct {
 	edgesCounted *int64
 	// planInKeyOrder: the plan's edges are in key order already (plan).
 	planInKeyOrder bool
+	// planStands: no planned edge can change before the apply picks it
+	// (planStands), which then takes the plan's removals as they are.
+	planStands bool
 }
 
 // Sweep runs the edge curate sweep (docs/sweep.md): plan every phase at one
@@ -392,6 +395,9 @@ func (s *sweep) apply(ctx context.Context) error {
 		stmts := st.stmts
 		if s.opt.Bulk && !s.resume {
 			stmts = slices.DeleteFunc(slices.Clone(stmts), func(n string) bool { return n == "forget_saved" }) // no saved plan
+		}
+		if s.planStands && stmts[0] == "pick_edges" {
+			stmts = append([]string{"pick_edges_planned"}, stmts[1:]...)
 		}
 		rebuild, err := s.dropEdgesToIndex(ctx, st.table)
 		if err != nil {

@@ -94,6 +94,13 @@ FROM apply_held h CROSS JOIN plan_edges p ON p.seq = h.seq;
 INSERT INTO main.mem_dirty_edges (from_id, to_id) SELECT p.from_id, p.to_id FROM apply_held h CROSS JOIN plan_edges p ON p.seq = h.seq;
 DELETE FROM apply_rows WHERE seq IN (SELECT seq FROM apply_held);
 
+-- name: pick_edges_planned
+-- pick_edges where no planned edge can have changed since the plan read it
+-- (sweep.standingPlan): the chunk's removals, as planned.
+DELETE FROM apply_rows;
+INSERT INTO apply_rows (seq)
+SELECT p.seq FROM plan_edges p WHERE p.seq BETWEEN :lo AND :hi AND p.phase IN REMOVAL_PHASES;
+
 -- name: apply_edges
 -- Their events, then the blocks this chunk left orphaned.
 -- (An event's detail names the elapsed time 'elapsed' under a relation
