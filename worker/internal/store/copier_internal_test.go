@@ -21,12 +21,7 @@ func TestNextTransactionLeavesAnAppItsTurn(t *testing.T) {
 	if st.copier == nil {
 		t.Fatal("no copier on a file opened to write")
 	}
-	if err := st.InTx(ctx, func() error {
-		_, err := st.conn.ExecContext(ctx, "CREATE TABLE t (x)")
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	execInTx(t, st, "CREATE TABLE t (x)")
 	st.copier.awaitCopy()
 	copying, release := make(chan struct{}), make(chan struct{})
 	var held sync.Once
@@ -121,17 +116,8 @@ func TestTurnGap(t *testing.T) {
 // is shorter than copierFrames; at copierFrames, or once an app has
 // written, the sweep's own connection does it.
 func TestCheckpointBesideOrHere(t *testing.T) {
-	ctx := context.Background()
 	st, path := newFileStore(t)
-	commit := func(sql string) {
-		t.Helper()
-		if err := st.InTx(ctx, func() error {
-			_, err := st.conn.ExecContext(ctx, sql)
-			return err
-		}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	commit := func(sql string) { t.Helper(); execInTx(t, st, sql) }
 	asked := func() uint64 {
 		st.copier.mu.Lock()
 		defer st.copier.mu.Unlock()
@@ -181,12 +167,7 @@ func TestEndWALTruncatesALongWAL(t *testing.T) {
 		st, path := newFileStore(t)
 		commit := func(sql string) {
 			t.Helper()
-			if err := st.InTx(ctx, func() error {
-				_, err := st.conn.ExecContext(ctx, sql)
-				return err
-			}); err != nil {
-				t.Fatal(err)
-			}
+			execInTx(t, st, sql)
 			st.copier.awaitCopy()
 		}
 		commit("CREATE TABLE t (x)")
@@ -213,5 +194,17 @@ func TestEndWALTruncatesALongWAL(t *testing.T) {
 		if got := walSize() == 0; got != c.truncated {
 			t.Errorf("grown %v, %d frames at the end: truncated %v (%d bytes), want %v", c.grown, c.walFrames, got, walSize(), c.truncated)
 		}
+	}
+}
+
+// execInTx runs one statement in a write transaction of the sweep's store.
+func execInTx(t *testing.T, st *fileStore, sql string) {
+	t.Helper()
+	ctx := context.Background()
+	if err := st.InTx(ctx, func() error {
+		_, err := st.conn.ExecContext(ctx, sql)
+		return err
+	}); err != nil {
+		t.Fatal(err)
 	}
 }
