@@ -99,9 +99,13 @@ func dsnValues(mode string, writes bool) url.Values {
 	return q
 }
 
+// FileDriver is the database/sql driver a file is opened with
+// (mattn/go-sqlite3, with memdecay's functions linked in).
+const FileDriver = "sqlite3"
+
 func openDSN(path string, q url.Values) (*sql.DB, error) {
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
-	db, err := sql.Open("sqlite3", dsn)
+	db, err := sql.Open(FileDriver, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}

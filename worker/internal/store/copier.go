@@ -95,15 +95,6 @@ func (c *copier) request() {
 	}
 }
 
-// awaitCopy waits for the checkpoints asked for so far.
-func (c *copier) awaitCopy() {
-	c.mu.Lock()
-	for c.copied < c.asked {
-		c.copiedCond.Wait()
-	}
-	c.mu.Unlock()
-}
-
 // awaitCopyUntil waits for the checkpoints asked for so far, but not past
 // until.
 func (c *copier) awaitCopyUntil(until time.Time) {

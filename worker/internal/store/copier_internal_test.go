@@ -208,3 +208,13 @@ func execInTx(t *testing.T, st *fileStore, sql string) {
 		t.Fatal(err)
 	}
 }
+
+// awaitCopy waits for the checkpoints asked for so far, however long
+// they take.
+func (c *copier) awaitCopy() {
+	c.mu.Lock()
+	for c.copied < c.asked {
+		c.copiedCond.Wait()
+	}
+	c.mu.Unlock()
+}

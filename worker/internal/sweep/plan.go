@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/memdecay/memdecay/schema"
+	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/internal/settings"
 	"github.com/memdecay/memdecay/worker/internal/store"
 	"github.com/memdecay/memdecay/worker/internal/sweepsql"
@@ -226,25 +227,5 @@ func (s *sweep) standingPlan(ctx context.Context, planned int64) (bool, error) {
 	if err != nil || blocks != 0 {
 		return false, err
 	}
-	own, err := schema.OwnTriggers("sqlite3")
-	if err != nil {
-		return false, fmt.Errorf("memworker's own triggers: %w", err)
-	}
-	rows, err := s.db.Querier().QueryContext(ctx, `SELECT name, sql FROM main.sqlite_master WHERE type = 'trigger'`)
-	if err != nil {
-		return false, err
-	}
-	defer rows.Close()
-	n := 0
-	for rows.Next() {
-		var name, text string
-		if err := rows.Scan(&name, &text); err != nil {
-			return false, err
-		}
-		if own[name] != text {
-			return false, rows.Err()
-		}
-		n++
-	}
-	return n == len(own), rows.Err()
+	return schema.OnlyOwnTriggers(ctx, s.db.Querier(), memdb.FileDriver)
 }

@@ -67,7 +67,7 @@ type sweep struct {
 	// planInKeyOrder: the plan's edges are in key order already (plan).
 	planInKeyOrder bool
 	// planStands: no planned edge can change before the apply picks it
-	// (planStands), which then takes the plan's removals as they are.
+	// (standingPlan), which then takes the plan's removals as they are.
 	planStands bool
 }
 
