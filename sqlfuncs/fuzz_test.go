@@ -718,3 +718,35 @@ func FuzzCategoryTiers(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPlainTagArray: where the shortcut for json_group_array's plain
+// output reads a list, the JSON decoder reads the same one.
+func FuzzPlainTagArray(f *testing.F) {
+	for _, s := range []string{`[]`, `["a"]`, `["self/value","misc"]`, `[null,"self/goal",null]`, `["a",]`,
+		`[,"a"]`, `["a""b"]`, `[nullx]`, `["a\"b"]`, `[ "a" ]`, `["é"]`, "[\"a\tb\"]", `["a"`, `[null`, `[1]`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fast, ok := plainTagArray(s)
+		if !ok {
+			return
+		}
+		v, err := readJSON(s)
+		if err != nil {
+			t.Fatalf("plainTagArray(%q) = %q, but the decoder refuses it: %v", s, fast, err)
+		}
+		raw, isArray := v.([]any)
+		if !isArray {
+			t.Fatalf("plainTagArray(%q) = %q, but the decoder reads %T", s, fast, v)
+		}
+		var slow []string
+		for _, item := range raw {
+			if item != nil {
+				slow = append(slow, item.(string))
+			}
+		}
+		if !slices.Equal(fast, slow) {
+			t.Fatalf("plainTagArray(%q) = %q, the decoder %q", s, fast, slow)
+		}
+	})
+}

@@ -2,6 +2,7 @@ package sqlfuncs
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -241,5 +242,23 @@ func mustOK[T any](t *testing.T) func(T, error) T {
 			t.Fatalf("unexpected error: %v", err)
 		}
 		return v
+	}
+}
+
+// TestPlainTagArray: json_group_array's output for plain tags takes the
+// shortcut; escapes, spaces and other values go to the JSON decoder.
+func TestPlainTagArray(t *testing.T) {
+	for s, want := range map[string][]string{
+		`[]`: {}, `["self/value"]`: {"self/value"}, `["misc","self/goal"]`: {"misc", "self/goal"},
+		`[null,"a",null]`: {"a"}, `[""]`: {""},
+	} {
+		if got, ok := plainTagArray(s); !ok || !slices.Equal(got, want) {
+			t.Errorf("plainTagArray(%q) = %q, %v; want %q", s, got, ok, want)
+		}
+	}
+	for _, s := range []string{`["a\/b"]`, `[ "a"]`, `["a", "b"]`, `["é"]`, `[1]`, `["a",]`, `["a"`, `[true]`} {
+		if got, ok := plainTagArray(s); ok {
+			t.Errorf("plainTagArray(%q) = %q; want it left to the decoder", s, got)
+		}
 	}
 }
