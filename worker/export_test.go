@@ -58,6 +58,15 @@ func WithPlanStands(opt SweepOptions, f func(stands bool)) SweepOptions {
 	return sweep.WithPlanStands(opt, f)
 }
 
+// WithRatesHashed sets the test hook a sweep calls when a full evaluation
+// starts: whether it finds the ends' rates by memdecay_block_rate.
+func WithRatesHashed(opt SweepOptions, f func(hashed bool)) SweepOptions {
+	return sweep.WithRatesHashed(opt, f)
+}
+
+// WithJoinedRates makes a full evaluation read the ends' rates by the join.
+func WithJoinedRates(opt SweepOptions) SweepOptions { return sweep.WithJoinedRates(opt) }
+
 // WithGuarded sets the test hook a sweep calls when an app's rule refused
 // a change of a chunk run without a savepoint.
 func WithGuarded(opt SweepOptions, f func()) SweepOptions {

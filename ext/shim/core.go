@@ -27,11 +27,14 @@ static void md_connection_triggers(sqlite3_context *ctx, int argc, sqlite3_value
 	sqlite3_result_int(ctx, now);
 }
 
+#include "blockrates.h"
+
 static int md_connection_init(sqlite3 *db, char **pzErrMsg, const void *pApi) {
 	(void)pzErrMsg;
 	(void)pApi;
-	return sqlite3_create_function_v2(db, "memdecay_connection_triggers", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY,
+	int rc = sqlite3_create_function_v2(db, "memdecay_connection_triggers", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY,
 		NULL, md_connection_triggers, NULL, NULL, NULL);
+	return rc == SQLITE_OK ? md_register_block_rate(db) : rc;
 }
 
 static int md_register_auto(void) {
@@ -50,11 +53,21 @@ import (
 
 const buildMode = "linked (SQLITE_CORE)"
 
+// BlockRatesMaxBytes is the most memory memdecay_block_rate holds a rates
+// table in, BlockRateRowBytes a row and its id's bytes (blockrates.h); a
+// bigger table is looked up row by row. The sweep asks for the hash table
+// only where it fits.
+const (
+	BlockRatesMaxBytes = C.MD_RATES_MAX_BYTES
+	BlockRateRowBytes  = C.MD_RATE_ROW_BYTES
+)
+
 // Every connection opened after init — by database/sql with mattn's
 // "sqlite3" driver, golang-migrate's included — gets the functions. The
 // linked build adds memdecay_connection_triggers, which the worker calls on
-// its own connection so that its removals skip the queue triggers (the
-// loadable extension has no such function: it is not an app's tool).
+// its own connection so that its removals skip the queue triggers, and
+// memdecay_block_rate (blockrates.c) for its full evaluation (the loadable
+// extension has neither: they are not an app's tools).
 func init() {
 	if rc := C.md_register_auto(); rc != C.SQLITE_OK {
 		panic(fmt.Sprintf("memdecay: sqlite3_auto_extension failed with code %d", rc))

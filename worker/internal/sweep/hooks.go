@@ -42,6 +42,20 @@ func WithPlanStands(opt Options, f func(stands bool)) Options {
 	return opt
 }
 
+// WithRatesHashed is opt with the hook a sweep calls when a full
+// evaluation starts: whether it finds the ends' rates by their hash table.
+func WithRatesHashed(opt Options, f func(hashed bool)) Options {
+	opt.signals.RatesHashed = f
+	return opt
+}
+
+// WithJoinedRates is opt with a full evaluation that reads the ends' rates
+// by the join wherever it runs.
+func WithJoinedRates(opt Options) Options {
+	opt.joinedRates = true
+	return opt
+}
+
 // WithGuarded is opt with the hook a sweep calls when an app's rule
 // refused a change of a chunk run without a savepoint.
 func WithGuarded(opt Options, f func()) Options {

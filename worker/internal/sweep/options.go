@@ -71,6 +71,9 @@ type Options struct {
 	// replicated runs the sweep on a file as it runs on rqlite
 	// (replicaStore), for tests that compare the two.
 	replicated bool
+	// joinedRates: a full evaluation reads the ends' rates by the join,
+	// even where memdecay_block_rate's hash table would do.
+	joinedRates bool
 	// lease: how long the sweep's claim lasts without a heartbeat; 0 is
 	// LeaseDuration (tests outlive a shorter one).
 	lease time.Duration
@@ -94,6 +97,9 @@ type sweepSignals struct {
 	// PlanStands is called once the plan is made: whether the apply takes
 	// its removals without looking at each edge again (standingPlan).
 	PlanStands func(stands bool)
+	// RatesHashed is called when a full evaluation starts: whether it finds
+	// the ends' rates by memdecay_block_rate (ratesHashed).
+	RatesHashed func(hashed bool)
 }
 
 // sql is the dialect of the tables the sweep decides on.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/memdecay/memdecay/ext/shim"
 	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 )
 
@@ -129,7 +130,21 @@ func (s *sweep) refresh(ctx context.Context, full bool) error {
 // the pass that looks for them is left out; the count is the plan's edges
 // before (edgesCounted).
 func (s *sweep) refreshEveryEdge(ctx context.Context) error {
-	if _, err := s.db.Exec(ctx, "evaluate_edges_all"); err != nil {
+	if _, err := s.db.Exec(ctx, "fill_block_rates"); err != nil {
+		return err
+	}
+	hashed, err := s.ratesHashed(ctx)
+	if err != nil {
+		return err
+	}
+	if s.opt.signals.RatesHashed != nil {
+		s.opt.signals.RatesHashed(hashed)
+	}
+	evaluate := "evaluate_edges_all"
+	if hashed {
+		evaluate = "evaluate_edges_all_hashed"
+	}
+	if _, err := s.db.Exec(ctx, evaluate); err != nil {
 		return err
 	}
 	invalid := true
@@ -152,8 +167,23 @@ func (s *sweep) refreshEveryEdge(ctx context.Context) error {
 	if !s.db.Snapshots() {
 		return nil
 	}
-	_, err := s.db.Exec(ctx, "degrees_from_evaluation")
+	_, err = s.db.Exec(ctx, "degrees_from_evaluation")
 	return err
+}
+
+// ratesHashed says whether the full evaluation finds its edges' ends'
+// rates with memdecay_block_rate's hash table rather than by a join: on a
+// file (the linked build's function, on the sweep's connection), through
+// memworker's own tables (text ids: the hash finds exactly what the join
+// would), and where block_rates fits in the memory the function may hold
+// it in. Otherwise the join, the same numbers.
+func (s *sweep) ratesHashed(ctx context.Context) (bool, error) {
+	if !s.db.Snapshots() || s.opt.sql() != sweepsql.MemTables || s.opt.joinedRates {
+		return false, nil
+	}
+	size, err := s.db.Count(ctx, fmt.Sprintf(
+		"SELECT count(*) * %d + coalesce(sum(length(CAST(id AS BLOB))), 0) FROM temp.block_rates", shim.BlockRateRowBytes))
+	return size <= shim.BlockRatesMaxBytes, err
 }
 
 // refreshPart refreshes one kind of row, a chunk at a time: in bounded

@@ -24,7 +24,7 @@ var DerivedStatements = []string{
 	// sync.sql, temp.sql
 	"sync_collect", "sync_apply", "shadow_state",
 	// plan.sql
-	"evaluate_edges", "evaluate_edges_all", "plan_rank_all", "plan_rank_scale", "plan_rank_seed", "plan_rank_more",
+	"evaluate_edges", "fill_block_rates", "evaluate_edges_all", "evaluate_edges_all_hashed", "plan_rank_all", "plan_rank_scale", "plan_rank_seed", "plan_rank_more",
 	"plan_rank_ids",
 	// apply.sql
 	"apply_edges", "remove_edges", "fold_degrees", "refused_plan_edges", "apply_rank_bounds",

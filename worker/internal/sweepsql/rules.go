@@ -151,8 +151,13 @@ var factSince = WallSeconds("coalesce(f.last_accessed_at, f.created_at)")
 // their tiers, written in SQL over the rates the states store
 // (sqlfuncs.LambdaEdgeSQL, the same bits, which TestEdgeLambdaInSQL
 // checks), so evaluating a million edges makes no Go call for it.
-var EdgeLambda = sqlfuncs.LambdaEdgeSQL("coalesce(ta.lambda, @STANDARD_LAMBDA)", "coalesce(tb.lambda, @STANDARD_LAMBDA)",
-	"e.reinforcement_count", ":established")
+var EdgeLambda = edgeLambdaOf("ta.lambda", "tb.lambda")
+
+// edgeLambdaOf is EdgeLambda over the ends' rates a and b (NULL: none).
+func edgeLambdaOf(a, b string) string {
+	return sqlfuncs.LambdaEdgeSQL("coalesce("+a+", @STANDARD_LAMBDA)", "coalesce("+b+", @STANDARD_LAMBDA)",
+		"e.reinforcement_count", ":established")
+}
 
 // DecayTokens are the tokens of a mapping's decay terms (mapping.HalfLives
 // and CategoryTiersJSON, each "" when not declared): @CATEGORY_TIERS and
@@ -240,27 +245,40 @@ const RemovalPhases = `('static', 'temporal', 'policy')`
 // for an edge the default curve decays (TEMPORAL_DECAY, no policy) its
 // decay rate, elapsed hours and effective weight now. evaluate_edges reads
 // the block states; evaluate_edges_all, every edge, reads block_rates, the
-// states' ids and rates alone (edgeEvaluationAll). The OFFSET keeps
+// states' ids and rates alone (edgeEvaluationAll), or finds them in it by
+// memdecay_block_rate (edgeEvaluationHashed). The OFFSET keeps
 // SQLite from flattening the inner query into the outer one, which would
 // copy lambda_edge into each outer expression that reads lambda and call
 // it up to four times per edge.
 func edgeEvaluationOf(rates string) string {
+	return edgeEvaluationWith(`
+    LEFT JOIN `+rates+` ta ON ta.id = e.@END_A
+    LEFT JOIN `+rates+` tb ON tb.id = e.@END_B`, EdgeLambda)
+}
+
+// edgeEvaluationWith is edgeEvaluationOf with the ends' rates read by
+// joins (or none) and the edge's rate by lambda.
+func edgeEvaluationWith(joins, lambda string) string {
 	return `SELECT e.*, CASE WHEN lambda IS NOT NULL THEN max(0, :now - last_active_hours) END AS elapsed,
        CASE WHEN lambda IS NOT NULL THEN effective_weight(weight, lambda, :now - last_active_hours) END AS effective,
        ` + edgeStrength + ` AS strength
 FROM (
     SELECT e.from_id, e.to_id, @ENDS_Ee.weight, e.reinforcement_count, e.relation_type, e.origin,
            e.last_active_hours, e.last_observed_at, e.pinned, e.excluded, e.has_policy,
-           CASE WHEN ` + temporalDecay + ` AND NOT e.has_policy THEN ` + EdgeLambda + ` END AS lambda
-    FROM (SELECT e.*, e.relation_type IN (SELECT relation_type FROM sweep_policy) AS has_policy FROM eval_source e) e
-    LEFT JOIN ` + rates + ` ta ON ta.id = e.@END_A
-    LEFT JOIN ` + rates + ` tb ON tb.id = e.@END_B
+           CASE WHEN ` + temporalDecay + ` AND NOT e.has_policy THEN ` + lambda + ` END AS lambda
+    FROM (SELECT e.*, e.relation_type IN (SELECT relation_type FROM sweep_policy) AS has_policy FROM eval_source e) e` + joins + `
     LIMIT -1 OFFSET 0) e`
 }
 
 var (
 	edgeEvaluation    = edgeEvaluationOf("mem_block_state")
 	edgeEvaluationAll = edgeEvaluationOf("block_rates")
+	// edgeEvaluationHashed finds each end's rate in block_rates with
+	// memdecay_block_rate, a hash table the statement builds once (the
+	// linked build, on a file; ends that are memworker's text ids, whose
+	// equality with block_rates.id is the same bytes).
+	edgeEvaluationHashed = edgeEvaluationWith("", edgeLambdaOf(
+		"memdecay_block_rate('block_rates', e.@END_A)", "memdecay_block_rate('block_rates', e.@END_B)"))
 )
 
 // edgeDueRows is when each edge of a CTE named due_source (an edge's

@@ -20,7 +20,7 @@ var sqlFiles embed.FS
 var Macros = strings.NewReplacer(
 	"BLOCK_TAGS", blockTags, "VALID_EDGE", ValidEdge, "EDGE_PROBLEM", edgeProblem, "EDGE_LAMBDA", EdgeLambda, "EDGE_STRENGTH", edgeStrength,
 	"STATIC_PRUNE", staticPrune, "STATIC_CANDIDATE", staticCandidate, "DECAY_CANDIDATE", decayCandidate, "MAY_BE_REMOVED", mayBeRemoved, "PLANNED_SETTLED", plannedSettled, "MAX_FINITE", maxFinite, "TEMPORAL_DECAY", temporalDecay, "REMOVAL_PHASES", RemovalPhases,
-	"EDGE_EVALUATION_ALL", edgeEvaluationAll, "EDGE_EVALUATION", edgeEvaluation, "EDGE_DUE_ROWS", edgeDueRows, "EDGE_OBSERVED_AT", edgeObservedAt,
+	"EDGE_EVALUATION_ALL", edgeEvaluationAll, "EDGE_EVALUATION_HASHED", edgeEvaluationHashed, "EDGE_EVALUATION", edgeEvaluation, "EDGE_DUE_ROWS", edgeDueRows, "EDGE_OBSERVED_AT", edgeObservedAt,
 	"FACT_PROBLEM", factProblem, "FACT_SINCE", factSince, "BLOCK_KEY_PROBLEM", blockKeyProblem,
 	"BLOCK_ANCHOR_NOT_FINITE", blockAnchorNotFinite, "BLOCK_CONFIDENCE_NOT_FINITE", blockConfidenceNotFinite,
 	"EXPIRED_SWEEP", expiredSweep, "NEXT_EVENT_ID", NextEventID,

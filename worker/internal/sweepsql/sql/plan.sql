@@ -57,20 +57,32 @@ WITH eval_source AS (
     SELECT e.* FROM scope_edges s CROSS JOIN valid_edges e ON e.@KEY_A = s.from_id AND e.@KEY_B = s.to_id)
 EDGE_EVALUATION;
 
--- name: evaluate_edges_all
--- Every valid edge, in table order, evaluated as evaluate_edges does, its
--- ends' decay rates read from block_rates (EDGE_EVALUATION_ALL): a million
+-- name: fill_block_rates
+-- The block states' ids and rates alone, for evaluate_edges_all: a million
 -- edges look up two million ends, in to_id's order at random, which a copy
--- of the block states' ids and rates alone keeps in the page cache. A
--- block at the standard rate, or with none, is left out: an end not found
--- counts as standard (EdgeLambda), so the rates are the same bits, and the
--- copy most blocks are in is smaller (fewer levels, fewer pages to find).
+-- that small keeps in the page cache. A block at the standard rate, or
+-- with none, is left out: an end not found counts as standard
+-- (EdgeLambda), so the rates are the same bits, and the copy most blocks
+-- are in is smaller (fewer levels, fewer pages to find).
 DELETE FROM block_rates;
 INSERT INTO block_rates (id, lambda) SELECT id, lambda FROM mem_block_state
 WHERE lambda IS NOT NULL AND lambda != @STANDARD_LAMBDA ORDER BY id;
+
+-- name: evaluate_edges_all
+-- Every valid edge, in table order, evaluated as evaluate_edges does, its
+-- ends' decay rates read from block_rates (EDGE_EVALUATION_ALL).
 CREATE TEMP TABLE sweep_edges AS
 WITH eval_source AS (SELECT e.* FROM valid_edges_scan e)
 EDGE_EVALUATION_ALL;
+DELETE FROM block_rates;
+
+-- name: evaluate_edges_all_hashed
+-- evaluate_edges_all with the ends' rates found in block_rates by a hash
+-- table (EDGE_EVALUATION_HASHED): a file's own tables, where the copy fits
+-- (refreshEveryEdge).
+CREATE TEMP TABLE sweep_edges AS
+WITH eval_source AS (SELECT e.* FROM valid_edges_scan e)
+EDGE_EVALUATION_HASHED;
 DELETE FROM block_rates;
 
 -- name: plan_invalid
