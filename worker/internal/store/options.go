@@ -47,8 +47,21 @@ const DefaultSoloHold = 300 * time.Millisecond
 // sweep's transactions: enough for a writer already retrying to take it.
 const DefaultPause = time.Millisecond
 
-// SweepCacheKiB is the page cache of a sweep's connection, in KiB, for the
-// file and again for its temp tables; SQLite's sorter takes as much again.
-// A sweep reads the edge tables in storage order and touches their indexes
-// all over, so a bigger cache buys little (bench/README.md).
-const SweepCacheKiB = 8 << 10
+// SweepCacheKiB is the page cache of a sweep's connection for the file, in
+// KiB. A sweep reads the edge tables in storage order and touches their
+// indexes all over, so a bigger cache buys little (bench/README.md).
+// SQLite's sorter holds up to as much again per thread sorting (two, with
+// SorterThreads), so a sweep's SQLite memory is about three times this plus
+// TempCacheKiB: 23 MB, which keeps a 10M-edge sweep under 64 MB.
+const SweepCacheKiB = 7 << 10
+
+// TempCacheKiB is the page cache for the sweep's temp tables: they are read
+// in order (the evaluation, the plan) or are small enough (the rates'
+// copy), and SQLite reads their pages back from the OS's cache anyway.
+const TempCacheKiB = 2 << 10
+
+// SorterThreads is how many threads SQLite may add to sort (PRAGMA
+// threads): the big sorts of a full sweep (degrees, the index rebuilt,
+// GROUP BYs over every edge) use the second core, which sits idle while a
+// bulk sweep's one transaction runs.
+const SorterThreads = 1

@@ -138,12 +138,13 @@ func OpenFile(ctx context.Context, db *memdb.DB, opt Options) (*fileStore, error
 		return nil, err
 	}
 	// A bigger page cache than SQLite's 2 MB default: a sweep touches the
-	// edge indexes all over a big file. The sweep checkpoints after each of
-	// its commits itself (see checkpoint). The WAL is not cut back at
-	// each restart (WALSizeLimit).
+	// edge indexes all over a big file; and a thread to help sort
+	// (options.go). The sweep checkpoints after each of its commits itself
+	// (see checkpoint). The WAL is not cut back at each restart
+	// (WALSizeLimit).
 	for _, pragma := range []string{fmt.Sprintf("PRAGMA cache_size = -%d", SweepCacheKiB),
-		fmt.Sprintf("PRAGMA temp.cache_size = -%d", SweepCacheKiB), "PRAGMA wal_autocheckpoint = 0",
-		"PRAGMA journal_size_limit = -1"} {
+		fmt.Sprintf("PRAGMA temp.cache_size = -%d", TempCacheKiB), fmt.Sprintf("PRAGMA threads = %d", SorterThreads),
+		"PRAGMA wal_autocheckpoint = 0", "PRAGMA journal_size_limit = -1"} {
 		if _, err := conn.ExecContext(ctx, pragma); err != nil {
 			conn.Close()
 			return nil, err
