@@ -25,9 +25,6 @@ func (s *sweep) planReport(ctx context.Context, deferred int64) error {
 	}{
 		{&r.Archived, "SELECT count(*) FROM temp.plan_blocks"},
 		{&r.OrphansArchived, "SELECT count(*) FROM temp.plan_orphans"},
-		{&r.EdgesRemovedWithBlocks, "SELECT count(*) FROM temp.plan_edges WHERE phase = 'block_archived'"},
-		{&r.EdgesPruned, "SELECT count(*) FROM temp.plan_edges WHERE phase = 'static'"},
-		{&r.EdgesDecayed, "SELECT count(*) FROM temp.plan_edges WHERE phase = 'temporal'"},
 		{&r.ConstitutionalReinforced, "SELECT count(*) FROM temp.plan_reinforce WHERE kind = 'constitutional'"},
 		{&r.Reinforced, "SELECT count(*) FROM temp.plan_reinforce WHERE kind = 'top'"},
 		{&r.InvalidRows.Count, "SELECT count(*) FROM temp.sweep_invalid"},
@@ -47,6 +44,13 @@ func (s *sweep) planReport(ctx context.Context, deferred int64) error {
 			return err
 		}
 		*c.dst = n
+	}
+	// The planned edges by phase, in one pass over a plan that may hold
+	// every edge.
+	if err := s.db.Querier().QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE phase = 'block_archived'),
+		count(*) FILTER (WHERE phase = 'static'), count(*) FILTER (WHERE phase = 'temporal') FROM temp.plan_edges`).Scan(
+		&r.EdgesRemovedWithBlocks, &r.EdgesPruned, &r.EdgesDecayed); err != nil {
+		return err
 	}
 	r.Facts.Kept = r.Facts.Processed - r.Facts.Immune - r.Facts.Archived - r.Facts.Pruned
 	if err := s.policyReport(ctx); err != nil {
