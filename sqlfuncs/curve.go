@@ -324,5 +324,5 @@ func powerLawHorizon(weight, alpha, scale, threshold float64) Horizon {
 		return never
 	}
 	// expm1 keeps precision when alpha is large and the exponent tiny.
-	return finiteHorizon(scale * crExpm1((crLog(weight)-crLog(threshold))/alpha))
+	return finiteHorizon(scale * crExpm1((crLog(weight)-thresholdLog(threshold))/alpha))
 }

@@ -1,6 +1,9 @@
 package sqlfuncs
 
-import "math"
+import (
+	"math"
+	"sync/atomic"
+)
 
 // EffectiveWeight is exponential decay: weight × exp(−lambda × elapsed).
 func EffectiveWeight(weight, lambda, elapsed float64) (float64, error) {
@@ -166,7 +169,23 @@ func exponentialHorizon(weight, rate, threshold float64) Horizon {
 		return never
 	}
 	// Two logs, not log(weight/threshold): the ratio can overflow.
-	return finiteHorizon((crLog(weight) - crLog(threshold)) / rate)
+	return finiteHorizon((crLog(weight) - thresholdLog(threshold)) / rate)
+}
+
+// lastThresholdLog is the last threshold thresholdLog was asked about and
+// its logarithm.
+var lastThresholdLog atomic.Pointer[[2]float64]
+
+// thresholdLog is crLog(threshold), remembered: a statement asks for the
+// horizons of a million edges against one threshold, and the logarithm is
+// half of each one's cost.
+func thresholdLog(threshold float64) float64 {
+	if last := lastThresholdLog.Load(); last != nil && last[0] == threshold {
+		return last[1]
+	}
+	l := crLog(threshold)
+	lastThresholdLog.Store(&[2]float64{threshold, l})
+	return l
 }
 
 // finiteHorizon treats a time too large to represent as never.

@@ -355,3 +355,14 @@ func TestDecayHorizon(t *testing.T) {
 		}
 	}
 }
+
+// TestThresholdLogIsTheLog: the remembered logarithm is crLog's, whichever
+// threshold came before (zero's sign, NaN, infinities included).
+func TestThresholdLogIsTheLog(t *testing.T) {
+	for _, x := range []float64{0.1, 0.1, 0.05, math.Copysign(0, -1), 0, math.NaN(), math.NaN(), math.Inf(1), 1, 1e-300, 0.1} {
+		got, want := thresholdLog(x), crLog(x)
+		if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Errorf("thresholdLog(%v) = %v, crLog %v", x, got, want)
+		}
+	}
+}
