@@ -4,8 +4,8 @@
  * table rates (id TEXT PRIMARY KEY, lambda REAL), or NULL when it has none.
  *
  * The worker's full evaluation reads both ends' rates of every edge: two
- * million B-tree descents for a million edges, the to_id ends in no order,
- * most of that statement's time. The first call of a statement reads the
+ * million B-tree descents for a million edges, the to_id ends in no order:
+ * a third of that statement's time. The first call of a statement reads the
  * table once into a hash table (kept as the statement's auxiliary data for
  * the constant rates argument); each call after is a hash and a compare.
  * A text id is found exactly when `rates.id = id` finds it (both text,
@@ -180,7 +180,11 @@ static void md_block_rate(sqlite3_context *ctx, int argc, sqlite3_value **argv) 
 		rc = sqlite3_step(r->point);
 		if (rc == SQLITE_ROW) sqlite3_result_value(ctx, sqlite3_column_value(r->point, 0));
 		else if (rc == SQLITE_DONE) sqlite3_result_null(ctx);
-		else sqlite3_result_error(ctx, sqlite3_errmsg(sqlite3_context_db_handle(ctx)), -1);
+		else {
+			char *err = sqlite3_mprintf("memdecay_block_rate: %s", sqlite3_errmsg(sqlite3_context_db_handle(ctx)));
+			sqlite3_result_error(ctx, err ? err : "memdecay_block_rate: out of memory", -1);
+			sqlite3_free(err);
+		}
 		sqlite3_reset(r->point);
 	}
 	/* Last: SQLite may free it inside sqlite3_set_auxdata. */
