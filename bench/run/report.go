@@ -204,7 +204,7 @@ func (res *Results) Markdown() string {
 	case res.EdgeTriggers > 0:
 		fmt.Fprintf(&b, "- Every peer's copy keeps memworker's %d mem_edges triggers (`-peer-triggers`)\n", res.EdgeTriggers)
 	}
-	fmt.Fprintf(&b, "- Each time: the median of %d runs, wall seconds from process start to exit, every run on a fresh copy\n\n", o.Runs)
+	fmt.Fprintf(&b, "- Each time: the median of %d runs, wall seconds from process start to exit, every run on a fresh copy after a sync\n\n", o.Runs)
 
 	if len(res.Scenarios) > 0 {
 		res.tables(&b)

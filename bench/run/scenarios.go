@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // AdvanceHours and ReinforceModulo shape the steady-state scenario: the
@@ -160,6 +161,9 @@ func (b *bench) scenario(ctx context.Context, sc scenario) (*ScenarioResult, err
 					return nil, fmt.Errorf("preparing %s's copy: %w", p.Name, err)
 				}
 			}
+			// Whatever the copy, its writes and the peer before left to
+			// write back is written now, not during the timed run.
+			syscall.Sync()
 			if run == 0 && i == 0 {
 				n, err := countEdges(ctx, db)
 				if err != nil {
