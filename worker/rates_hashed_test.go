@@ -2,9 +2,11 @@ package worker_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/memdecay/memdecay/ext/shim"
 	"github.com/memdecay/memdecay/worker"
 )
 
@@ -66,6 +68,52 @@ func TestFullEvaluationHashedIsTheJoin(t *testing.T) {
 		}
 		if reportCounts(rj) != reportCounts(rh) {
 			t.Fatalf("sweep %d: reports differ\njoin %s\nhash %s", i, reportCounts(rj), reportCounts(rh))
+		}
+	}
+}
+
+// TestRatesHashedOnlyWhereTheyFit: the hash table is asked for only where
+// block_rates fits in its memory (shim.BlockRatesMaxBytes, a row's
+// BlockRateRowBytes and its id); a copy just past it is read by the join.
+// Ephemeral blocks with ids of 4,000 bytes put the two memories on either
+// side; both end as a sweep by the join does.
+func TestRatesHashedOnlyWhereTheyFit(t *testing.T) {
+	const idBytes = 4000
+	fits := shim.BlockRatesMaxBytes / (idBytes + shim.BlockRateRowBytes)
+	for _, c := range []struct {
+		blocks int
+		hashed bool
+	}{{fits - 50, true}, {fits + 50, false}} {
+		_, path := newMemory(t, fmt.Sprintf(`
+			WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d)
+			INSERT INTO mem_blocks (id, category, last_reinforced_hours)
+			SELECT printf('%%0%dd', i), 'observation', 990 FROM n;
+			WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400)
+			INSERT INTO mem_edges (from_id, to_id, weight, last_active_hours)
+			SELECT printf('%%0%dd', i), printf('%%0%dd', i + 1 + i %% 7), (i %% 10) / 10.0, 900 + i %% 100 FROM n;`,
+			c.blocks, idBytes, idBytes, idBytes))
+		clock, wall := 1000.0, bigWall
+		sweep := func(opt worker.SweepOptions) (*worker.DB, *worker.Report, bool) {
+			t.Helper()
+			db := openAsWorker(t, copyMemory(t, path))
+			byHash := false
+			opt.Now, opt.WallNow = &clock, &wall
+			r, err := worker.Sweep(context.Background(), db, worker.WithRatesHashed(opt, func(h bool) { byHash = h }))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return db, r, byHash
+		}
+		joined, _, _ := sweep(worker.WithJoinedRates(worker.SweepOptions{}))
+		db, r, byHash := sweep(worker.SweepOptions{})
+		if r.EdgesPruned == 0 || r.EdgesDecayed == 0 {
+			t.Fatalf("%d blocks: pruned %d, decayed %d; the memory should have edges of both to remove", c.blocks, r.EdgesPruned, r.EdgesDecayed)
+		}
+		if byHash != c.hashed {
+			t.Errorf("%d ephemeral blocks with ids of %d bytes (%d fit): hashed %v, want %v", c.blocks, idBytes, fits, byHash, c.hashed)
+		}
+		if a, b := wholeFile(t, joined, true), wholeFile(t, db, true); a != b {
+			t.Fatalf("%d blocks: the join and this sweep differ\njoin:\n%s\nthis:\n%s", c.blocks, diffLines(a, b), diffLines(b, a))
 		}
 	}
 }

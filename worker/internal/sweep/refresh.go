@@ -178,7 +178,7 @@ func (s *sweep) refreshEveryEdge(ctx context.Context) error {
 // would), and where block_rates fits in the memory the function may hold
 // it in. Otherwise the join, the same numbers.
 func (s *sweep) ratesHashed(ctx context.Context) (bool, error) {
-	if !s.db.Snapshots() || s.opt.sql() != sweepsql.MemTables || s.opt.joinedRates {
+	if !s.db.Snapshots() || s.mapped != nil || s.opt.joinedRates {
 		return false, nil
 	}
 	size, err := s.db.Count(ctx, fmt.Sprintf(
