@@ -133,6 +133,10 @@ func runServing(ctx context.Context, c *cli.Context, pattern string, ro worker.R
 	if worker.IsFleet(pattern) {
 		return usagef("run", "--listen serves one database, and --db %q may name several: run one memworker run --listen per database, each on its own port", worker.DisplayName(pattern))
 	}
+	// A sweep asked for over HTTP claims the file on a connection of
+	// its own, which may wait for a scheduled sweep's lock: this process
+	// is no longer the sweep's alone.
+	ro.Sweep.OwnProcess = false
 	token, err := serviceToken(c.String("token-file"))
 	if err != nil {
 		return err

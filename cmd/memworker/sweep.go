@@ -37,7 +37,8 @@ func sweepFlags() []cli.Flag {
 // sweepOptions reads the shared sweep flags.
 func sweepOptions(c *cli.Context, cmd string) (worker.SweepOptions, error) {
 	opt := worker.SweepOptions{DryRun: c.Bool("dry-run"), Full: c.Bool("full"), Bulk: c.Bool("bulk"), Force: c.Bool("force"), ChunkSize: c.Int("chunk"),
-		SoloChunkSize: c.Int("solo-chunk"), SoloHold: durationOf(c, "solo-hold"), Pause: durationOf(c, "pause")}
+		SoloChunkSize: c.Int("solo-chunk"), SoloHold: durationOf(c, "solo-hold"), Pause: durationOf(c, "pause"),
+		OwnProcess: true} // the CLI's process holds no app's connection
 	if s := c.String("now"); s != "" {
 		h, err := strconv.ParseFloat(s, 64)
 		if err != nil || math.IsNaN(h) || math.IsInf(h, 0) || h < 0 {

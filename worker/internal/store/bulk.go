@@ -27,7 +27,7 @@ func (st *fileStore) Bulk(ctx context.Context, f func() error) (err error) {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := st.beginImmediate(ctx); err != nil {
+	if err := st.beginImmediate(ctx, st.turnsNeeded()); err != nil {
 		return err
 	}
 	st.bulk, st.pacing.inTransaction = true, true

@@ -16,6 +16,9 @@ type Options struct {
 	SoloHold      time.Duration
 	Pause         time.Duration
 	Tables        *sweepsql.Dialect // nil: memworker's own tables
+	// OwnProcess: no app's connection shares the sweep's process (the
+	// CLI), so only another process could wait for the write lock.
+	OwnProcess bool
 }
 
 // sql is the dialect of the tables the sweep decides on.

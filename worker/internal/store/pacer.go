@@ -24,6 +24,9 @@ type pacing struct {
 	// enough for any app waiting for it (turnGap); an app still waiting
 	// began no earlier.
 	turnSince time.Time
+	// alone: a transaction began without a turn left free, as no other
+	// process had the file open (turnsNeeded).
+	alone bool
 	// broken: the connection could not be set back as the sweep needs it
 	// (its busy timeout); the next transaction fails with it.
 	broken error
@@ -62,8 +65,12 @@ func (st *fileStore) InTx(ctx context.Context, f func() error) error {
 	if st.bulk {
 		return st.inBulk(ctx, f)
 	}
-	return runTx(ctx, txHooks{conn: st.conn, q: st.conn, fence: st.fence, pause: st.opt.Pause, last: p.committed,
-		begin: func() error { return st.beginImmediate(ctx) },
+	pause, turn := st.opt.Pause, st.turnsNeeded()
+	if !turn {
+		pause = 0
+	}
+	return runTx(ctx, txHooks{conn: st.conn, q: st.conn, fence: st.fence, pause: pause, last: p.committed,
+		begin: func() error { return st.beginImmediate(ctx, turn) },
 		begun: func() {
 			p.inTransaction, p.took, st.execRows = true, time.Now(), 0
 			if p.turnSince.IsZero() || p.took.Sub(p.committed) >= turnGap(p.committed.Sub(p.turnSince)) {
@@ -103,8 +110,12 @@ const (
 // lock in the moment after one. If it still gives up, its error says
 // which it was: a lock held all along, or others' commits one after the
 // other.
-func (st *fileStore) beginImmediate(ctx context.Context) (err error) {
-	if p := &st.pacing; st.copier != nil && !p.committed.IsZero() {
+//
+// turn: an app may be waiting for the lock, and is left it for as long as
+// it needs (turnGap) while the copier copies the last commit; otherwise
+// the copy goes on beside the transaction.
+func (st *fileStore) beginImmediate(ctx context.Context, turn bool) (err error) {
+	if p := &st.pacing; turn && st.copier != nil && !p.committed.IsZero() {
 		st.copier.awaitCopyUntil(p.committed.Add(turnGap(p.committed.Sub(p.turnSince))))
 	}
 	if err := st.setBusyTimeout(ctx, 0); err != nil {
@@ -160,6 +171,21 @@ func (st *fileStore) beginImmediate(ctx context.Context) (err error) {
 	}
 	return &LaterError{Msg: fmt.Sprintf("%v for more than %d ms (it was free at none of %d tries); try again later", ErrDatabaseBusy, memdb.BusyTimeoutMS, tries),
 		Errs: []error{ErrDatabaseBusy}}
+}
+
+// turnsNeeded says whether the sweep leaves the write lock free between
+// its transactions (Pause, turnGap): only for an app that might be
+// waiting for it. None can be when the sweep has its process to itself
+// (OwnProcess) and no other process has the file open (othersHaveOpen).
+func (st *fileStore) turnsNeeded() bool {
+	if !st.opt.OwnProcess || othersHaveOpen(st.shmPath) {
+		return true
+	}
+	if !st.pacing.alone {
+		st.pacing.alone = true
+		Tracef("no other process has the file open: transactions back to back")
+	}
+	return false
 }
 
 // busyHandlerSleeps are the sleeps between the tries of SQLite's default

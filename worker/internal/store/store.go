@@ -121,6 +121,7 @@ type fileStore struct {
 	copier    *copier
 	walFrames atomic.Int64
 	walPath   string // the file's WAL (endWAL)
+	shmPath   string // the file's wal-index (turnsNeeded)
 }
 
 // WALSizeLimit is the size a sweep leaves a file's WAL at: SQLite reuses
@@ -150,7 +151,8 @@ func OpenFile(ctx context.Context, db *memdb.DB, opt Options) (*fileStore, error
 			return nil, err
 		}
 	}
-	st := &fileStore{conn: conn, opt: opt, args: func(extra ...any) []any { return extra }, walPath: db.Path + "-wal"}
+	st := &fileStore{conn: conn, opt: opt, args: func(extra ...any) []any { return extra }, walPath: db.Path + "-wal",
+		shmPath: db.Path + "-shm"}
 	// The app's foreign keys are enforced while the sweep writes its
 	// tables, as an app that turns them on expects (refused.go); the
 	// connection goes back to the pool as it came.

@@ -35,6 +35,13 @@ func Phase(name string) func() {
 	}
 }
 
+// Tracef prints a note of the sweep's pacing when tracing.
+func Tracef(format string, args ...any) {
+	if traceSQL {
+		fmt.Fprintf(os.Stderr, "memworker trace: "+format+"\n", args...)
+	}
+}
+
 // TraceTook prints the time of a step that is not a named statement (a
 // commit, a checkpoint, a count, a query run directly) when slower than
 // traceMin: at 10M edges an hourly sweep spends as long in them as in its

@@ -53,6 +53,12 @@ type Options struct {
 	// 0 is DefaultPause. SQLite's default busy handler retries at most
 	// 100 ms apart, so 100 ms bounds an app's wait to about one transaction.
 	Pause time.Duration
+	// OwnProcess: no connection of an app's shares this process (the
+	// CLI's), so only another process could be waiting for the write lock.
+	// Its transactions then follow each other with no time left free
+	// between them while no other process has the file open (a file only;
+	// Linux, where the sweep can see that: store.othersHaveOpen).
+	OwnProcess bool
 	// Owner: who holds the lease, for the "already running" message; ""
 	// names this process and machine. Each sweep adds a random id of its
 	// own, so that no two claims share an owner.
@@ -113,7 +119,7 @@ func (o Options) sql() *sweepsql.Dialect {
 // forStore is what the store a sweep runs on takes of its options.
 func (o Options) forStore() store.Options {
 	return store.Options{DryRun: o.DryRun, ChunkSize: o.ChunkSize, SoloChunkSize: o.SoloChunkSize, SoloHold: o.SoloHold,
-		Pause: o.Pause, Tables: o.tables}
+		Pause: o.Pause, Tables: o.tables, OwnProcess: o.OwnProcess}
 }
 
 // ErrBadOption wraps every error of SweepOptions.Validate.
