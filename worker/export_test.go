@@ -64,8 +64,15 @@ func WithRatesHashed(opt SweepOptions, f func(hashed bool)) SweepOptions {
 	return sweep.WithRatesHashed(opt, f)
 }
 
-// WithJoinedRates makes a full evaluation read the ends' rates by the join.
-func WithJoinedRates(opt SweepOptions) SweepOptions { return sweep.WithJoinedRates(opt) }
+// WithSummed sets the test hook a sweep calls when memdecay_sum_ends has
+// summed a statement's rows by their ends: whether they fit its memory.
+func WithSummed(opt SweepOptions, f func(source string, fit bool)) SweepOptions {
+	return sweep.WithSummed(opt, f)
+}
+
+// WithoutHashTables makes a sweep read the ends' rates by the join and
+// group the sums by ends by SQL.
+func WithoutHashTables(opt SweepOptions) SweepOptions { return sweep.WithoutHashTables(opt) }
 
 // WithGuarded sets the test hook a sweep calls when an app's rule refused
 // a change of a chunk run without a savepoint.

@@ -12,10 +12,12 @@ import (
 
 // TestFullEvaluationHashedIsTheJoin: a full sweep on a file of memworker's
 // own tables finds its edges' ends' rates by memdecay_block_rate's hash
-// table, and ends exactly where the same sweep reading them by the join
-// does: a first sweep, then a full one later, on a memory with every tier,
-// blocks whose numbers are not numbers (no rate), and edges to a block
-// that is not there (the standard rate).
+// table, and sums the degrees and what each block loses by
+// memdecay_sum_ends, and ends exactly where the same sweep reading them by
+// the join and grouping by SQL does: a first sweep, then a full one later,
+// then an incremental one, on a memory with every tier, blocks whose
+// numbers are not numbers (no rate), and edges to a block that is not
+// there (the standard rate).
 func TestFullEvaluationHashedIsTheJoin(t *testing.T) {
 	orig := bigMemory(t, 12, 150, 1800)
 	app := openAsApp(t, orig)
@@ -38,27 +40,34 @@ func TestFullEvaluationHashedIsTheJoin(t *testing.T) {
 		clock float64
 		wall  time.Time
 		full  bool
-	}{{bigClock + 300, bigWall.Add(10 * 24 * time.Hour), false}, {bigClock + 500, bigWall.Add(20 * 24 * time.Hour), true}} {
-		sweep := func(db *worker.DB, opt worker.SweepOptions) (*worker.Report, bool) {
+	}{{bigClock + 300, bigWall.Add(10 * 24 * time.Hour), false}, {bigClock + 500, bigWall.Add(20 * 24 * time.Hour), true},
+		{bigClock + 700, bigWall.Add(30 * 24 * time.Hour), false}} {
+		incremental := i == 2
+		sweep := func(db *worker.DB, opt worker.SweepOptions) (*worker.Report, bool, map[string]bool) {
 			t.Helper()
-			told, byHash := false, false
+			told, byHash, summed := false, false, map[string]bool{}
 			opt.Now, opt.WallNow, opt.Full = &at.clock, &at.wall, at.full
+			opt = worker.WithSummed(opt, func(source string, fit bool) { summed[source] = fit })
 			r, err := worker.Sweep(context.Background(), db, worker.WithRatesHashed(opt, func(h bool) { told, byHash = true, h }))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !told {
-				t.Fatalf("sweep %d evaluated no edge in full", i)
+			if told == incremental {
+				t.Fatalf("sweep %d evaluated every edge: %v", i, told)
 			}
-			return r, byHash
+			return r, byHash, summed
 		}
-		rj, byHash := sweep(joined, worker.WithJoinedRates(worker.SweepOptions{}))
-		if byHash {
-			t.Fatalf("sweep %d: the joined sweep found its rates by the hash table", i)
+		rj, byHash, summed := sweep(joined, worker.WithoutHashTables(worker.SweepOptions{}))
+		if byHash || len(summed) > 0 {
+			t.Fatalf("sweep %d: the sweep by SQL alone used the hash tables: rates %v, sums %v", i, byHash, summed)
 		}
-		rh, byHash := sweep(hashed, worker.SweepOptions{})
-		if !byHash {
-			t.Fatalf("sweep %d: a file's own tables did not find their rates by the hash table", i)
+		rh, byHash, summed := sweep(hashed, worker.SweepOptions{})
+		want := map[string]bool{"edge_strengths": true, "lost_strengths": true}
+		if incremental {
+			want = map[string]bool{"lost_strengths": true}
+		}
+		if byHash == incremental || fmt.Sprint(summed) != fmt.Sprint(want) {
+			t.Fatalf("sweep %d: a file's own tables: rates by the hash table %v, sums %v; want %v, %v", i, byHash, summed, !incremental, want)
 		}
 		if i == 0 && (rh.EdgesDecayed == 0 || rh.EdgesPruned == 0) {
 			t.Fatalf("sweep %d: pruned %d, decayed %d; the memory should have edges of both to remove", i, rh.EdgesPruned, rh.EdgesDecayed)
@@ -104,7 +113,7 @@ func TestRatesHashedOnlyWhereTheyFit(t *testing.T) {
 			}
 			return db, r, byHash
 		}
-		joined, _, _ := sweep(worker.WithJoinedRates(worker.SweepOptions{}))
+		joined, _, _ := sweep(worker.WithoutHashTables(worker.SweepOptions{}))
 		db, r, byHash := sweep(worker.SweepOptions{})
 		if r.EdgesPruned == 0 || r.EdgesDecayed == 0 {
 			t.Fatalf("%d blocks: pruned %d, decayed %d; the memory should have edges of both to remove", c.blocks, r.EdgesPruned, r.EdgesDecayed)
@@ -114,6 +123,53 @@ func TestRatesHashedOnlyWhereTheyFit(t *testing.T) {
 		}
 		if a, b := wholeFile(t, joined, true), wholeFile(t, db, true); a != b {
 			t.Fatalf("%d blocks: the join and this sweep differ\njoin:\n%s\nthis:\n%s", c.blocks, diffLines(a, b), diffLines(b, a))
+		}
+	}
+}
+
+// TestSumsByEndsOnlyWhereTheyFit: memdecay_sum_ends sums the degrees of a
+// first sweep where their ids fit its memory (shim.SumsMaxBytes, an id's
+// SumRowBytes and its bytes); with a few more ids it writes nothing, and
+// the sweep groups them by SQL. Blocks with ids of 4,000 bytes, each the
+// end of an edge, put the two on either side; both end as a sweep by SQL
+// alone does.
+func TestSumsByEndsOnlyWhereTheyFit(t *testing.T) {
+	const idBytes = 4000
+	fits := shim.SumsMaxBytes / (idBytes + shim.SumRowBytes)
+	for _, c := range []struct {
+		ends int
+		fit  bool
+	}{{fits - 50, true}, {fits + 50, false}} {
+		_, path := newMemory(t, fmt.Sprintf(`
+			WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d)
+			INSERT INTO mem_blocks (id, category, last_reinforced_hours)
+			SELECT printf('%%0%dd', i), CASE WHEN i %% 3 THEN 'mind' ELSE 'observation' END, 990 FROM n;
+			WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d)
+			INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours)
+			SELECT printf('%%0%dd', i), printf('%%0%dd', i + 1), (i %% 10) / 10.0, i %% 3, 900 + i %% 100 FROM n;`,
+			c.ends, idBytes, c.ends-1, idBytes, idBytes))
+		clock, wall := 1000.0, bigWall
+		sweep := func(opt worker.SweepOptions) (*worker.DB, *worker.Report, map[string]bool) {
+			t.Helper()
+			db := openAsWorker(t, copyMemory(t, path))
+			summed := map[string]bool{}
+			opt.Now, opt.WallNow = &clock, &wall
+			r, err := worker.Sweep(context.Background(), db, worker.WithSummed(opt, func(source string, fit bool) { summed[source] = fit }))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return db, r, summed
+		}
+		bySQL, _, _ := sweep(worker.WithoutHashTables(worker.SweepOptions{}))
+		db, r, summed := sweep(worker.SweepOptions{})
+		if r.EdgesPruned == 0 || r.EdgesDecayed == 0 {
+			t.Fatalf("%d ends: pruned %d, decayed %d; the memory should have edges of both to remove", c.ends, r.EdgesPruned, r.EdgesDecayed)
+		}
+		if fit, told := summed["edge_strengths"]; !told || fit != c.fit {
+			t.Errorf("%d ends with ids of %d bytes (%d fit): degrees summed %v (told %v), want %v", c.ends, idBytes, fits, fit, told, c.fit)
+		}
+		if a, b := wholeFile(t, bySQL, true), wholeFile(t, db, true); a != b {
+			t.Fatalf("%d ends: SQL and this sweep differ\nSQL:\n%s\nthis:\n%s", c.ends, diffLines(a, b), diffLines(b, a))
 		}
 	}
 }

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sqlite3.h>
 #include "blockrates.h"
+#include "mdhash.h"
 
 typedef struct {
 	uint32_t off, len;
@@ -47,13 +48,6 @@ static void md_rates_free(void *p) {
 	free(r->ids);
 	free(r->slots);
 	free(r);
-}
-
-static uint64_t md_hash(const unsigned char *s, uint32_t n) {
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	uint32_t i;
-	for (i = 0; i < n; i++) h = (h ^ s[i]) * 1099511628211ull;
-	return h ^ (h >> 29);
 }
 
 /* md_rates_hold copies one row in; 0 when the table is too big to hold. */

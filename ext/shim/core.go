@@ -28,13 +28,15 @@ static void md_connection_triggers(sqlite3_context *ctx, int argc, sqlite3_value
 }
 
 #include "blockrates.h"
+#include "endsums.h"
 
 static int md_connection_init(sqlite3 *db, char **pzErrMsg, const void *pApi) {
 	(void)pzErrMsg;
 	(void)pApi;
 	int rc = sqlite3_create_function_v2(db, "memdecay_connection_triggers", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY,
 		NULL, md_connection_triggers, NULL, NULL, NULL);
-	return rc == SQLITE_OK ? md_register_block_rate(db) : rc;
+	if (rc == SQLITE_OK) rc = md_register_block_rate(db);
+	return rc == SQLITE_OK ? md_register_sum_ends(db) : rc;
 }
 
 static int md_register_auto(void) {
@@ -60,6 +62,14 @@ const buildMode = "linked (SQLITE_CORE)"
 const (
 	BlockRatesMaxBytes = C.MD_RATES_MAX_BYTES
 	BlockRateRowBytes  = C.MD_RATE_ROW_BYTES
+)
+
+// SumsMaxBytes is the most memory memdecay_sum_ends holds its sums in,
+// SumRowBytes an id's and its bytes (endsums.h); with more ids it writes
+// nothing, and the sweep groups by SQL.
+const (
+	SumsMaxBytes = C.MD_SUMS_MAX_BYTES
+	SumRowBytes  = C.MD_SUM_ROW_BYTES
 )
 
 // Every connection opened after init — by database/sql with mattn's

@@ -49,10 +49,18 @@ func WithRatesHashed(opt Options, f func(hashed bool)) Options {
 	return opt
 }
 
-// WithJoinedRates is opt with a full evaluation that reads the ends' rates
-// by the join wherever it runs.
-func WithJoinedRates(opt Options) Options {
-	opt.joinedRates = true
+// WithSummed sets the Summed signal: told whether memdecay_sum_ends summed
+// a statement's rows.
+func WithSummed(opt Options, f func(source string, fit bool)) Options {
+	opt.signals.Summed = f
+	return opt
+}
+
+// WithoutHashTables is opt with a sweep that uses none of the linked
+// build's hash tables: a full evaluation reads the ends' rates by the join,
+// and the sums by ends are grouped by SQL, wherever it runs.
+func WithoutHashTables(opt Options) Options {
+	opt.noHashTables = true
 	return opt
 }
 

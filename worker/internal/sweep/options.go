@@ -77,9 +77,10 @@ type Options struct {
 	// replicated runs the sweep on a file as it runs on rqlite
 	// (replicaStore), for tests that compare the two.
 	replicated bool
-	// joinedRates: a full evaluation reads the ends' rates by the join,
-	// even where memdecay_block_rate's hash table would do.
-	joinedRates bool
+	// noHashTables: a full evaluation reads the ends' rates by the join, and
+	// the sums by ends are grouped by SQL, even where the linked build's
+	// hash tables (memdecay_block_rate, memdecay_sum_ends) would do.
+	noHashTables bool
 	// lease: how long the sweep's claim lasts without a heartbeat; 0 is
 	// LeaseDuration (tests outlive a shorter one).
 	lease time.Duration
@@ -106,6 +107,9 @@ type sweepSignals struct {
 	// RatesHashed is called when a full evaluation starts: whether it finds
 	// the ends' rates by memdecay_block_rate (ratesHashed).
 	RatesHashed func(hashed bool)
+	// Summed is called when memdecay_sum_ends has summed a statement's
+	// rows by their ends: whether they fit (sumEnds).
+	Summed func(source string, fit bool)
 }
 
 // sql is the dialect of the tables the sweep decides on.

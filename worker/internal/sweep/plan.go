@@ -118,8 +118,12 @@ func (s *sweep) plan(ctx context.Context, full bool) (err error) {
 	if s.opt.signals.PlanStands != nil {
 		s.opt.signals.PlanStands(s.planStands)
 	}
-	if _, err := s.db.Exec(ctx, "plan_lost"); err != nil {
+	if summed, err := s.sumEnds(ctx, "lost_strengths", "rank_lost"); err != nil {
 		return err
+	} else if !summed {
+		if _, err := s.db.Exec(ctx, "plan_lost"); err != nil {
+			return err
+		}
 	}
 	// Reinforcement too happens once per clock value: a sweep at a clock
 	// already swept (an idle app under run --every) reinforces nothing;

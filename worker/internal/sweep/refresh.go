@@ -5,8 +5,10 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/memdecay/memdecay/ext/shim"
+	"github.com/memdecay/memdecay/worker/internal/store"
 	"github.com/memdecay/memdecay/worker/internal/sweepsql"
 )
 
@@ -167,18 +169,55 @@ func (s *sweep) refreshEveryEdge(ctx context.Context) error {
 	if !s.db.Snapshots() {
 		return nil
 	}
-	_, err = s.db.Exec(ctx, "degrees_from_evaluation")
+	summed, err := s.sumEnds(ctx, "edge_strengths", "block_degree")
+	if err != nil {
+		return err
+	}
+	if !summed {
+		if _, err := s.db.Exec(ctx, "degrees_from_evaluation"); err != nil {
+			return err
+		}
+	}
+	_, err = s.db.Exec(ctx, "degrees_store")
 	return err
 }
 
+// hashTables says whether the sweep may use the linked build's hash tables
+// (memdecay_block_rate, memdecay_sum_ends): on a file (the functions are on
+// the sweep's connection), through memworker's own tables (text ids: a hash
+// of the bytes finds what SQL's equality finds).
+func (s *sweep) hashTables() bool {
+	return s.db.Snapshots() && s.mapped == nil && !s.opt.noHashTables
+}
+
+// sumEnds fills the temp table target with the sums of the rows of the
+// statement source by both their ends, by memdecay_sum_ends, where it can
+// (hashTables) and they fit in its memory; false when it did not, and the
+// caller groups them by SQL: the same rows.
+func (s *sweep) sumEnds(ctx context.Context, source, target string) (bool, error) {
+	if !s.hashTables() {
+		return false, nil
+	}
+	if _, err := s.db.Querier().ExecContext(ctx, "DELETE FROM temp."+target); err != nil {
+		return false, err
+	}
+	began := time.Now()
+	var written sql.NullInt64
+	err := s.db.Querier().QueryRowContext(ctx, "SELECT memdecay_sum_ends(?, ?)", s.opt.sql().Stmts(source)[0], target).Scan(&written)
+	store.TraceTook("memdecay_sum_ends "+source, began)
+	if s.opt.signals.Summed != nil {
+		s.opt.signals.Summed(source, written.Valid)
+	}
+	return written.Valid, err
+}
+
 // ratesHashed says whether the full evaluation finds its edges' ends'
-// rates with memdecay_block_rate's hash table rather than by a join: on a
-// file (the linked build's function, on the sweep's connection), through
-// memworker's own tables (text ids: the hash finds exactly what the join
-// would), and where block_rates fits in the memory the function may hold
-// it in. Otherwise the join, the same numbers.
+// rates with memdecay_block_rate's hash table rather than by a join: where
+// the hash tables may be used (hashTables), and block_rates fits in the
+// memory the function may hold it in. Otherwise the join, the same
+// numbers.
 func (s *sweep) ratesHashed(ctx context.Context) (bool, error) {
-	if !s.db.Snapshots() || s.mapped != nil || s.opt.joinedRates {
+	if !s.hashTables() {
 		return false, nil
 	}
 	size, err := s.db.Count(ctx, fmt.Sprintf(

@@ -195,6 +195,14 @@ func DecayTokens(halfLives, categoryTiers string) []string {
 var edgeStrength = fixedPointStrength(`CASE WHEN e.reinforcement_count = 0 THEN e.weight + 0.0
                                      ELSE edge_strength(e.weight, e.reinforcement_count) END`)
 
+// lostStrengths are the planned edges' ends and strengths, all of each and
+// the part that prunes and decays take (plan_lost): (a, b, strength,
+// removed) rows, removed NULL for an edge that stays. The OFFSET keeps each
+// strength computed once.
+var lostStrengths = `SELECT a, b, strength, CASE WHEN removal THEN strength END AS removed
+FROM (SELECT e.@END_A AS a, e.@END_B AS b, ` + edgeStrength + ` AS strength, e.phase IN ` + RemovalPhases + ` AS removal
+      FROM plan_edges e LIMIT -1 OFFSET 0)`
+
 // fixedPointStrength is a strength expr capped at 2^20 and rounded to a
 // multiple of 2^-32 (edgeStrength).
 func fixedPointStrength(expr string) string {

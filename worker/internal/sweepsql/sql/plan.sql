@@ -257,14 +257,17 @@ WHERE b.status = 'active'@AND_UNPINNED AND b.id NOT IN (SELECT id FROM plan_bloc
 -- The strength each block loses in this sweep: all of it (the ranking
 -- scores a block on its degree after the sweep), and the part of it that
 -- prunes and decays take (removed: a full sweep's sync leaves it out of
--- the stored degrees).
+-- the stored degrees). Where memdecay_sum_ends can, it sums lost_strengths
+-- instead (sweep.sumEnds).
 DELETE FROM rank_lost;
 INSERT INTO rank_lost (id, strength, removed)
-WITH lost AS MATERIALIZED (
-    SELECT e.@END_A AS a, e.@END_B AS b, EDGE_STRENGTH AS strength, e.phase IN REMOVAL_PHASES AS removal FROM plan_edges e)
-SELECT id, sum(strength), coalesce(sum(CASE WHEN removal THEN strength END), 0)
-FROM (SELECT a AS id, strength, removal FROM lost UNION ALL SELECT b, strength, removal FROM lost)
+WITH lost AS MATERIALIZED (LOST_STRENGTHS)
+SELECT id, sum(strength), coalesce(sum(removed), 0)
+FROM (SELECT a AS id, strength, removed FROM lost UNION ALL SELECT b, strength, removed FROM lost)
 GROUP BY id;
+
+-- name: lost_strengths
+LOST_STRENGTHS;
 
 -- name: plan_reinforce
 -- (From the constitutional blocks' states to their blocks, not through

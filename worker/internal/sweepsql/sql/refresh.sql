@@ -27,12 +27,21 @@ INSERT OR IGNORE INTO block_degree (id, strength) SELECT id, 0 FROM refresh_ids;
 -- name: degrees_from_evaluation
 -- After evaluate_edges_all: every block's weighted degree from the
 -- strengths in sweep_edges (no edge read again; the from side in key
--- order, then the to side added), into the block states the full refresh
--- stored with degree 0. Fixed-point sums: the same bits as degrees_all.
+-- order, then the to side added). Fixed-point sums: the same bits as
+-- degrees_all. Where memdecay_sum_ends can, it sums edge_strengths instead
+-- (sweep.sumEnds).
 DELETE FROM block_degree;
 INSERT INTO block_degree (id, strength) SELECT @END_A, sum(strength) FROM sweep_edges GROUP BY @END_A;
 INSERT INTO block_degree (id, strength) SELECT @END_B, sum(strength) FROM sweep_edges WHERE true GROUP BY @END_B
 ON CONFLICT (id) DO UPDATE SET strength = strength + excluded.strength;
+
+-- name: edge_strengths
+-- Each evaluated edge's ends and strength, for memdecay_sum_ends.
+SELECT @END_A, @END_B, strength FROM sweep_edges;
+
+-- name: degrees_store
+-- The degrees counted into the block states the full refresh stored with
+-- degree 0.
 UPDATE temp.mem_block_state SET degree = d.strength FROM block_degree d WHERE d.id = mem_block_state.id;
 
 -- name: refresh_blocks_queued
