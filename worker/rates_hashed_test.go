@@ -101,20 +101,9 @@ func TestRatesHashedOnlyWhereTheyFit(t *testing.T) {
 			INSERT INTO mem_edges (from_id, to_id, weight, last_active_hours)
 			SELECT printf('%%0%dd', i), printf('%%0%dd', i + 1 + i %% 7), (i %% 10) / 10.0, 900 + i %% 100 FROM n;`,
 			c.blocks, idBytes, idBytes, idBytes))
-		clock, wall := 1000.0, bigWall
-		sweep := func(opt worker.SweepOptions) (*worker.DB, *worker.Report, bool) {
-			t.Helper()
-			db := openAsWorker(t, copyMemory(t, path))
-			byHash := false
-			opt.Now, opt.WallNow = &clock, &wall
-			r, err := worker.Sweep(context.Background(), db, worker.WithRatesHashed(opt, func(h bool) { byHash = h }))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return db, r, byHash
-		}
-		joined, _, _ := sweep(worker.WithoutHashTables(worker.SweepOptions{}))
-		db, r, byHash := sweep(worker.SweepOptions{})
+		joined, _ := sweepCopyAt1000(t, path, worker.WithoutHashTables(worker.SweepOptions{}))
+		byHash := false
+		db, r := sweepCopyAt1000(t, path, worker.WithRatesHashed(worker.SweepOptions{}, func(h bool) { byHash = h }))
 		if r.EdgesPruned == 0 || r.EdgesDecayed == 0 {
 			t.Fatalf("%d blocks: pruned %d, decayed %d; the memory should have edges of both to remove", c.blocks, r.EdgesPruned, r.EdgesDecayed)
 		}
@@ -148,20 +137,9 @@ func TestSumsByEndsOnlyWhereTheyFit(t *testing.T) {
 			INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours)
 			SELECT printf('%%0%dd', i), printf('%%0%dd', i + 1), (i %% 10) / 10.0, i %% 3, 900 + i %% 100 FROM n;`,
 			c.ends, idBytes, c.ends-1, idBytes, idBytes))
-		clock, wall := 1000.0, bigWall
-		sweep := func(opt worker.SweepOptions) (*worker.DB, *worker.Report, map[string]bool) {
-			t.Helper()
-			db := openAsWorker(t, copyMemory(t, path))
-			summed := map[string]bool{}
-			opt.Now, opt.WallNow = &clock, &wall
-			r, err := worker.Sweep(context.Background(), db, worker.WithSummed(opt, func(source string, fit bool) { summed[source] = fit }))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return db, r, summed
-		}
-		bySQL, _, _ := sweep(worker.WithoutHashTables(worker.SweepOptions{}))
-		db, r, summed := sweep(worker.SweepOptions{})
+		bySQL, _ := sweepCopyAt1000(t, path, worker.WithoutHashTables(worker.SweepOptions{}))
+		summed := map[string]bool{}
+		db, r := sweepCopyAt1000(t, path, worker.WithSummed(worker.SweepOptions{}, func(source string, fit bool) { summed[source] = fit }))
 		if r.EdgesPruned == 0 || r.EdgesDecayed == 0 {
 			t.Fatalf("%d ends: pruned %d, decayed %d; the memory should have edges of both to remove", c.ends, r.EdgesPruned, r.EdgesDecayed)
 		}
@@ -172,4 +150,18 @@ func TestSumsByEndsOnlyWhereTheyFit(t *testing.T) {
 			t.Fatalf("%d ends: SQL and this sweep differ\nSQL:\n%s\nthis:\n%s", c.ends, diffLines(a, b), diffLines(b, a))
 		}
 	}
+}
+
+// sweepCopyAt1000 sweeps a copy of the memory at path at active hour 1000
+// and bigWall.
+func sweepCopyAt1000(t *testing.T, path string, opt worker.SweepOptions) (*worker.DB, *worker.Report) {
+	t.Helper()
+	db := openAsWorker(t, copyMemory(t, path))
+	clock, wall := 1000.0, bigWall
+	opt.Now, opt.WallNow = &clock, &wall
+	r, err := worker.Sweep(context.Background(), db, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, r
 }
