@@ -29,7 +29,7 @@ func sweepFlags() []cli.Flag {
 		&cli.IntFlag{Name: "chunk", Value: worker.DefaultChunkSize, Usage: "rows per transaction while another connection writes to the file"},
 		&cli.IntFlag{Name: "solo-chunk", Value: worker.DefaultSoloChunkSize, Usage: "rows per transaction while no other connection writes to the file (when above --chunk)"},
 		durationFlag("solo-hold", worker.DefaultSoloHold, "while no other connection writes, a transaction grows towards --solo-chunk rows only as far as fits in this long (`DURATION`)"),
-		durationFlag("pause", worker.DefaultPause, "least time (`DURATION`) the lock stays free between two transactions, so app writers get it (100ms bounds an app's wait to about one transaction)"),
+		durationFlag("pause", worker.DefaultPause, "least time (`DURATION`) the lock stays free between two transactions, so app writers get it (100ms bounds an app's wait to about one transaction; none while no other process has the file open, on Linux)"),
 		&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 1, Usage: "databases swept at once when --db is a glob or several rqlite URLs"},
 	}
 }
