@@ -52,6 +52,7 @@ static void md_rates_free(void *p) {
 
 /* md_rates_hold copies one row in; 0 when the table is too big to hold. */
 static int md_rates_hold(md_rates *r, const unsigned char *id, uint32_t len, sqlite3_value *lambda) {
+	int64_t off;
 	if ((size_t)(r->n + 1) * MD_RATE_ROW_BYTES + r->ids_len + len > MD_RATES_MAX_BYTES) return 0;
 	if (r->n == r->cap) {
 		uint32_t cap = r->cap ? r->cap * 2 : 1024;
@@ -59,19 +60,12 @@ static int md_rates_hold(md_rates *r, const unsigned char *id, uint32_t len, sql
 		if (!rows) return 0;
 		r->rows = rows, r->cap = cap;
 	}
-	if (r->ids_len + len > r->ids_cap) {
-		size_t cap = r->ids_cap ? r->ids_cap : 8192;
-		char *ids;
-		while (cap < r->ids_len + len) cap *= 2;
-		if (!(ids = realloc(r->ids, cap))) return 0;
-		r->ids = ids, r->ids_cap = cap;
-	}
-	memcpy(r->ids + r->ids_len, id, len);
-	r->rows[r->n].off = (uint32_t)r->ids_len;
+	off = md_ids_append(&r->ids, &r->ids_len, &r->ids_cap, id, len);
+	if (off < 0) return 0;
+	r->rows[r->n].off = (uint32_t)off;
 	r->rows[r->n].len = len;
 	r->rows[r->n].has_lambda = sqlite3_value_type(lambda) != SQLITE_NULL;
 	r->rows[r->n].lambda = sqlite3_value_double(lambda);
-	r->ids_len += len;
 	r->n++;
 	return 1;
 }

@@ -77,6 +77,7 @@ static int md_sums_grow(md_sums *s) {
  * when it cannot: too_big or no_memory says which. */
 static md_end_sum *md_sums_at(md_sums *s, const unsigned char *id, uint32_t len) {
 	uint32_t at;
+	int64_t off;
 	md_end_sum *row;
 	if (!s->slots || 2 * (s->n + 1) > s->mask + 1) {
 		if (!md_sums_grow(s)) {
@@ -101,21 +102,13 @@ static md_end_sum *md_sums_at(md_sums *s, const unsigned char *id, uint32_t len)
 		}
 		s->rows = rows, s->cap = cap;
 	}
-	if (s->ids_len + len > s->ids_cap) {
-		size_t cap = s->ids_cap ? s->ids_cap : 8192;
-		char *ids;
-		while (cap < s->ids_len + len) cap *= 2;
-		if (!(ids = realloc(s->ids, cap))) {
-			s->no_memory = 1;
-			return NULL;
-		}
-		s->ids = ids, s->ids_cap = cap;
+	if ((off = md_ids_append(&s->ids, &s->ids_len, &s->ids_cap, id, len)) < 0) {
+		s->no_memory = 1;
+		return NULL;
 	}
-	memcpy(s->ids + s->ids_len, id, len);
 	row = &s->rows[s->n];
 	memset(row, 0, sizeof *row);
-	row->off = (uint32_t)s->ids_len, row->len = len;
-	s->ids_len += len;
+	row->off = (uint32_t)off, row->len = len;
 	s->slots[at] = ++s->n;
 	return row;
 }
