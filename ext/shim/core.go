@@ -75,9 +75,10 @@ const (
 // Every connection opened after init — by database/sql with mattn's
 // "sqlite3" driver, golang-migrate's included — gets the functions. The
 // linked build adds memdecay_connection_triggers, which the worker calls on
-// its own connection so that its removals skip the queue triggers, and
-// memdecay_block_rate (blockrates.c) for its full evaluation (the loadable
-// extension has neither: they are not an app's tools).
+// its own connection so that its removals skip the queue triggers,
+// memdecay_block_rate (blockrates.c) for its full evaluation, and
+// memdecay_sum_ends (endsums.c) for its degrees and each block's loss (the
+// loadable extension has none of them: they are not an app's tools).
 func init() {
 	if rc := C.md_register_auto(); rc != C.SQLITE_OK {
 		panic(fmt.Sprintf("memdecay: sqlite3_auto_extension failed with code %d", rc))
