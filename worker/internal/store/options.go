@@ -63,6 +63,15 @@ const SweepCacheKiB = 7 << 10
 // copy), and SQLite reads their pages back from the OS's cache anyway.
 const TempCacheKiB = 2 << 10
 
+// TempPageSize is the page size of the sweep's temp tables, set before
+// the connection makes its first one. A full sweep writes every edge's
+// evaluation into them and reads it back whole several times (the due
+// rows, the plan, the sync); each page SQLite does not hold is a read of
+// the OS's cache, one system call a page. At 64 KB a bulk first sweep of a
+// million edges makes 357,000 reads instead of 554,000 (the file's own
+// pages are the app's size, untouched).
+const TempPageSize = 64 << 10
+
 // SorterThreads is how many threads SQLite may add to sort (PRAGMA
 // threads): the big sorts of a full sweep (degrees, the index rebuilt,
 // GROUP BYs over every edge) use the second core, which sits idle while a

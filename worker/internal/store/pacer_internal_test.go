@@ -48,3 +48,16 @@ func TestSweepBusyTimeout(t *testing.T) {
 		t.Errorf("a transaction after a lost busy timeout: %v, want the error", err)
 	}
 }
+
+// The sweep's temp tables are made with TempPageSize pages.
+func TestTempTablesTakeBigPages(t *testing.T) {
+	ctx := context.Background()
+	st, _ := newFileStore(t)
+	if _, err := st.conn.ExecContext(ctx, "CREATE TEMP TABLE t AS SELECT 1 AS x"); err != nil {
+		t.Fatal(err)
+	}
+	var size int
+	if err := st.conn.QueryRowContext(ctx, "PRAGMA temp.page_size").Scan(&size); err != nil || size != TempPageSize {
+		t.Fatalf("temp.page_size %d (%v), want %d", size, err, TempPageSize)
+	}
+}
