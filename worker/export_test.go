@@ -58,6 +58,13 @@ func WithPlanStands(opt SweepOptions, f func(stands bool)) SweepOptions {
 	return sweep.WithPlanStands(opt, f)
 }
 
+// WithChunkAsPlanned sets the test hook a default sweep whose plan stands
+// calls in each transaction of its edge removals: whether it takes the
+// chunk as planned.
+func WithChunkAsPlanned(opt SweepOptions, f func(asPlanned bool)) SweepOptions {
+	return sweep.WithChunkAsPlanned(opt, f)
+}
+
 // WithRatesHashed sets the test hook a sweep calls when a full evaluation
 // starts: whether it finds the ends' rates by memdecay_block_rate.
 func WithRatesHashed(opt SweepOptions, f func(hashed bool)) SweepOptions {

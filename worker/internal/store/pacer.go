@@ -440,6 +440,18 @@ func (st *fileStore) soloHold() time.Duration { return st.opt.SoloHold }
 func (st *fileStore) Snapshots() bool         { return true }
 func (st *fileStore) Savepoints() bool        { return true }
 
+// CommitsMark is PRAGMA data_version, which another connection's commit
+// changes and the connection's own do not. Read in a transaction, it is
+// the version of that transaction's snapshot; one it cannot read is not
+// known (ok false).
+func (st *fileStore) CommitsMark(ctx context.Context) (int64, bool) {
+	var version int64
+	if err := st.conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&version); err != nil {
+		return 0, false
+	}
+	return version, true
+}
+
 func (st *fileStore) holding() time.Duration {
 	if st.pacing.took.IsZero() {
 		return 0

@@ -449,6 +449,10 @@ func sqlText(q string) (text, rest string) {
 	return q[:end], q[end:]
 }
 
+// CommitsMark: a replica's statements reach whichever connection the node
+// serves them on, so it cannot tell whether others committed.
+func (st *replicaStore) CommitsMark(context.Context) (int64, bool) { return 0, false }
+
 // Savepoints: on a file, SQLite's; on rqlite, the driver's, in a
 // transaction that collects its writes (a ROLLBACK TO drops those since),
 // which SQLite checks only at COMMIT or, once inTx tries them, at RELEASE.

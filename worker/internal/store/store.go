@@ -68,6 +68,12 @@ type transactions interface {
 	// has returned) rolls it all back. A replica refuses it
 	// (ErrBulkReplica).
 	Bulk(ctx context.Context, f func() error) error
+	// CommitsMark marks where the other connections' commits to the file
+	// stand, read in a transaction: two marks are equal only when no other
+	// connection committed between their transactions (the sweep's own
+	// commits leave it). ok is false where the store cannot tell (a
+	// replica).
+	CommitsMark(ctx context.Context) (mark int64, ok bool)
 	// Savepoints: a chunk a constraint refuses can be rolled back to a
 	// savepoint and retried by halves (refused.go); on a replica the
 	// driver keeps the savepoints, and a refused transaction is tried again

@@ -42,6 +42,14 @@ func WithPlanStands(opt Options, f func(stands bool)) Options {
 	return opt
 }
 
+// WithChunkAsPlanned is opt with the hook a default sweep whose plan
+// stands calls in each transaction of its edge removals: whether it takes
+// the chunk as planned (untouchedSincePlan).
+func WithChunkAsPlanned(opt Options, f func(asPlanned bool)) Options {
+	opt.signals.ChunkAsPlanned = f
+	return opt
+}
+
 // WithRatesHashed is opt with the hook a sweep calls when a full
 // evaluation starts: whether it finds the ends' rates by their hash table.
 func WithRatesHashed(opt Options, f func(hashed bool)) Options {

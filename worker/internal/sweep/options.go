@@ -104,6 +104,10 @@ type sweepSignals struct {
 	// PlanStands is called once the plan is made: whether the apply takes
 	// its removals without looking at each edge again (standingPlan).
 	PlanStands func(stands bool)
+	// ChunkAsPlanned is called in each transaction of a default sweep's
+	// edge removals whose plan stands: whether no other connection has
+	// committed since the plan, so the chunk is taken as planned.
+	ChunkAsPlanned func(asPlanned bool)
 	// RatesHashed is called when a full evaluation starts: whether it finds
 	// the ends' rates by memdecay_block_rate (ratesHashed).
 	RatesHashed func(hashed bool)

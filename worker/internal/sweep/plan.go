@@ -216,16 +216,26 @@ func (s *sweep) bridgeThreshold(ctx context.Context) (sql.NullFloat64, error) {
 
 // standingPlan says whether no edge the plan removes can change before the
 // apply picks it, so that the apply need not look at each again
-// (pick_edges_planned): a bulk sweep, which holds the plan and the apply in
-// one transaction, not resuming another's plan; no block archived first
-// (whose edges go with it) and none planned with its edges (planned); the
-// file's own tables (an app's carry its rules and memworker's change
-// capture); and no trigger but memworker's own (schema.OwnTriggers), as
-// its migrations wrote them, that the sweep's writes in between could fire
-// to write an edge. Read inside that transaction, which no app can change.
+// (pick_edges_planned): a sweep not resuming another's plan; no block
+// archived first (whose edges go with it) and none planned with its edges
+// (planned); the file's own tables (an app's carry its rules and
+// memworker's change capture); and no trigger but memworker's own
+// (schema.OwnTriggers), as its migrations wrote them, that the sweep's
+// writes in between could fire to write an edge. Read at the plan's
+// snapshot: a bulk sweep holds the plan and the apply in that one
+// transaction, which no app can change; a default sweep marks where the
+// other connections' commits stood (planMark), and takes a chunk's
+// removals as planned only while none has committed since
+// (untouchedSincePlan): not an edge, not a trigger.
 func (s *sweep) standingPlan(ctx context.Context, planned int64) (bool, error) {
-	if !s.opt.Bulk || s.resume || s.mapped != nil || planned != 0 {
+	if s.resume || s.mapped != nil || planned != 0 {
 		return false, nil
+	}
+	if !s.opt.Bulk {
+		var ok bool
+		if s.planMark, ok = s.db.CommitsMark(ctx); !ok {
+			return false, nil
+		}
 	}
 	blocks, err := s.db.Count(ctx, "SELECT EXISTS (SELECT 1 FROM temp.plan_blocks)")
 	if err != nil || blocks != 0 {

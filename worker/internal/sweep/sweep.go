@@ -67,8 +67,11 @@ type sweep struct {
 	// planInKeyOrder: the plan's edges are in key order already (plan).
 	planInKeyOrder bool
 	// planStands: no planned edge can change before the apply picks it
-	// (standingPlan), which then takes the plan's removals as they are.
+	// (standingPlan), which then takes the plan's removals as they are: in
+	// a bulk sweep, always; in a default one, in each transaction whose
+	// mark of other connections' commits is still planMark.
 	planStands bool
+	planMark   int64
 }
 
 // Sweep runs the edge curate sweep (docs/sweep.md): plan every phase at one
@@ -396,14 +399,18 @@ func (s *sweep) apply(ctx context.Context) error {
 		if s.opt.Bulk && !s.resume {
 			stmts = slices.DeleteFunc(slices.Clone(stmts), func(n string) bool { return n == "forget_saved" }) // no saved plan
 		}
+		var asPlanned []string
 		if s.planStands && stmts[0] == "pick_edges" {
-			stmts = append([]string{"pick_edges_planned"}, stmts[1:]...)
+			asPlanned = append([]string{"pick_edges_planned"}, stmts[1:]...)
 		}
 		rebuild, err := s.dropEdgesToIndex(ctx, st.table)
 		if err != nil {
 			return fmt.Errorf("sweep: %s: dropping %s to build it again: %w", st.what, edgesToIndex, err)
 		}
 		if err := s.chunks(ctx, st.table, s.opt.ChunkSize, true, func(lo, hi int64) error {
+			if asPlanned != nil && s.untouchedSincePlan(ctx) {
+				return s.applyChunk(ctx, st.table, asPlanned, lo, hi)
+			}
 			return s.applyChunk(ctx, st.table, stmts, lo, hi)
 		}); err != nil {
 			return fmt.Errorf("sweep: %s: %w", st.what, err)
@@ -416,6 +423,24 @@ func (s *sweep) apply(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// untouchedSincePlan says, inside a transaction of the apply, whether the
+// plan's edges are as it read them: in a bulk sweep, which holds the plan
+// and the apply in one transaction; in a default one, while no other
+// connection has committed since the plan's snapshot (CommitsMark), so
+// that only the sweep's own writes, which standingPlan vouches for, came
+// in between.
+func (s *sweep) untouchedSincePlan(ctx context.Context) bool {
+	if s.opt.Bulk {
+		return true
+	}
+	mark, ok := s.db.CommitsMark(ctx)
+	untouched := ok && mark == s.planMark
+	if s.opt.signals.ChunkAsPlanned != nil {
+		s.opt.signals.ChunkAsPlanned(untouched)
+	}
+	return untouched
 }
 
 // foldDegrees takes the strengths the removals logged (remove_edges) off
