@@ -49,8 +49,10 @@ lint: ## gofmt, go vet and go mod tidy must be clean
 	$(GO) mod tidy -diff
 	@grep -qE '^go [0-9]+\.[0-9]+$$' go.mod || { echo "go.mod: the go line must name a language version without a patch level (so importing ext/shim does not raise a consumer's Go)"; exit 1; }
 
+# The worker's sweep tests take over go test's default 10 minutes under
+# -race on a slow 2-core machine.
 unit: $(SO) ## Every Go, integration and sweep test (with -race)
-	MEMDECAY_SO=$(abspath $(SO)) $(GO) test -race -tags $(TAGS) -count=1 ./...
+	MEMDECAY_SO=$(abspath $(SO)) $(GO) test -race -timeout 60m -tags $(TAGS) -count=1 ./...
 
 .PHONY: prereqs
 prereqs: ## Check the tools make test needs; as root, install the missing ones (scripts/prereqs.sh)
