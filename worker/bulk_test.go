@@ -326,6 +326,18 @@ func TestBulkSweepRebuildsEdgesToIndex(t *testing.T) {
 	}
 }
 
+// removalsMemory is a generated memory with edges to prune and to decay at
+// clock and wall, with block archival off (so no block is archived before
+// its edges go): open makes a copy of it to sweep.
+func removalsMemory(t *testing.T) (open func() *worker.DB, clock float64, wall time.Time) {
+	orig := bigMemory(t, 11, 80, 900)
+	return func() *worker.DB {
+		db := openAsWorker(t, copyMemory(t, orig))
+		setConfig(t, db, "block_archival", "off")
+		return db
+	}, bigClock + 400, bigWall.Add(20 * 24 * time.Hour)
+}
+
 // TestBulkSweepPlanStands: a bulk sweep that archives no block, on a file
 // whose triggers are memworker's own, takes its removals as planned
 // (without looking at each edge again) and ends exactly where a default
@@ -333,13 +345,7 @@ func TestBulkSweepRebuildsEdgesToIndex(t *testing.T) {
 // sweep stores the block states, it looks at each edge again: that edge
 // stays, counted as changed since the plan.
 func TestBulkSweepPlanStands(t *testing.T) {
-	orig := bigMemory(t, 11, 80, 900)
-	clock, wall := bigClock+400, bigWall.Add(20*24*time.Hour)
-	open := func() *worker.DB {
-		db := openAsWorker(t, copyMemory(t, orig))
-		setConfig(t, db, "block_archival", "off")
-		return db
-	}
+	open, clock, wall := removalsMemory(t)
 	ref := open()
 	rd, err := worker.Sweep(context.Background(), ref, worker.SweepOptions{Now: &clock, WallNow: &wall,
 		ChunkSize: 1 << 20, SoloChunkSize: 1 << 20, SoloHold: time.Hour})

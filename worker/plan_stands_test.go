@@ -3,7 +3,6 @@ package worker_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/memdecay/memdecay/worker"
 )
@@ -19,11 +18,9 @@ import (
 //     chunk looks again (the app's commit could have changed an edge of
 //     any), and the edge stays, counted as changed since the plan.
 func TestDefaultSweepTakesItsPlanWhileUntouched(t *testing.T) {
-	orig := bigMemory(t, 11, 80, 900)
-	clock, wall := bigClock+400, bigWall.Add(20*24*time.Hour)
+	memory, clock, wall := removalsMemory(t)
 	open := func() *worker.DB {
-		db := openAsWorker(t, copyMemory(t, orig))
-		setConfig(t, db, "block_archival", "off")
+		db := memory()
 		mustExec(t, db, `CREATE TABLE app_probe (n INTEGER)`)
 		return db
 	}
