@@ -367,13 +367,12 @@ func (st *fileStore) afterRead(ctx context.Context, began time.Time) {
 	}
 }
 
-// noteOthers reads PRAGMA data_version, which changes when another
-// connection commits: after the sweep's commits, and once each
+// noteOthers reads the commits mark (CommitsMark), which changes when
+// another connection commits: after the sweep's commits, and once each
 // transaction holds the lock, so that its size takes an app's write made
 // meanwhile into account.
 func (st *fileStore) noteOthers(ctx context.Context) {
-	var version int64
-	if st.conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&version) == nil {
+	if version, ok := st.CommitsMark(ctx); ok {
 		if version != st.pacing.dataVersion {
 			st.pacing.othersWrote = time.Now()
 		}
