@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/memdecay/memdecay/worker/internal/memdb"
@@ -368,8 +369,10 @@ var (
 
 // workingNames matches the working tables' plain names in a statement (not
 // a column's: never after a dot), from the phase files' CREATE TEMP and
-// temp. names.
-var workingNames = func() *regexp.Regexp {
+// temp. names. Built on a replica's first use: reading every statement
+// takes milliseconds that a sweep of a file, and every other command,
+// would pay at start.
+var workingNames = sync.OnceValue(func() *regexp.Regexp {
 	seen := map[string]bool{}
 	for _, list := range sweepsql.Statements {
 		for _, q := range list {
@@ -388,7 +391,7 @@ var workingNames = func() *regexp.Regexp {
 	}
 	sort.Sort(sort.Reverse(sort.StringSlice(names))) // longest first among shared prefixes
 	return regexp.MustCompile(`(^|[^.\w])(` + strings.Join(names, "|") + `)\b`)
-}()
+})
 
 // replicatedSQL is a phase statement as a replica runs it: its working
 // tables are main tables named mem_work_x. Only the SQL is renamed, never
@@ -400,7 +403,7 @@ func replicatedSQL(q string) string {
 		code, rest := sqlCode(q)
 		code = createTemp.ReplaceAllString(code, "CREATE $1")
 		code = tempQualified.ReplaceAllString(code, workingPrefix+"$1")
-		b.WriteString(workingNames.ReplaceAllString(code, "${1}"+workingPrefix+"$2"))
+		b.WriteString(workingNames().ReplaceAllString(code, "${1}"+workingPrefix+"$2"))
 		text, after := sqlText(rest)
 		b.WriteString(text)
 		q = after
