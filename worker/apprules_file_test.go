@@ -203,15 +203,43 @@ func TestAppRulesRefusedUpdates(t *testing.T) {
 
 // TestAppRulesRefusedReinforcement: an app rule refusing the
 // reinforcement's update of a node (its use count, its time of use)
-// stops only that node's reinforcement, named; the sweep is recorded.
+// stops only that node's reinforcement, named; the sweep is recorded. The
+// reinforcements run without a savepoint until one is refused: the
+// finish's transaction then runs again, guarded, and stores what it
+// stores without the rule (the ranking's scales).
 func TestAppRulesRefusedReinforcement(t *testing.T) {
+	// A first sweep, then an incremental one a day later (whose finish
+	// stores the ranking's bounds in its own transactions).
+	later := reviewWall.Add(24 * time.Hour)
+	free, _ := reviewDBAt(t, rulesApp+rulesRows(), rulesMapping)
+	freeScale := map[time.Time]string{}
+	for _, w := range []time.Time{reviewWall, later} {
+		mustReviewSweep(t, free, w)
+		if freeScale[w] = scalar[string](t, free, `SELECT coalesce(max(value), '') FROM mem_config WHERE key = 'rank_scale'`); freeScale[w] == "" {
+			t.Fatalf("at %v: no rank_scale stored without the rule", w)
+		}
+	}
 	for _, c := range []struct{ name, schema string }{
 		{"trigger", rulesApp + `CREATE TRIGGER frozen BEFORE UPDATE OF hits ON notes WHEN OLD.id = 1 BEGIN SELECT RAISE(ABORT, 'note 1 is frozen'); END;`},
 		{"check", strings.Replace(rulesApp, "hits INTEGER DEFAULT 0", "hits INTEGER DEFAULT 0 CHECK (id != 1 OR hits = 0)", 1)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			db, _ := reviewDBAt(t, c.schema+rulesRows(), rulesMapping)
-			r := mustReviewSweep(t, db, reviewWall)
+			sweepAt := func(w time.Time) *worker.Report {
+				guarded := 0
+				r, err := worker.Sweep(context.Background(), db, worker.WithGuarded(worker.SweepOptions{WallNow: &w}, func() { guarded++ }))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if guarded != 1 {
+					t.Errorf("at %v: the sweep turned guarded %d times, want once (the refusal came unguarded)", w, guarded)
+				}
+				if scale := scalar[string](t, db, `SELECT coalesce(max(value), '') FROM mem_config WHERE key = 'rank_scale'`); scale != freeScale[w] {
+					t.Errorf("at %v: rank_scale %q, want %q as without the rule", w, scale, freeScale[w])
+				}
+				return r
+			}
+			r := sweepAt(reviewWall)
 			named := invalidNamed(r)
 			if len(named) != 1 || !strings.HasPrefix(named[0], "block 1: reinforce refused: ") {
 				t.Errorf("invalid rows %q, want block 1's reinforcement refused", named)
@@ -225,6 +253,7 @@ func TestAppRulesRefusedReinforcement(t *testing.T) {
 			if n := scalar[int](t, db, `SELECT count(*) FROM mem_sweeps WHERE status = 'done'`); n != 1 {
 				t.Errorf("%d sweeps recorded done", n)
 			}
+			sweepAt(later)
 		})
 	}
 }

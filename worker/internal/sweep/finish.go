@@ -80,7 +80,7 @@ func (s *sweep) finish(ctx context.Context) error {
 	if s.db.Snapshots() {
 		err = s.storeRankBounds(ctx, record)
 	} else if err = s.storeRankBounds(ctx, nil); err == nil {
-		err = s.db.InTx(ctx, record)
+		err = s.inTxGuarded(ctx, record)
 	}
 	if err != nil {
 		return err

@@ -226,16 +226,16 @@ func (s *sweep) storeRankBounds(ctx context.Context, last func() error) error {
 		return s.foldDegrees(ctx)
 	}
 	if rows == 0 { // no bound to store
-		return s.db.InTx(ctx, foldAndLast)
+		return s.inTxGuarded(ctx, foldAndLast)
 	}
 	scale := *s.rankScale
-	first := true
 	return s.chunks(ctx, "plan_rank", store.SyncChunkFactor*s.opt.ChunkSize, true, func(lo, hi int64) error {
-		if first {
+		// With the first rows (and with them again, when their transaction
+		// was rolled back to run guarded).
+		if lo == 1 {
 			if err := s.setRankScale(ctx, scale); err != nil {
 				return err
 			}
-			first = false
 		}
 		if _, err := s.db.Exec(ctx, "apply_rank_bounds", append(chunkArgs(lo, hi), sql.Named("epoch", scale.Epoch))...); err != nil {
 			return err

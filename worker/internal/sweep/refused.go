@@ -108,11 +108,7 @@ func (s *sweep) applyChunk(ctx context.Context, table string, names []string, lo
 		// The chunk is its transaction's only work: unguarded, a refusal
 		// rolls the transaction back whole, and chunks runs the chunk
 		// again under savepoints.
-		err := run(lo, hi)
-		if _, _, ok := refusal(err); ok {
-			return fmt.Errorf("%w: %w", errRefusedUnguarded, err)
-		}
-		return err
+		return unguarded(run(lo, hi))
 	}
 	return s.applyOrIsolate(ctx, table, run, lo, hi)
 }
@@ -120,6 +116,37 @@ func (s *sweep) applyChunk(ctx context.Context, table string, names []string, lo
 // errRefusedUnguarded: an app's rule refused a change of a chunk run
 // without a savepoint (sweep.guarded).
 var errRefusedUnguarded = errors.New("a change refused outside a savepoint")
+
+// unguarded marks an app's refusal of changes made without a savepoint
+// (errRefusedUnguarded): their transaction must be rolled back whole and
+// run again guarded.
+func unguarded(err error) error {
+	if _, _, ok := refusal(err); ok {
+		return fmt.Errorf("%w: %w", errRefusedUnguarded, err)
+	}
+	return err
+}
+
+// guard makes every later change of the sweep run under savepoints, once
+// an app's rule has refused one made without.
+func (s *sweep) guard() {
+	s.guarded = true
+	if s.opt.signals.Guarded != nil {
+		s.opt.signals.Guarded()
+	}
+}
+
+// inTxGuarded runs f in a write transaction; when an app's rule refused a
+// change f made without a savepoint, the transaction was rolled back whole,
+// and f runs again, guarded.
+func (s *sweep) inTxGuarded(ctx context.Context, f func() error) error {
+	err := s.db.InTx(ctx, f)
+	if errors.Is(err, errRefusedUnguarded) {
+		s.guard()
+		err = s.db.InTx(ctx, f)
+	}
+	return err
+}
 
 // applyOrIsolate runs the plan rows lo..hi under a savepoint; when an
 // app's constraint refuses them, it rolls them back and tries each half,
@@ -280,7 +307,10 @@ func (s *sweep) refused(ctx context.Context, table string, seq int64, message st
 
 // reinforce applies the plan's reinforcements, inside the finish's
 // transaction: a block an app's rule refuses to update is isolated as a
-// refused plan row, named, and not counted as reinforced.
+// refused plan row, named, and not counted as reinforced. Unguarded, as an
+// apply chunk is, they run without a savepoint (which would copy each page
+// they change into a temp file first), and a refusal rolls the finish's
+// transaction back whole, to run again guarded (inTxGuarded).
 func (s *sweep) reinforce(ctx context.Context) error {
 	run := func(lo, hi int64) error {
 		_, err := s.db.Exec(ctx, "apply_reinforce", chunkArgs(lo, hi)...)
@@ -292,6 +322,9 @@ func (s *sweep) reinforce(ctx context.Context) error {
 	}
 	if !s.db.Savepoints() {
 		return run(1, last)
+	}
+	if !s.guarded {
+		return unguarded(run(1, last))
 	}
 	return s.applyOrIsolate(ctx, "plan_reinforce", run, 1, last)
 }

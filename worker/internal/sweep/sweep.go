@@ -484,10 +484,7 @@ func (s *sweep) chunks(ctx context.Context, table string, size int, withTx bool,
 		})
 		if errors.Is(err, errRefusedUnguarded) {
 			// Rolled back whole: the same rows again, under savepoints.
-			s.guarded = true
-			if s.opt.signals.Guarded != nil {
-				s.opt.signals.Guarded()
-			}
+			s.guard()
 			err = s.db.InTx(ctx, func() error { return f(lo, hi) })
 		}
 		if err != nil {

@@ -367,7 +367,9 @@ WHERE n.id IN (SELECT id FROM plan_reinforce WHERE rowid BETWEEN :lo AND :hi) AN
 -- writes of last_used are the sweep's, not the app's reads (it never
 -- outlives the statement list).
 INSERT OR REPLACE INTO main.mem_config (key, value) VALUES ('sweep_reinforcing', 1);
-UPDATE @NODES
+-- OR FAIL: a refusal rolls back the savepoint or the whole transaction
+-- (refused.go), so SQLite need not copy the pages it changes aside first.
+UPDATE OR FAIL @NODES
 SET reinforcement_count = reinforcement_count
       + (SELECT count(*) FROM plan_reinforce r WHERE r.id = @NODES_NAME.id AND r.rowid BETWEEN :lo AND :hi),
     last_reinforced_hours = :now
