@@ -150,6 +150,13 @@ SELECT from_id, to_id FROM main.mem_dirty_edges WHERE seq > :edge_from AND seq <
 -- they are columns of their own, and its due row keeps the ends its
 -- strength was counted for: the strength is taken back from those and
 -- given to the ends it has now.)
+-- The numbers are computed into temp tables first, and the main tables
+-- written from those: a statement that calls a function could fail
+-- partway, and SQLite would copy every page such a statement changes into
+-- a temp file first, to put back.
+DELETE FROM refresh_degree_deltas;
+DELETE FROM refresh_due_rows;
+INSERT INTO refresh_degree_deltas (id, delta)
 WITH queued AS MATERIALIZED (SELECT from_id, to_id FROM refresh_edges WHERE seq BETWEEN :lo AND :hi),
 present AS MATERIALIZED (
     SELECT e.@END_A AS a, e.@END_B AS b, CASE WHEN VALID_EDGE THEN EDGE_STRENGTH ELSE 0 END AS strength
@@ -160,11 +167,12 @@ counted AS MATERIALIZED (
 change AS (
     SELECT a AS id, strength AS delta FROM present UNION ALL SELECT b, strength FROM present
     UNION ALL SELECT a, -strength FROM counted UNION ALL SELECT b, -strength FROM counted)
+SELECT id, sum(delta) AS delta FROM change WHERE delta != 0 GROUP BY id HAVING sum(delta) != 0;
 UPDATE OR FAIL main.mem_block_state SET degree = degree + l.delta,
     rank_bound = CASE WHEN l.delta > 0 AND rank_bound > NOT_RANKED THEN NULL ELSE rank_bound END
-FROM (SELECT id, sum(delta) AS delta FROM change WHERE delta != 0 GROUP BY id HAVING sum(delta) != 0) AS l
+FROM refresh_degree_deltas AS l
 WHERE mem_block_state.id = l.id;
-INSERT OR REPLACE INTO mem_edge_due (from_id, to_id, @ENDS_COLSdue_hours, due_wall, problem, strength)
+INSERT INTO refresh_due_rows (from_id, to_id, @ENDS_COLSdue_hours, due_wall, problem, strength)
 WITH due_source AS (
     SELECT e.*, EDGE_PROBLEM AS problem, CASE WHEN VALID_EDGE THEN EDGE_LAMBDA END AS lambda,
            CASE WHEN VALID_EDGE THEN EDGE_STRENGTH ELSE 0 END AS strength
@@ -173,15 +181,17 @@ WITH due_source AS (
     LEFT JOIN mem_block_state ta ON ta.id = e.@END_A
     LEFT JOIN mem_block_state tb ON tb.id = e.@END_B)
 EDGE_DUE_ROWS;
--- Edges that are gone leave no due time behind.
+-- Every queued edge's due row goes, and those of the edges still there
+-- come back; an edge that is gone leaves no due time behind.
 DELETE FROM mem_edge_due WHERE (from_id, to_id) IN (
-    SELECT r.from_id, r.to_id FROM refresh_edges r WHERE r.seq BETWEEN :lo AND :hi
-      AND NOT EXISTS (SELECT 1 FROM @EDGES e WHERE e.@KEY_A = r.from_id AND e.@KEY_B = r.to_id));
+    SELECT from_id, to_id FROM refresh_edges WHERE seq BETWEEN :lo AND :hi);
+INSERT OR FAIL INTO mem_edge_due (from_id, to_id, @ENDS_COLSdue_hours, due_wall, problem, strength)
+SELECT from_id, to_id, @ENDS_COLSdue_hours, due_wall, problem, strength FROM refresh_due_rows ORDER BY rowid;
 -- The list of edges due soon follows (none while it has no horizon:
 -- :soon_hours and :soon_wall are NULL).
 DELETE FROM main.mem_edge_soon WHERE (from_id, to_id) IN (
     SELECT from_id, to_id FROM refresh_edges WHERE seq BETWEEN :lo AND :hi);
-INSERT INTO main.mem_edge_soon (from_id, to_id, due_hours, due_wall)
+INSERT OR FAIL INTO main.mem_edge_soon (from_id, to_id, due_hours, due_wall)
 SELECT d.from_id, d.to_id, d.due_hours, d.due_wall
 FROM refresh_edges r CROSS JOIN main.mem_edge_due d ON d.from_id = r.from_id AND d.to_id = r.to_id
 WHERE r.seq BETWEEN :lo AND :hi AND (d.due_hours <= :soon_hours OR d.due_wall <= :soon_wall)

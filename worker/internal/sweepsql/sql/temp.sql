@@ -14,6 +14,8 @@ DROP TABLE IF EXISTS temp.mem_edge_due;
 DROP TABLE IF EXISTS temp.mem_fact_due;
 DROP TABLE IF EXISTS temp.refresh_ids;
 DROP TABLE IF EXISTS temp.refresh_edges;
+DROP TABLE IF EXISTS temp.refresh_degree_deltas;
+DROP TABLE IF EXISTS temp.refresh_due_rows;
 DROP TABLE IF EXISTS temp.refresh_block_rows;
 DROP TABLE IF EXISTS temp.block_degree;
 DROP TABLE IF EXISTS temp.block_rates;
@@ -61,6 +63,12 @@ CREATE TEMP VIEW valid_edges_scan AS
 SELECT e.* FROM @EDGES_SCAN WHERE VALID_EDGE;
 CREATE TEMP TABLE refresh_ids (seq INTEGER PRIMARY KEY, id TEXT UNIQUE);
 CREATE TEMP TABLE refresh_edges (seq INTEGER PRIMARY KEY, from_id TEXT, to_id TEXT, UNIQUE (from_id, to_id));
+-- A chunk of queued edges' degree changes by block, and their due rows as
+-- EDGE_DUE_ROWS makes them (refresh_edges), before they are written.
+-- Untyped, so the values reach mem_block_state and mem_edge_due as the
+-- statements computed them.
+CREATE TEMP TABLE refresh_degree_deltas (id, delta);
+CREATE TEMP TABLE refresh_due_rows (from_id, to_id, end_a, end_b, due_hours, due_wall, problem, strength);
 -- Weighted degrees of every block, recounted by a full refresh: sums of
 -- fixed-point strengths (EDGE_STRENGTH), exact, so a recount and degrees
 -- kept by deltas give the same bits in any order.
