@@ -81,6 +81,12 @@ func WithSummed(opt SweepOptions, f func(source string, fit bool)) SweepOptions 
 // group the sums by ends by SQL.
 func WithoutHashTables(opt SweepOptions) SweepOptions { return sweep.WithoutHashTables(opt) }
 
+// WithTempPages sets the test hook a sweep calls before it makes its temp
+// tables: whether they take big pages.
+func WithTempPages(opt SweepOptions, f func(big bool)) SweepOptions {
+	return sweep.WithTempPages(opt, f)
+}
+
 // WithGuarded sets the test hook a sweep calls when an app's rule refused
 // a change of a chunk run without a savepoint.
 func WithGuarded(opt SweepOptions, f func()) SweepOptions {

@@ -19,6 +19,9 @@ type Options struct {
 	// OwnProcess: no app's connection shares the sweep's process (the
 	// CLI), so only another process could wait for the write lock.
 	OwnProcess bool
+	// BigTempPages: the sweep copies every row into its temp tables (a
+	// full one), which take TempPageSize pages.
+	BigTempPages bool
 }
 
 // sql is the dialect of the tables the sweep decides on.
@@ -63,13 +66,17 @@ const SweepCacheKiB = 7 << 10
 // copy), and SQLite reads their pages back from the OS's cache anyway.
 const TempCacheKiB = 2 << 10
 
-// TempPageSize is the page size of the sweep's temp tables, set before
-// the connection makes its first one. A full sweep writes every edge's
-// evaluation into them and reads it back whole several times (the due
-// rows, the plan, the sync); each page SQLite does not hold is a read of
-// the OS's cache, one system call a page. At 64 KB a bulk first sweep of a
-// million edges makes 357,000 reads instead of 554,000 (the file's own
-// pages are the app's size, untouched).
+// TempPageSize is the page size of a full sweep's temp tables, set before
+// the connection makes its first one (Options.BigTempPages). A full sweep writes
+// every edge's evaluation into them and reads it back whole several times
+// (the due rows, the plan, the sync); each page SQLite does not hold is a
+// read of the OS's cache, one system call a page. At 64 KB a bulk first
+// sweep of a million edges makes 357,000 reads instead of 554,000 (the
+// file's own pages are the app's size, untouched). An incremental sweep
+// keeps SQLite's default: its dozens of temp tables hold a few rows each,
+// and at 64 KB their first pages alone outgrow the temp cache (32 such
+// pages), so they would be written out and read back all the time, and
+// each change to one copied whole into the temp journal.
 const TempPageSize = 64 << 10
 
 // SorterThreads is how many threads SQLite may add to sort (PRAGMA

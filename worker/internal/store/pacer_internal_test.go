@@ -49,15 +49,36 @@ func TestSweepBusyTimeout(t *testing.T) {
 	}
 }
 
-// The sweep's temp tables are made with TempPageSize pages.
-func TestTempTablesTakeBigPages(t *testing.T) {
+// TestTempTablesTakeBigPagesWhenAsked: a sweep's temp tables keep SQLite's
+// default pages unless its options ask for big ones (BigTempPages), set
+// before its first transaction opens the temp database.
+func TestTempTablesTakeBigPagesWhenAsked(t *testing.T) {
 	ctx := context.Background()
-	st, _ := newFileStore(t)
-	if _, err := st.conn.ExecContext(ctx, "CREATE TEMP TABLE t AS SELECT 1 AS x"); err != nil {
-		t.Fatal(err)
-	}
-	var size int
-	if err := st.conn.QueryRowContext(ctx, "PRAGMA temp.page_size").Scan(&size); err != nil || size != TempPageSize {
-		t.Fatalf("temp.page_size %d (%v), want %d", size, err, TempPageSize)
+	for _, big := range []bool{false, true} {
+		db, err := memdb.Open(t.TempDir()+"/m.db", memdb.OpenOptions{Create: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		st, err := OpenFile(ctx, db, Options{ChunkSize: DefaultChunkSize, SoloChunkSize: DefaultSoloChunkSize,
+			SoloHold: DefaultSoloHold, Pause: DefaultPause, BigTempPages: big})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		if err := st.InTx(ctx, func() error {
+			_, err := st.conn.ExecContext(ctx, "CREATE TEMP TABLE t AS SELECT 1 AS x")
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		want := 4096
+		if big {
+			want = TempPageSize
+		}
+		var size int
+		if err := st.conn.QueryRowContext(ctx, "PRAGMA temp.page_size").Scan(&size); err != nil || size != want {
+			t.Errorf("big %v: temp.page_size %d (%v), want %d", big, size, err, want)
+		}
 	}
 }

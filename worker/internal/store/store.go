@@ -148,12 +148,16 @@ func OpenFile(ctx context.Context, db *memdb.DB, opt Options) (*fileStore, error
 	// edge indexes all over a big file; and a thread to help sort
 	// (options.go). The sweep checkpoints after each of its commits itself
 	// (see checkpoint). The WAL is not cut back at each restart
-	// (WALSizeLimit). Temp tables get bigger pages (TempPageSize), where
-	// the connection has none yet.
-	for _, pragma := range []string{fmt.Sprintf("PRAGMA temp.page_size = %d", TempPageSize),
-		fmt.Sprintf("PRAGMA cache_size = -%d", SweepCacheKiB),
+	// (WALSizeLimit). A full sweep's temp tables get bigger pages
+	// (BigTempPages), set before anything opens the temp database (the
+	// first transaction does).
+	pragmas := []string{fmt.Sprintf("PRAGMA cache_size = -%d", SweepCacheKiB),
 		fmt.Sprintf("PRAGMA temp.cache_size = -%d", TempCacheKiB), fmt.Sprintf("PRAGMA threads = %d", SorterThreads),
-		"PRAGMA wal_autocheckpoint = 0", "PRAGMA journal_size_limit = -1"} {
+		"PRAGMA wal_autocheckpoint = 0", "PRAGMA journal_size_limit = -1"}
+	if opt.BigTempPages {
+		pragmas = append([]string{fmt.Sprintf("PRAGMA temp.page_size = %d", TempPageSize)}, pragmas...)
+	}
+	for _, pragma := range pragmas {
 		if _, err := conn.ExecContext(ctx, pragma); err != nil {
 			conn.Close()
 			return nil, err

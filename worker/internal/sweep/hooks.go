@@ -72,6 +72,13 @@ func WithoutHashTables(opt Options) Options {
 	return opt
 }
 
+// WithTempPages is opt with the hook a sweep calls before it makes its
+// temp tables: whether they take big pages.
+func WithTempPages(opt Options, f func(big bool)) Options {
+	opt.signals.TempPages = f
+	return opt
+}
+
 // WithGuarded is opt with the hook a sweep calls when an app's rule
 // refused a change of a chunk run without a savepoint.
 func WithGuarded(opt Options, f func()) Options {

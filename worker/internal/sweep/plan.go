@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/memdecay/memdecay/schema"
+	"github.com/memdecay/memdecay/worker/internal/adapter"
 	"github.com/memdecay/memdecay/worker/internal/memdb"
 	"github.com/memdecay/memdecay/worker/internal/settings"
 	"github.com/memdecay/memdecay/worker/internal/store"
@@ -144,32 +145,70 @@ func (s *sweep) plan(ctx context.Context, full bool) (err error) {
 	return s.planReport(ctx, deferred)
 }
 
-// loadPolicies validates every relation policy row and stages it, with
-// its durations in the clock's unit, in temp.sweep_policy. A broken row
-// fails the sweep before anything changes.
+// loadPolicies stages every relation policy row (readPolicies), with its
+// durations in the clock's unit, in temp.sweep_policy.
 func (s *sweep) loadPolicies(ctx context.Context) error {
-	q := s.db.Querier()
-	policies, err := settings.ReadPolicies(ctx, q)
+	policies, staged, fingerprint, stored, err := readPolicies(ctx, s.db.Querier(), s.cfg)
 	if err != nil {
-		return fmt.Errorf("%w (nothing was swept)", err)
+		return err
 	}
-	staged := make([]settings.StagedPolicy, len(policies))
+	s.fingerprint, s.storedFingerprint = fingerprint, stored
 	for i, p := range policies {
-		if staged[i], err = p.Resolve(s.cfg.EdgeDecayThreshold); err != nil {
-			return fmt.Errorf("%w (nothing was swept)", err)
-		}
-		_, err = q.ExecContext(ctx, `INSERT INTO temp.sweep_policy
+		_, err = s.db.Querier().ExecContext(ctx, `INSERT INTO temp.sweep_policy
 			(relation_type, model, curve, clock, threshold, to_zero, action, orphans) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 			p.RelationType, p.Model, staged[i].Curve, p.Clock, staged[i].Threshold, staged[i].ToZero, p.Action, p.Orphans)
 		if err != nil {
 			return err
 		}
 	}
-	if s.fingerprint, err = derivedFingerprint(s.cfg, policies, staged); err != nil {
-		return err
+	return nil
+}
+
+// readPolicies validates every relation policy row and resolves it in the
+// clock's unit, and reads the fingerprint of the derived state they and the
+// settings make, and the stored one. A broken row fails the sweep before
+// anything changes.
+func readPolicies(ctx context.Context, q memdb.Querier, cfg settings.Config) (policies []settings.Policy,
+	staged []settings.StagedPolicy, fingerprint, stored string, err error) {
+	if policies, err = settings.ReadPolicies(ctx, q); err != nil {
+		return nil, nil, "", "", fmt.Errorf("%w (nothing was swept)", err)
 	}
-	return q.QueryRowContext(ctx, `SELECT coalesce((SELECT CAST(value AS TEXT) FROM main.mem_config WHERE key = 'derived_fingerprint'), '')`).
-		Scan(&s.storedFingerprint)
+	staged = make([]settings.StagedPolicy, len(policies))
+	for i, p := range policies {
+		if staged[i], err = p.Resolve(cfg.EdgeDecayThreshold); err != nil {
+			return nil, nil, "", "", fmt.Errorf("%w (nothing was swept)", err)
+		}
+	}
+	if fingerprint, err = derivedFingerprint(cfg, policies, staged); err != nil {
+		return nil, nil, "", "", err
+	}
+	err = q.QueryRowContext(ctx, `SELECT coalesce((SELECT CAST(value AS TEXT) FROM main.mem_config WHERE key = 'derived_fingerprint'), '')`).
+		Scan(&stored)
+	return policies, staged, fingerprint, stored, err
+}
+
+// copiesEveryRow says, before the sweep opens its store, whether it will
+// copy every row into its temp tables, which then take big pages
+// (store.TempPageSize): a full sweep, as run and prepare decide it (asked
+// for, the mapping's change capture missing, or the derived state's
+// fingerprint changed), or a dry run, which plans every row. An
+// incremental sweep's temp tables hold a few rows each, and keep SQLite's
+// default. Read before the sweep's lease, so only a guess (a setting
+// changed meanwhile makes it wrong, and only slower); an error is left for
+// the sweep to meet where it reads the same rows.
+func copiesEveryRow(ctx context.Context, q memdb.Querier, opt Options, mapped *adapter.Adapted) bool {
+	if opt.DryRun || opt.Full {
+		return true
+	}
+	if missing, err := mapped.MissingObjects(ctx, q); err != nil || len(missing) > 0 {
+		return err == nil
+	}
+	cfg, err := settings.LoadConfig(ctx, q)
+	if err != nil {
+		return false
+	}
+	_, _, fingerprint, stored, err := readPolicies(ctx, q, cfg)
+	return err == nil && stored != fingerprint
 }
 
 // planSettings names what a plan depends on: the derived state's

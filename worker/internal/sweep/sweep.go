@@ -107,7 +107,12 @@ func Sweep(ctx context.Context, db *memdb.DB, opt Options) (*report.Report, erro
 	if db.Rqlite || opt.replicated {
 		st, err = store.OpenReplica(ctx, db, opt.forStore())
 	} else {
-		st, err = store.OpenFile(ctx, db, opt.forStore())
+		stOpt := opt.forStore()
+		stOpt.BigTempPages = copiesEveryRow(ctx, db.SQL, opt, mapped)
+		if opt.signals.TempPages != nil {
+			opt.signals.TempPages(stOpt.BigTempPages)
+		}
+		st, err = store.OpenFile(ctx, db, stOpt)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("sweep: %w", err)
