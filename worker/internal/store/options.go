@@ -67,10 +67,10 @@ const SweepCacheKiB = 7 << 10
 const TempCacheKiB = 2 << 10
 
 // TempPageSize is the page size of a full sweep's temp tables, set before
-// the connection makes its first one (Options.BigTempPages). A full sweep writes
-// every edge's evaluation into them and reads it back whole several times
-// (the due rows, the plan, the sync); each page SQLite does not hold is a
-// read of the OS's cache, one system call a page. At 64 KB a bulk first
+// the connection makes its first one (Options.BigTempPages). A full sweep
+// writes every edge's evaluation into them and reads it back whole several
+// times (the due rows, the plan, the sync); each page SQLite does not hold
+// is a read of the OS's cache, one system call a page. At 64 KB a bulk first
 // sweep of a million edges makes 357,000 reads instead of 554,000 (the
 // file's own pages are the app's size, untouched). An incremental sweep
 // keeps SQLite's default: its dozens of temp tables hold a few rows each,

@@ -13,14 +13,20 @@ import (
 // file (path), both closed at cleanup.
 func newFileStore(t *testing.T) (st *fileStore, path string) {
 	t.Helper()
+	return newFileStoreWith(t, Options{})
+}
+
+// newFileStoreWith is newFileStore with opt, its pacing the defaults.
+func newFileStoreWith(t *testing.T, opt Options) (st *fileStore, path string) {
+	t.Helper()
 	path = t.TempDir() + "/m.db"
 	db, err := memdb.Open(path, memdb.OpenOptions{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	st, err = OpenFile(context.Background(), db, Options{ChunkSize: DefaultChunkSize, SoloChunkSize: DefaultSoloChunkSize,
-		SoloHold: DefaultSoloHold, Pause: DefaultPause})
+	opt.ChunkSize, opt.SoloChunkSize, opt.SoloHold, opt.Pause = DefaultChunkSize, DefaultSoloChunkSize, DefaultSoloHold, DefaultPause
+	st, err = OpenFile(context.Background(), db, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,17 +61,7 @@ func TestSweepBusyTimeout(t *testing.T) {
 func TestTempTablesTakeBigPagesWhenAsked(t *testing.T) {
 	ctx := context.Background()
 	for _, big := range []bool{false, true} {
-		db, err := memdb.Open(t.TempDir()+"/m.db", memdb.OpenOptions{Create: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		st, err := OpenFile(ctx, db, Options{ChunkSize: DefaultChunkSize, SoloChunkSize: DefaultSoloChunkSize,
-			SoloHold: DefaultSoloHold, Pause: DefaultPause, BigTempPages: big})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
+		st, _ := newFileStoreWith(t, Options{BigTempPages: big})
 		if err := st.InTx(ctx, func() error {
 			_, err := st.conn.ExecContext(ctx, "CREATE TEMP TABLE t AS SELECT 1 AS x")
 			return err

@@ -101,8 +101,8 @@ type sweepSignals struct {
 	// Guarded is called when an app's rule refused a change of a chunk
 	// run without a savepoint, and the apply goes on under savepoints.
 	Guarded func()
-	// TempPages is called before the sweep makes its temp tables: whether
-	// they take big pages (sizeTempPages).
+	// TempPages is called before the sweep opens its store: whether its
+	// temp tables take big pages (copiesEveryRow).
 	TempPages func(big bool)
 	// PlanStands is called once the plan is made: whether the apply takes
 	// its removals without looking at each edge again (standingPlan).
