@@ -189,7 +189,13 @@ func runModel(g mGraph, cfg mConfig, now float64, sameClock bool) mResult {
 		}
 	}
 	slices.Sort(nonzero)
-	if n := len(nonzero); n > 0 {
+	// The threshold is taken (and reported) only when the archival has a
+	// faded block to decide on.
+	faded := false
+	for _, b := range g.blocks {
+		faded = faded || (b.status == "active" && b.lr != nil && modelRecency(modelLambda[tier[b.id]], b.lr, now) < cfg.blockThr)
+	}
+	if n := len(nonzero); n > 0 && faded && cfg.archival && !sameClock {
 		v := nonzero[min(int(math.Floor(0.8*float64(n))), n-1)]
 		r.bridge = &v
 	}

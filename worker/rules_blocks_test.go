@@ -278,6 +278,41 @@ func TestReinforceTies(t *testing.T) {
 	}
 }
 
+// TestBridgeThresholdOnlyWhenFaded: the threshold reads every block's
+// state, so a sweep takes it (and reports it) only when a block faded;
+// sweeps with none, at the same clock or later, report none. A block that
+// fades later is still judged on the threshold of the graph as it stands,
+// from a start no sweep since took.
+func TestBridgeThresholdOnlyWhenFaded(t *testing.T) {
+	// The star of TestBridgeProtection, every block fresh: d[8] = 0.95.
+	db, _ := newMemory(t, `
+		INSERT INTO mem_blocks (id, category, last_reinforced_hours) VALUES
+			('h','knowledge',1000), ('l2','knowledge',1000), ('l3','knowledge',1000), ('l4','knowledge',1000),
+			('l5','knowledge',1000), ('l6','knowledge',1000), ('l7','knowledge',1000), ('l8','knowledge',1000),
+			('lb','knowledge',1000), ('lc','knowledge',1000);
+		INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours) VALUES
+			('h','l2',0.2,0,1000), ('h','l3',0.3,0,1000), ('h','l4',0.4,0,1000), ('h','l5',0.5,0,1000),
+			('h','l6',0.6,0,1000), ('h','l7',0.7,0,1000), ('h','l8',0.8,0,1000),
+			('h','lb',0.95,0,1000), ('h','lc',0.94,0,1000);`)
+	for i, clock := range []float64{1000, 1000, 1001} {
+		if r := sweepAt(t, db, clock); r.BridgeThreshold != nil || r.Archived != 0 {
+			t.Fatalf("sweep %d at %v, nothing faded: bridge threshold %v, %d archived; want none, 0", i+1, clock, fmtPtr(r.BridgeThreshold), r.Archived)
+		}
+	}
+	// The app moves two leaves' last use far back: both fade; lb's degree
+	// reaches the threshold.
+	mustExec(t, db, `UPDATE mem_blocks SET last_reinforced_hours = 0 WHERE id IN ('lb', 'lc')`)
+	r := sweepAt(t, db, 1002)
+	if r.Full {
+		t.Fatal("the sweep after the app's write was full; want incremental")
+	}
+	if r.BridgeThreshold == nil || *r.BridgeThreshold != fixedDegree(0.95) {
+		t.Fatalf("bridge threshold %v, want 0.95 in fixed point", fmtPtr(r.BridgeThreshold))
+	}
+	expectStatus(t, db, "active", "lb")
+	expectStatus(t, db, "archived", "lc")
+}
+
 // TestBridgeThresholdFromAnyStart: the threshold's sort starts from the
 // last sweep's threshold, or the hint a full sweep left for the sweep
 // after it (plan.sql, bridge_threshold); whatever that was (below, at,
@@ -292,7 +327,9 @@ func TestBridgeThresholdFromAnyStart(t *testing.T) {
 		WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 39)
 		INSERT OR IGNORE INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours)
 		SELECT min(a, b), max(a, b), 0.05 + (i * 7 % 17) * 0.05, i % 3, 1000
-		FROM (SELECT i, printf('b%02d', i) AS a, printf('b%02d', (i + 1 + i % 5) % 40) AS b FROM n) WHERE a != b;`)
+		FROM (SELECT i, printf('b%02d', i) AS a, printf('b%02d', (i + 1 + i % 5) % 40) AS b FROM n) WHERE a != b;
+		-- A faded block with no edge: the threshold is taken, of the same degrees.
+		INSERT INTO mem_blocks (id, category, last_reinforced_hours) VALUES ('faded', 'knowledge', 0);`)
 	want := dryRunAt(t, db, 1000).BridgeThreshold
 	if want == nil {
 		t.Fatal("no bridge threshold without a last sweep")
@@ -359,6 +396,8 @@ func TestBridgeThresholdOfBlocksChangedMidSweep(t *testing.T) {
 		clock, wall := 100.0, time.Unix(1_800_000_000, 0)
 		incSweep(t, db, clock, wall, false)
 		clock += 2
+		// A faded block with no edge, so the sweep takes the threshold.
+		mustExec(t, db, `INSERT INTO mem_blocks (id, category, last_reinforced_hours) VALUES ('faded', 'knowledge', -1e6)`)
 		// An edge write, so the refresh has a chunk of edges to tell of.
 		mustExec(t, db, `UPDATE mem_edges SET reinforcement_count = reinforcement_count + 1
 			WHERE (from_id, to_id) = (SELECT from_id, to_id FROM mem_edges ORDER BY from_id, to_id LIMIT 1)`)

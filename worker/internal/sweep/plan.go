@@ -76,18 +76,11 @@ func (s *sweep) plan(ctx context.Context, full bool) (err error) {
 	if _, err := s.db.Exec(ctx, "plan_changed_blocks"); err != nil {
 		return err
 	}
-	bridge, err := s.bridgeThreshold(ctx)
-	if err != nil {
-		return err
-	}
-	if bridge.Valid {
-		r.BridgeThreshold = &bridge.Float64
-	}
 	// Archival and the decay cap are decided once per clock value, so a
 	// second sweep at the same clock removes nothing new.
 	sameClock := s.cfg.LastCurateAt != nil && *s.cfg.LastCurateAt == s.clock.Hours
 	if s.cfg.BlockArchival && !sameClock {
-		if _, err := s.db.Exec(ctx, "plan_archive", sql.Named("bridge", bridge)); err != nil {
+		if err := s.planArchive(ctx); err != nil {
 			return err
 		}
 	}
@@ -240,6 +233,28 @@ func writeFingerprint(w io.Writer, layout uint, cfg settings.Config, policies []
 	for i, p := range policies {
 		fmt.Fprintf(w, "%q %q %v %v %q %q;", p.RelationType, staged[i].Curve, staged[i].Threshold, staged[i].ToZero, p.Clock, p.Action)
 	}
+}
+
+// planArchive plans the faded blocks' archival. The bridge threshold it
+// compares their degrees with reads every block state, so it is taken
+// only when some block faded, and then reported.
+func (s *sweep) planArchive(ctx context.Context) error {
+	if _, err := s.db.Exec(ctx, "plan_faded"); err != nil {
+		return err
+	}
+	faded, err := s.db.Count(ctx, "SELECT EXISTS (SELECT 1 FROM temp.plan_faded)")
+	if err != nil || faded == 0 {
+		return err
+	}
+	bridge, err := s.bridgeThreshold(ctx)
+	if err != nil {
+		return err
+	}
+	if bridge.Valid {
+		s.report.BridgeThreshold = &bridge.Float64
+	}
+	_, err = s.db.Exec(ctx, "plan_archive", sql.Named("bridge", bridge))
+	return err
 }
 
 // bridgeThreshold is the 80th percentile of the active blocks' non-zero

@@ -120,10 +120,17 @@ func (s *sweep) rankIncremental(ctx context.Context, old rankScale) (done bool, 
 	// The floors of the pass over the stored states (plan_rank_scale):
 	// below the count's, the scales would have shrunk too far (alpha); the
 	// degree's is the bridge threshold, which a fifth of the blocks reach
-	// (the top degrees are the hubs, which lose an edge in most sweeps).
+	// (the top degrees are the hubs, which lose an edge in most sweeps):
+	// this sweep's, or when it took none, the last one taken.
 	degreeFloor := old.MaxDegree / maxAlpha
+	bridge := sql.NullFloat64{}
 	if b := s.report.BridgeThreshold; b != nil {
-		degreeFloor = min(degreeFloor, *b)
+		bridge = sql.NullFloat64{Float64: *b, Valid: true}
+	} else if err := s.db.Querier().QueryRowContext(ctx, s.opt.sql().Stmts("bridge_start")[0]).Scan(&bridge); err != nil {
+		return false, fmt.Errorf("the last bridge threshold: %w", err)
+	}
+	if bridge.Valid {
+		degreeFloor = min(degreeFloor, bridge.Float64)
 	}
 	floors := []any{sql.Named("degree_floor", degreeFloor),
 		sql.Named("count_floor", math.Expm1(math.Log1p(old.MaxCount)/maxAlpha))}

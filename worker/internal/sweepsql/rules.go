@@ -374,6 +374,21 @@ FROM (SELECT id, ` + rankScore + ` AS score,
       FROM candidates, scale LIMIT -1 OFFSET 0)
 ORDER BY id`
 
+// bridgeStart is the last bridge threshold taken, g (bridge_threshold):
+// of the newest of the last 50 done sweeps that took one, the hint a full
+// sweep left for the sweep after it (mem_config's bridge_hint: its
+// removals moved the degrees far from those it planned with), or the
+// threshold in its report; NULL when none did. A sweep with no faded block
+// takes none, so the newest sweep may have none. Only where a sort starts:
+// any g gives the same threshold.
+const bridgeStart = `SELECT (
+    SELECT v FROM (
+        SELECT s.id, coalesce((SELECT json_extract(c.value, '$.threshold') FROM main.mem_config c
+                               WHERE c.key = 'bridge_hint' AND json_valid(c.value) AND json_extract(c.value, '$.sweep') = s.id),
+                              json_extract(s.result, '$.bridge_threshold')) AS v
+        FROM main.mem_sweeps s WHERE s.status = 'done' AND json_valid(s.result) ORDER BY s.id DESC LIMIT 50)
+    WHERE typeof(v) IN ('integer', 'real') ORDER BY id DESC LIMIT 1) AS g`
+
 // activeInState says a block state row s is of an active block: a
 // refresh gives an active block its ranking inputs, or a problem when it
 // is unusable, and any other block neither.

@@ -31,6 +31,7 @@ var Macros = strings.NewReplacer(
 	"CHUNK_EVENTS_ORPHANS", chunkEvents("@ARCHIVE_NODES", "apply_block_ids"), "CHUNK_EVENTS_FACTS", chunkEvents("@ARCHIVE_FACTS", "apply_rows"),
 	"RANK_INPUTS_ALL", rankInputs("@NODES b"), "RANK_INPUTS_OF_IDS", rankInputs("rank_ids r CROSS JOIN @NODES b ON b.id = r.id"),
 	"RANK_SCORED", rankScored, "RANK_BOUND_KEPT", rankBoundKept, "RANKED_UNTOUCHED", rankedUntouched, "NOT_RANKED", notRanked, "ACTIVE_IN_STATE", activeInState,
+	"BRIDGE_START", bridgeStart,
 	"ORPHANS_PLANNED", orphansPlanned, "LOST_STRENGTHS", lostStrengths, "REINFORCE_KEPT_PROBLEM", Literal(ReinforceKeptProblem))
 
 // orphansPlanned holds while the plan deletes an edge under a policy that

@@ -105,27 +105,19 @@ INSERT OR IGNORE INTO rank_changed (id) SELECT id FROM main.mem_dirty_blocks WHE
 -- name: bridge_threshold
 -- d[min(floor(0.8 n), n - 1)] over the n non-zero degrees of the active
 -- blocks sorted ascending (inbox and archived blocks have degrees too, and
--- take no part). Whether a block is active comes from its state
+-- take no part), taken only when the archival has faded blocks to decide
+-- on (plan_faded). Whether a block is active comes from its state
 -- (ACTIVE_IN_STATE: one pass over the narrow state table, no block read),
 -- or for a block changed since the refresh, from the block. It is taken
 -- counting from the top: position off = n - 1 - k of the degrees sorted
 -- descending. Degrees move little between sweeps, so the sort starts from
--- the last sweep's threshold, g: the off + 1 - above degrees just below g,
--- or the above - off just above it (above: how many are at least g), so it
--- keeps a few rows rather than a fifth of them; with no g (NULL) it is the
--- sort from the top. Any g gives the same number. After a full sweep, g
--- is the threshold of the degrees it left (mem_config's bridge_hint, for
--- that sweep: its removals moved the degrees far from those it planned
--- with). The degrees are read where they are, not copied: the counts in
--- one pass over the state table (and the changed blocks), the rows near g
--- in another.
-WITH g AS MATERIALIZED (
-    SELECT CASE WHEN typeof(v) IN ('integer', 'real') THEN v END AS g
-    FROM (SELECT coalesce((SELECT json_extract(c.value, '$.threshold') FROM main.mem_config c
-                           WHERE c.key = 'bridge_hint' AND json_valid(c.value) AND json_extract(c.value, '$.sweep') = s.id),
-                          json_extract(s.result, '$.bridge_threshold')) AS v
-          FROM main.mem_sweeps s WHERE s.status = 'done' AND json_valid(s.result) ORDER BY s.id DESC LIMIT 1)
-    UNION ALL SELECT NULL LIMIT 1),
+-- the last threshold taken, g (BRIDGE_START): the off + 1 - above degrees
+-- just below g, or the above - off just above it (above: how many are at
+-- least g), so it keeps a few rows rather than a fifth of them; with no g
+-- (NULL) it is the sort from the top. Any g gives the same number. The
+-- degrees are read where they are, not copied: the counts in one pass over
+-- the state table (and the changed blocks), the rows near g in another.
+WITH g AS MATERIALIZED (BRIDGE_START),
 d AS NOT MATERIALIZED (
     SELECT s.degree FROM mem_block_state s
     WHERE s.degree > 0 AND ACTIVE_IN_STATE AND s.id NOT IN (SELECT id FROM rank_changed)
@@ -149,16 +141,30 @@ SELECT CASE WHEN (SELECT above > off FROM k)
             ELSE (SELECT degree FROM d WHERE (SELECT g FROM g) IS NULL OR degree < (SELECT g FROM g)
                   ORDER BY degree DESC LIMIT 1 OFFSET (SELECT off - above FROM k)) END;
 
+-- name: bridge_start
+-- The last bridge threshold taken (BRIDGE_START), where an incremental
+-- ranking's pass over the states starts looking (rank.go) when this sweep
+-- took none.
+BRIDGE_START;
+
+-- name: plan_faded
+-- The archival's candidates: the active blocks in scope whose recency is
+-- below the threshold. Bridges among them stay (plan_archive), and only
+-- when there are some does the sweep take the bridge threshold, a pass
+-- over every block state.
+INSERT INTO plan_faded (id, last_reinforced_hours, tier, degree, recency)
+SELECT id, last_reinforced_hours, tier, degree, recency FROM (
+    SELECT b.id, b.last_reinforced_hours, s.tier, s.degree,
+           effective_weight(1.0, s.lambda, :now - b.last_reinforced_hours) AS recency
+    FROM sweep_blocks k CROSS JOIN @NODES b ON b.id = k.id CROSS JOIN mem_block_state s ON s.id = b.id
+    WHERE s.problem IS NULL AND typeof(b.last_reinforced_hours) IN ('integer', 'real')@AND_UNPINNED)
+WHERE recency < :block_threshold;
+
 -- name: plan_archive
+-- The faded blocks archived: all but the bridges (:bridge, the bridge
+-- threshold) and those with a pinned edge.
 INSERT INTO plan_blocks (id, last_reinforced_hours, recency, tier)
-WITH faded AS MATERIALIZED (
-    SELECT id, last_reinforced_hours, tier, degree, recency FROM (
-        SELECT b.id, b.last_reinforced_hours, s.tier, s.degree,
-               effective_weight(1.0, s.lambda, :now - b.last_reinforced_hours) AS recency
-        FROM sweep_blocks k CROSS JOIN @NODES b ON b.id = k.id CROSS JOIN mem_block_state s ON s.id = b.id
-        WHERE s.problem IS NULL AND typeof(b.last_reinforced_hours) IN ('integer', 'real')@AND_UNPINNED)
-    WHERE recency < :block_threshold)
-SELECT c.id, c.last_reinforced_hours, c.recency, c.tier FROM faded c
+SELECT c.id, c.last_reinforced_hours, c.recency, c.tier FROM plan_faded c
 WHERE NOT coalesce(c.degree >= :bridge, 0)
   AND NOT EXISTS (SELECT 1 FROM @EDGES e WHERE e.@END_A = c.id AND e.pinned)
   AND NOT EXISTS (SELECT 1 FROM @EDGES e WHERE e.@END_B = c.id AND e.pinned)

@@ -25,6 +25,7 @@ DROP TABLE IF EXISTS temp.sweep_invalid;
 DROP TABLE IF EXISTS temp.scope_edges;
 DROP TABLE IF EXISTS temp.scope_blocks;
 DROP TABLE IF EXISTS temp.scope_facts;
+DROP TABLE IF EXISTS temp.plan_faded;
 DROP TABLE IF EXISTS temp.plan_blocks;
 DROP TABLE IF EXISTS temp.plan_edges;
 DROP TABLE IF EXISTS temp.plan_edges_planned;
@@ -89,6 +90,9 @@ CREATE TEMP TABLE refresh_block_rows (id TEXT PRIMARY KEY, tier TEXT, lambda REA
 -- planned: 1 for a change the plan counted that the app's rules held or
 -- kept when applied (counts.go takes it off the planned changes).
 CREATE TEMP TABLE sweep_invalid (kind TEXT, id TEXT, problem TEXT, planned INTEGER);
+-- The archival's candidates (plan_faded): untyped, so the values reach
+-- plan_blocks as they were read.
+CREATE TEMP TABLE plan_faded (id, last_reinforced_hours, tier, degree, recency);
 CREATE TEMP TABLE plan_blocks (seq INTEGER PRIMARY KEY, id TEXT UNIQUE, last_reinforced_hours, recency REAL, tier TEXT);
 CREATE TEMP TABLE plan_edges (
     seq INTEGER PRIMARY KEY, from_id TEXT, to_id TEXT, @ENDS_COLSphase TEXT, relation_type TEXT, orphans TEXT,
