@@ -81,6 +81,12 @@ func WithSummed(opt SweepOptions, f func(source string, fit bool)) SweepOptions 
 // group the sums by ends by SQL.
 func WithoutHashTables(opt SweepOptions) SweepOptions { return sweep.WithoutHashTables(opt) }
 
+// WithEdgesKept sets the test hook an incremental sweep's plan calls when
+// it takes the edges before it: whether it took the last sweep's count.
+func WithEdgesKept(opt SweepOptions, f func(kept bool)) SweepOptions {
+	return sweep.WithEdgesKept(opt, f)
+}
+
 // WithTempPages sets the test hook a sweep calls before it makes its temp
 // tables: whether they take big pages.
 func WithTempPages(opt SweepOptions, f func(big bool)) SweepOptions {

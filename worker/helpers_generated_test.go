@@ -297,6 +297,7 @@ func incSweep(t *testing.T, db *worker.DB, clock float64, wall time.Time, full b
 	if err != nil {
 		t.Fatalf("sweep (full %v): %v", full, err)
 	}
+	expectEdgesAfter(t, db, r)
 	return r
 }
 

@@ -119,7 +119,25 @@ func sweepAt(t *testing.T, db *worker.DB, now float64) *worker.Report {
 	if err != nil {
 		t.Fatalf("sweep at %v: %v", now, err)
 	}
+	expectEdgesAfter(t, db, r)
 	return r
+}
+
+// expectEdgesAfter checks a sweep's edges after against the file's own
+// edges (not through a mapping), for a sweep no app wrote beside: counted,
+// or kept from the sweep before it (edges_kept), they are the same.
+func expectEdgesAfter(t *testing.T, db *worker.DB, r *worker.Report) {
+	t.Helper()
+	if r.DryRun {
+		return
+	}
+	var edges, mapped int64
+	if err := db.SQL.QueryRow(`SELECT (SELECT count(*) FROM mem_edges), (SELECT count(*) FROM mem_mapping)`).Scan(&edges, &mapped); err != nil {
+		t.Fatal(err)
+	}
+	if mapped == 0 && r.TotalEdgesAfter != edges {
+		t.Errorf("sweep %d: total_edges_after %d, the file holds %d edges", r.SweepID, r.TotalEdgesAfter, edges)
+	}
 }
 
 // sweepAtWall sweeps at active-hours clock now and wall clock wall.
@@ -129,6 +147,7 @@ func sweepAtWall(t *testing.T, db *worker.DB, now float64, wall time.Time) *work
 	if err != nil {
 		t.Fatalf("sweep at %v / %s: %v", now, wall.Format(time.RFC3339), err)
 	}
+	expectEdgesAfter(t, db, r)
 	return r
 }
 

@@ -67,6 +67,9 @@ func (s *sweep) finish(ctx context.Context) error {
 			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, s.fingerprint); err != nil {
 			return err
 		}
+		if err := s.keepEdgeCount(ctx); err != nil {
+			return err
+		}
 		if bridgeHint.Valid {
 			if _, err := q.ExecContext(ctx, `INSERT INTO mem_config (key, value) VALUES ('bridge_hint', json_object('sweep', ?, 'threshold', ?))
 				ON CONFLICT (key) DO UPDATE SET value = excluded.value`, s.claim.ID, bridgeHint.Float64); err != nil {
@@ -138,11 +141,27 @@ func (s *sweep) countEdgesAfter(ctx context.Context) error {
 		if queued == 0 {
 			r.CountEdgesRemoved()
 			r.TotalEdgesAfter = r.EdgesBefore - r.EdgesRemoved
+			s.countMark = s.marks.edge
 			return nil
 		}
 	}
-	n, err := s.countEdges(ctx)
-	r.TotalEdgesAfter = n
+	// Counted with the edge queue's end, at one snapshot.
+	return s.db.Querier().QueryRowContext(ctx, s.opt.sql().Expand(`SELECT (SELECT count(*) FROM @EDGES),
+		(SELECT coalesce(max(seq), 0) FROM main.mem_dirty_edges)`)).Scan(&r.TotalEdgesAfter, &s.countMark)
+}
+
+// keepEdgeCount keeps, on a file, the edges the sweep left with the queue
+// mark they are exact at, for the sweeps after it (edges_kept).
+func (s *sweep) keepEdgeCount(ctx context.Context) error {
+	if !s.db.Snapshots() {
+		return nil
+	}
+	of, err := s.edgesOf(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = s.db.Exec(ctx, "edges_counted_keep", sql.Named("edges", s.report.TotalEdgesAfter),
+		sql.Named("count_mark", s.countMark), sql.Named("edges_of", of))
 	return err
 }
 
@@ -184,6 +203,11 @@ func (s *sweep) clearQueues(ctx context.Context, midSweep bool) error {
 	keep := int64(0)
 	if midSweep {
 		keep = 1
+	} else if err := s.db.InTx(ctx, func() error {
+		_, err := s.db.Exec(ctx, "edges_counted_check")
+		return err
+	}); err != nil {
+		return err
 	}
 	// A table is emptied whole, which SQLite does by freeing its pages
 	// rather than row by row (much the cheapest for the big queue a first

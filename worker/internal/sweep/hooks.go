@@ -79,6 +79,14 @@ func WithTempPages(opt Options, f func(big bool)) Options {
 	return opt
 }
 
+// WithEdgesKept is opt with the hook an incremental sweep's plan calls
+// when it takes the edges before it: whether it took the last sweep's
+// count rather than counting them.
+func WithEdgesKept(opt Options, f func(kept bool)) Options {
+	opt.signals.EdgesKept = f
+	return opt
+}
+
 // WithGuarded is opt with the hook a sweep calls when an app's rule
 // refused a change of a chunk run without a savepoint.
 func WithGuarded(opt Options, f func()) Options {

@@ -101,6 +101,10 @@ type sweepSignals struct {
 	// Guarded is called when an app's rule refused a change of a chunk
 	// run without a savepoint, and the apply goes on under savepoints.
 	Guarded func()
+	// EdgesKept is called when an incremental sweep's plan takes the edges
+	// before it: whether it took the last sweep's count (edges_counted)
+	// rather than counting them.
+	EdgesKept func(kept bool)
 	// TempPages is called before the sweep opens its store: whether its
 	// temp tables take big pages (copiesEveryRow).
 	TempPages func(big bool)

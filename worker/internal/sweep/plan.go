@@ -70,7 +70,7 @@ func (s *sweep) plan(ctx context.Context, full bool) (err error) {
 	r := &s.report
 	if full && s.edgesCounted != nil {
 		r.EdgesBefore = *s.edgesCounted
-	} else if r.EdgesBefore, err = s.countEdges(ctx); err != nil {
+	} else if r.EdgesBefore, err = s.edgesBefore(ctx, full); err != nil {
 		return err
 	}
 	if _, err := s.db.Exec(ctx, "plan_changed_blocks"); err != nil {
@@ -233,6 +233,44 @@ func writeFingerprint(w io.Writer, layout uint, cfg settings.Config, policies []
 	for i, p := range policies {
 		fmt.Fprintf(w, "%q %q %v %v %q %q;", p.RelationType, staged[i].Curve, staged[i].Threshold, staged[i].ToZero, p.Clock, p.Action)
 	}
+}
+
+// edgesBefore counts the edges the plan starts from. An incremental sweep
+// on a file first takes the count the last sweep kept, while nothing can
+// have changed the edges since (edges_kept): the sweeps of an idle app
+// read no edge.
+func (s *sweep) edgesBefore(ctx context.Context, full bool) (int64, error) {
+	if full || !s.db.Snapshots() {
+		return s.countEdges(ctx)
+	}
+	of, err := s.edgesOf(ctx)
+	if err != nil {
+		return 0, err
+	}
+	kept, err := s.db.Count(ctx, s.opt.sql().Stmts("edges_kept")[0], sql.Named("sweep", s.report.SweepID), sql.Named("edges_of", of))
+	if err != nil {
+		return 0, err
+	}
+	if s.opt.signals.EdgesKept != nil {
+		s.opt.signals.EdgesKept(kept >= 0)
+	}
+	if kept >= 0 {
+		return kept, nil
+	}
+	return s.countEdges(ctx)
+}
+
+// edgesOf names what a kept count of the edges counted: the tables (the
+// file's own, or an app's through its mapping), the derived state's
+// settings, and the schema as it stood (its version number, which every
+// change of a table, index, trigger or view moves: a migration, a mapping
+// declared anew).
+func (s *sweep) edgesOf(ctx context.Context) (string, error) {
+	var version int64
+	if err := s.db.Querier().QueryRowContext(ctx, "PRAGMA main.schema_version").Scan(&version); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s; %s; schema %d", s.opt.sql().Expand("@EDGES"), s.fingerprint, version), nil
 }
 
 // planArchive plans the faded blocks' archival. The bridge threshold it

@@ -64,6 +64,9 @@ type sweep struct {
 	// edgesCounted: the edges a full refresh on a file counted at the
 	// plan's snapshot (refreshEveryEdge); nil: the plan counts them.
 	edgesCounted *int64
+	// countMark: the edge queue's end at the snapshot where the report's
+	// edges after are exact (countEdgesAfter), kept with them.
+	countMark int64
 	// planInKeyOrder: the plan's edges are in key order already (plan).
 	planInKeyOrder bool
 	// planStands: no planned edge can change before the apply picks it

@@ -36,3 +36,34 @@ CREATE TEMP TABLE keep_rows AS SELECT * FROM main.QUEUE WHERE QUEUE_KEY > :mark;
 DELETE FROM main.QUEUE;
 INSERT INTO main.QUEUE SELECT * FROM temp.keep_rows;
 DROP TABLE temp.keep_rows;
+
+-- name: edges_counted_keep
+-- The edges this sweep left (its report's total_edges_after), exact at a
+-- snapshot where the edge queue went up to :count_mark, kept for the
+-- sweeps after it (edges_kept); :edges_of names what was counted.
+INSERT INTO main.mem_config (key, value)
+VALUES ('edges_counted', json_object('sweep', :sweep, 'edges', :edges, 'mark', :count_mark, 'of', :edges_of))
+ON CONFLICT (key) DO UPDATE SET value = excluded.value;
+
+-- name: edges_counted_check
+-- Before the sweep clears the edge queue: an edge queued since the count
+-- (an app's write, or an edge the sweep queued itself) makes the count
+-- kept old, and it goes, while the queue still tells.
+DELETE FROM main.mem_config WHERE key = 'edges_counted'
+  AND (NOT json_valid(value) OR EXISTS (SELECT 1 FROM main.mem_dirty_edges WHERE seq > json_extract(value, '$.mark')));
+
+-- name: edges_kept
+-- The edges the last sweep left, while nothing can have changed them
+-- since: that sweep is the newest before this one and done, it kept its
+-- count (edges_counted_keep) and no edge queued after it took it was
+-- cleared (edges_counted_check), the edge queue is empty (every write of an
+-- edge but a sweep's own queues one), and the edges are of the same
+-- tables, settings and schema (:edges_of). -1 otherwise.
+SELECT coalesce((
+    SELECT json_extract(c.value, '$.edges') FROM main.mem_config c
+    WHERE c.key = 'edges_counted' AND json_valid(c.value)
+      AND json_extract(c.value, '$.of') = :edges_of
+      AND json_extract(c.value, '$.sweep') = (SELECT max(id) FROM main.mem_sweeps WHERE id < :sweep)
+      AND (SELECT status FROM main.mem_sweeps WHERE id = json_extract(c.value, '$.sweep')) = 'done'
+      AND typeof(json_extract(c.value, '$.edges')) = 'integer'
+      AND NOT EXISTS (SELECT 1 FROM main.mem_dirty_edges)), -1);
