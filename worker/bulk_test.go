@@ -19,7 +19,9 @@ import (
 
 // wholeFile renders every row of every table in the file but mem_sweeps
 // (whose rows carry times and durations): the memory, the events and
-// their archives, the derived state, the queues and the saved plans.
+// their archives, the derived state, the queues and the saved plans;
+// mem_config's edges_counted without what it names as counted (of), which
+// holds the schema's version number (a bulk sweep's index rebuilt moves it).
 // Without ids, the events' ids are left out: they follow the order in
 // which a sweep's transactions take the steps' rows (a default sweep's
 // chunks, sized by its pace, interleave the archived blocks' events with
@@ -55,7 +57,11 @@ func wholeFile(t *testing.T, db *worker.DB, ids bool) string {
 		for i := range cols {
 			order[i] = fmt.Sprint(i + 1)
 		}
-		_, body := dumpRows(t, db, `SELECT `+quoted(cols)+` FROM "`+table+`" ORDER BY `+strings.Join(order, ", "))
+		list := quoted(cols)
+		if table == "mem_config" {
+			list = `key, CASE key WHEN 'edges_counted' THEN json_remove(value, '$.of') ELSE value END`
+		}
+		_, body := dumpRows(t, db, `SELECT `+list+` FROM "`+table+`" ORDER BY `+strings.Join(order, ", "))
 		fmt.Fprintf(&b, "%s %v\n%s", table, cols, body)
 	}
 	return b.String()

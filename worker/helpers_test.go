@@ -397,20 +397,23 @@ func viewEffective(t *testing.T, db *worker.DB, now float64, from, to string) fl
 	return scalar[float64](t, db, `SELECT effective_weight FROM mem_edges_effective WHERE from_id = ? AND to_id = ?`, from, to)
 }
 
-// dumpTables renders every table a sweep may change except mem_sweeps, for
-// "nothing changed" comparisons.
+// dumpTables renders every table a sweep may change except the sweep's own
+// record: mem_sweeps, and mem_config's edges_counted, which names the
+// newest sweep (edges_kept). For "nothing changed" comparisons.
 func dumpTables(t *testing.T, db *worker.DB) string {
 	t.Helper()
 	var b strings.Builder
 	for _, table := range []string{"mem_config", "mem_blocks", "mem_block_tags", "mem_edges", "mem_edge_policies", "mem_facts", "mem_events"} {
-		order := "rowid"
+		order, where := "rowid", ""
 		switch table {
+		case "mem_config":
+			where = "WHERE key != 'edges_counted' "
 		case "mem_edges":
 			order = "from_id, to_id" // no rowid
 		case "mem_events":
 			order = "id" // a view
 		}
-		cols, body := dumpRows(t, db, `SELECT * FROM `+table+` ORDER BY `+order)
+		cols, body := dumpRows(t, db, `SELECT * FROM `+table+` `+where+`ORDER BY `+order)
 		fmt.Fprintf(&b, "%s %v\n%s", table, cols, body)
 	}
 	return b.String()
