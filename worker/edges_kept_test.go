@@ -8,12 +8,13 @@ import (
 )
 
 // TestEdgesKeptWhileNothingChanged: an incremental sweep takes the edges
-// the last sweep left instead of counting them, only while nothing can
-// have changed them since; every write of an edge, by an app before the
-// sweep or while the last one settled, a change of the schema, and a sweep
-// in between that did not finish make it count again. Every sweep's
-// total_edges_after is the file's count (expectEdgesAfter).
-func TestEdgesKeptWhileNothingChanged(t *testing.T) {
+// the last sweep left, and what the edge writes queued since changed of
+// them, instead of counting them, only while no write can have gone
+// untold: an edge written while the last sweep settled (after its count),
+// while this one refreshes, a change of the schema, and a sweep in between
+// that did not finish make it count again. Every sweep's total_edges_after
+// is the file's count (expectEdgesAfter).
+func TestEdgesKeptWhileNoWriteUntold(t *testing.T) {
 	db, _ := newMemory(t, `
 		INSERT INTO mem_blocks (id, category, last_reinforced_hours) VALUES
 			('a','knowledge',1000), ('b','knowledge',1000), ('c','knowledge',1000), ('d','knowledge',1000);
@@ -48,12 +49,36 @@ func TestEdgesKeptWhileNothingChanged(t *testing.T) {
 
 	mustExec(t, db, `INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours) VALUES ('a','d',0.5,0,1001)`)
 	clock++
-	sweep("after an app's new edge", false)
+	sweep("after an app's new edge", true)
 	sweep("the same clock again", true)
-	mustExec(t, db, `DELETE FROM mem_edges WHERE from_id = 'a' AND to_id = 'd'`)
-	sweep("after an app's deletion", false)
+	mustExec(t, db, `DELETE FROM mem_edges WHERE from_id = 'a' AND to_id = 'd';
+		INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours) VALUES ('b','d',0.5,0,1002);
+		DELETE FROM mem_edges WHERE from_id = 'b' AND to_id = 'd';
+		INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours) VALUES ('a','d',0.4,0,1002);
+		DELETE FROM mem_edges WHERE from_id = 'a' AND to_id = 'd'`)
+	sweep("after an app's deletion, and an edge written and deleted twice", true)
 	mustExec(t, db, `UPDATE mem_edges SET weight = 0.95 WHERE from_id = 'a' AND to_id = 'b'`)
-	sweep("after an app's update", false)
+	sweep("after an app's update", true)
+
+	// An app's edge written while the sweep refreshes, after it took the
+	// edges before: it counts them.
+	mustExec(t, db, `UPDATE mem_blocks SET confidence = 0.7 WHERE id = 'a'`)
+	sweep("a sweep an app writes beside as it refreshes", false, func(o worker.SweepOptions) worker.SweepOptions {
+		return worker.WithChunk(o, func(step string, done, total int64) {
+			if step == "refresh_ids" && !wrote {
+				wrote = true
+				if _, err := db.SQL.Exec(`INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours)
+					VALUES ('a','d',0.5,0,1002)`); err != nil {
+					t.Errorf("app write: %v", err)
+				}
+			}
+		})
+	})
+	if !wrote {
+		t.Fatal("no refresh of the app's block: the app wrote nothing while the sweep refreshed")
+	}
+	wrote = false
+	sweep("after it", true)
 
 	// An app's edge written while the last sweep settles, after it counted.
 	clock++

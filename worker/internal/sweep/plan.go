@@ -235,27 +235,57 @@ func writeFingerprint(w io.Writer, layout uint, cfg settings.Config, policies []
 	}
 }
 
-// edgesBefore counts the edges the plan starts from. An incremental sweep
-// on a file first takes the count the last sweep kept, while nothing can
-// have changed the edges since (edges_kept): the sweeps of an idle app
-// read no edge.
-func (s *sweep) edgesBefore(ctx context.Context, full bool) (int64, error) {
-	if full || !s.db.Snapshots() {
-		return s.countEdges(ctx)
+// edgesAt is a number of edges exact while the edge queue ends at mark.
+type edgesAt struct{ edges, mark int64 }
+
+// keepEdgesBefore takes, before an incremental sweep's refresh on a file,
+// the edges the last sweep left (edges_kept) and what the edge writes
+// queued since changed of them (edges_queued_delta), instead of counting
+// them. Through a mapping, only while nothing is queued.
+func (s *sweep) keepEdgesBefore(ctx context.Context) error {
+	s.edgesKept = nil
+	if !s.db.Snapshots() {
+		return nil
 	}
 	of, err := s.edgesOf(ctx)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	kept, err := s.db.Count(ctx, s.opt.sql().Stmts("edges_kept")[0], sql.Named("sweep", s.report.SweepID), sql.Named("edges_of", of))
-	if err != nil {
-		return 0, err
+	if err != nil || kept < 0 {
+		return err
+	}
+	var at edgesAt
+	if err := s.db.Querier().QueryRowContext(ctx, s.opt.sql().Stmts("edges_queued_delta")[0]).Scan(&at.mark, &at.edges); err != nil {
+		return err
+	}
+	if s.mapped != nil && at.mark != 0 {
+		return nil
+	}
+	at.edges += kept
+	s.edgesKept = &at
+	return nil
+}
+
+// edgesBefore counts the edges the plan starts from, unless the count
+// kept before the refresh still holds: no edge queued since.
+func (s *sweep) edgesBefore(ctx context.Context, full bool) (int64, error) {
+	if full {
+		return s.countEdges(ctx)
+	}
+	kept := false
+	if s.edgesKept != nil {
+		queued, err := s.db.Count(ctx, "SELECT EXISTS (SELECT 1 FROM main.mem_dirty_edges WHERE seq > ?)", s.edgesKept.mark)
+		if err != nil {
+			return 0, err
+		}
+		kept = queued == 0
 	}
 	if s.opt.signals.EdgesKept != nil {
-		s.opt.signals.EdgesKept(kept >= 0)
+		s.opt.signals.EdgesKept(kept)
 	}
-	if kept >= 0 {
-		return kept, nil
+	if kept {
+		return s.edgesKept.edges, nil
 	}
 	return s.countEdges(ctx)
 }

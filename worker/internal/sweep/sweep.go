@@ -67,6 +67,10 @@ type sweep struct {
 	// countMark: the edge queue's end at the snapshot where the report's
 	// edges after are exact (countEdgesAfter), kept with them.
 	countMark int64
+	// edgesKept: the edges before the refresh, from the last sweep's count
+	// and the edge queue, exact while nothing is queued after mark
+	// (keepEdgesBefore); nil: the plan counts them.
+	edgesKept *edgesAt
 	// planInKeyOrder: the plan's edges are in key order already (plan).
 	planInKeyOrder bool
 	// planStands: no planned edge can change before the apply picks it
@@ -360,6 +364,9 @@ func (s *sweep) planChanged(ctx context.Context) error {
 	// of the refresh's pages; built before, that copy runs beside the plan.)
 	done := store.Phase("refresh")
 	if err := s.coverDueSoon(ctx); err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
+	if err := s.keepEdgesBefore(ctx); err != nil {
 		return fmt.Errorf("sweep: %w", err)
 	}
 	if err := s.refresh(ctx, false); err != nil {

@@ -53,17 +53,28 @@ DELETE FROM main.mem_config WHERE key = 'edges_counted'
   AND (NOT json_valid(value) OR EXISTS (SELECT 1 FROM main.mem_dirty_edges WHERE seq > json_extract(value, '$.mark')));
 
 -- name: edges_kept
--- The edges the last sweep left, while nothing can have changed them
--- since: that sweep is the newest before this one and done, it kept its
--- count (edges_counted_keep) and no edge queued after it took it was
--- cleared (edges_counted_check), the edge queue is empty (every write of an
--- edge but a sweep's own queues one), and the edges are of the same
--- tables, settings and schema (:edges_of). -1 otherwise.
+-- The edges the last sweep left, while no edge write since can have gone
+-- untold: that sweep is the newest before this one and done, it kept its
+-- count (edges_counted_keep), no edge queued after it took it was cleared
+-- (edges_counted_check), and the edges are of the same tables, settings
+-- and schema (:edges_of). -1 otherwise. Every write of an edge since, but
+-- a sweep's own, is in the edge queue (edges_queued_delta).
 SELECT coalesce((
     SELECT json_extract(c.value, '$.edges') FROM main.mem_config c
     WHERE c.key = 'edges_counted' AND json_valid(c.value)
       AND json_extract(c.value, '$.of') = :edges_of
       AND json_extract(c.value, '$.sweep') = (SELECT max(id) FROM main.mem_sweeps WHERE id < :sweep)
       AND (SELECT status FROM main.mem_sweeps WHERE id = json_extract(c.value, '$.sweep')) = 'done'
-      AND typeof(json_extract(c.value, '$.edges')) = 'integer'
-      AND NOT EXISTS (SELECT 1 FROM main.mem_dirty_edges)), -1);
+      AND typeof(json_extract(c.value, '$.edges')) = 'integer'), -1);
+
+-- name: edges_queued_delta
+-- Before the refresh: the edge queue's end, and how many more edges the
+-- queued keys hold now than when the last sweep counted, at one snapshot.
+-- Until a refresh rewrites it, an edge has a due row exactly when it was
+-- there at that count (the sweep that counted settled every edge it saw),
+-- so each queued key adds whether it is an edge now less whether it has a
+-- due row.
+SELECT (SELECT coalesce(max(seq), 0) FROM main.mem_dirty_edges),
+       (SELECT coalesce(sum(EXISTS (SELECT 1 FROM @EDGES e WHERE e.@KEY_A = q.from_id AND e.@KEY_B = q.to_id))
+                        - sum(EXISTS (SELECT 1 FROM main.mem_edge_due d WHERE d.from_id = q.from_id AND d.to_id = q.to_id)), 0)
+        FROM (SELECT DISTINCT from_id, to_id FROM main.mem_dirty_edges) q);
