@@ -21,7 +21,7 @@ func TestEdgesKeptWhileNoWriteUntold(t *testing.T) {
 		INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours) VALUES
 			('a','b',0.9,1,1000), ('a','c',0.8,0,1000), ('b','c',0.7,2,1000), ('c','d',0.6,0,1000);`)
 	clock := 1000.0
-	recorded, wrote := false, false
+	writing := false // an app writes beside the sweep under way
 	sweep := func(name string, wantKept bool, opt ...func(worker.SweepOptions) worker.SweepOptions) {
 		t.Helper()
 		var told []bool
@@ -33,7 +33,7 @@ func TestEdgesKeptWhileNoWriteUntold(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if !wrote { // an app's write beside it comes after its count
+		if !writing { // an app's write beside it comes after its count
 			expectEdgesAfter(t, db, r)
 		}
 		if len(told) != 1 || told[0] != wantKept {
@@ -60,47 +60,42 @@ func TestEdgesKeptWhileNoWriteUntold(t *testing.T) {
 	mustExec(t, db, `UPDATE mem_edges SET weight = 0.95 WHERE from_id = 'a' AND to_id = 'b'`)
 	sweep("after an app's update", true)
 
+	// beside has the app write an edge (values) at the first refresh of
+	// blocks the sweep tells of after a step (after; "" for any): as it
+	// refreshes, or once it is recorded, as it settles.
+	beside := func(after, values string) func(worker.SweepOptions) worker.SweepOptions {
+		wrote, ready := false, after == ""
+		return func(o worker.SweepOptions) worker.SweepOptions {
+			return worker.WithChunk(o, func(step string, done, total int64) {
+				ready = ready || (step == after && done == total)
+				if step == "refresh_ids" && ready && !wrote {
+					wrote, writing = true, true
+					if _, err := db.SQL.Exec(`INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours)
+						VALUES ` + values); err != nil {
+						t.Errorf("app write: %v", err)
+					}
+				}
+			})
+		}
+	}
 	// An app's edge written while the sweep refreshes, after it took the
 	// edges before: it counts them.
 	mustExec(t, db, `UPDATE mem_blocks SET confidence = 0.7 WHERE id = 'a'`)
-	sweep("a sweep an app writes beside as it refreshes", false, func(o worker.SweepOptions) worker.SweepOptions {
-		return worker.WithChunk(o, func(step string, done, total int64) {
-			if step == "refresh_ids" && !wrote {
-				wrote = true
-				if _, err := db.SQL.Exec(`INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours)
-					VALUES ('a','d',0.5,0,1002)`); err != nil {
-					t.Errorf("app write: %v", err)
-				}
-			}
-		})
-	})
-	if !wrote {
+	sweep("a sweep an app writes beside as it refreshes", false, beside("", `('a','d',0.5,0,1002)`))
+	if !writing {
 		t.Fatal("no refresh of the app's block: the app wrote nothing while the sweep refreshed")
 	}
-	wrote = false
+	writing = false
 	sweep("after it", true)
 
-	// An app's edge written while the last sweep settles, after it counted.
+	// An app's edge written while the last sweep settles, after it counted
+	// (the rank bounds' last transaction records the sweep).
 	clock++
-	sweep("a sweep an app writes beside", true, func(o worker.SweepOptions) worker.SweepOptions {
-		return worker.WithChunk(o, func(step string, done, total int64) {
-			// The rank bounds' last transaction records the sweep.
-			if step == "plan_rank" && done == total {
-				recorded = true
-			}
-			if step == "refresh_ids" && recorded && !wrote {
-				wrote = true
-				if _, err := db.SQL.Exec(`INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours)
-					VALUES ('b','d',0.5,0,1003)`); err != nil {
-					t.Errorf("app write: %v", err)
-				}
-			}
-		})
-	})
-	if !wrote {
+	sweep("a sweep an app writes beside", true, beside("plan_rank", `('b','d',0.5,0,1003)`))
+	if !writing {
 		t.Fatal("no refresh after the sweep was recorded: the app wrote nothing while it settled")
 	}
-	wrote = false
+	writing = false
 	sweep("after an edge written while the last sweep settled", false)
 
 	mustExec(t, db, `CREATE INDEX app_edges_by_weight ON mem_edges (weight)`)

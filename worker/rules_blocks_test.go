@@ -84,21 +84,28 @@ func TestBlockArchival(t *testing.T) {
 	})
 }
 
+// starOfTen is a hub h with nine leaves: l2..l8 of degrees 0.2..0.8
+// reinforced at 1000, lb of 0.95 and lc of 0.94 reinforced at lbc. n = 10,
+// floor(0.8n) = 8: d[8] = 0.95 (not the hub's maximum).
+func starOfTen(lbc float64) string {
+	return fmt.Sprintf(`
+		INSERT INTO mem_blocks (id, category, last_reinforced_hours) VALUES
+			('h','knowledge',1000), ('l2','knowledge',1000), ('l3','knowledge',1000), ('l4','knowledge',1000),
+			('l5','knowledge',1000), ('l6','knowledge',1000), ('l7','knowledge',1000), ('l8','knowledge',1000),
+			('lb','knowledge',%[1]v), ('lc','knowledge',%[1]v);
+		INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours) VALUES
+			('h','l2',0.2,0,1000), ('h','l3',0.3,0,1000), ('h','l4',0.4,0,1000), ('h','l5',0.5,0,1000),
+			('h','l6',0.6,0,1000), ('h','l7',0.7,0,1000), ('h','l8',0.8,0,1000),
+			('h','lb',0.95,0,1000), ('h','lc',0.94,0,1000);`, lbc)
+}
+
 // TestBridgeProtection: a faded block whose weighted degree
 // Σ(weight + ln(1+count)×0.10) is at or above d[min(floor(0.8n), n−1)] stays.
 func TestBridgeProtection(t *testing.T) {
 	t.Run("star of ten: threshold is the 9th smallest degree", func(t *testing.T) {
 		// Degrees: leaves 0.2..0.8, faded c 0.94, faded b 0.95, hub h = sum.
 		// n = 10, floor(0.8n) = 8: d[8] = 0.95 (not the hub's maximum).
-		db, _ := newMemory(t, `
-			INSERT INTO mem_blocks (id, category, last_reinforced_hours) VALUES
-				('h','knowledge',1000), ('l2','knowledge',1000), ('l3','knowledge',1000), ('l4','knowledge',1000),
-				('l5','knowledge',1000), ('l6','knowledge',1000), ('l7','knowledge',1000), ('l8','knowledge',1000),
-				('lb','knowledge',0), ('lc','knowledge',0);
-			INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours) VALUES
-				('h','l2',0.2,0,1000), ('h','l3',0.3,0,1000), ('h','l4',0.4,0,1000), ('h','l5',0.5,0,1000),
-				('h','l6',0.6,0,1000), ('h','l7',0.7,0,1000), ('h','l8',0.8,0,1000),
-				('h','lb',0.95,0,1000), ('h','lc',0.94,0,1000);`)
+		db, _ := newMemory(t, starOfTen(0))
 		r := sweepAt(t, db, 1000)
 		if r.BridgeThreshold == nil || *r.BridgeThreshold != fixedDegree(0.95) {
 			t.Fatalf("bridge threshold %v, want 0.95 in fixed point", r.BridgeThreshold)
@@ -284,16 +291,8 @@ func TestReinforceTies(t *testing.T) {
 // fades later is still judged on the threshold of the graph as it stands,
 // from a start no sweep since took.
 func TestBridgeThresholdOnlyWhenFaded(t *testing.T) {
-	// The star of TestBridgeProtection, every block fresh: d[8] = 0.95.
-	db, _ := newMemory(t, `
-		INSERT INTO mem_blocks (id, category, last_reinforced_hours) VALUES
-			('h','knowledge',1000), ('l2','knowledge',1000), ('l3','knowledge',1000), ('l4','knowledge',1000),
-			('l5','knowledge',1000), ('l6','knowledge',1000), ('l7','knowledge',1000), ('l8','knowledge',1000),
-			('lb','knowledge',1000), ('lc','knowledge',1000);
-		INSERT INTO mem_edges (from_id, to_id, weight, reinforcement_count, last_active_hours) VALUES
-			('h','l2',0.2,0,1000), ('h','l3',0.3,0,1000), ('h','l4',0.4,0,1000), ('h','l5',0.5,0,1000),
-			('h','l6',0.6,0,1000), ('h','l7',0.7,0,1000), ('h','l8',0.8,0,1000),
-			('h','lb',0.95,0,1000), ('h','lc',0.94,0,1000);`)
+	// Every block fresh: d[8] = 0.95.
+	db, _ := newMemory(t, starOfTen(1000))
 	for i, clock := range []float64{1000, 1000, 1001} {
 		if r := sweepAt(t, db, clock); r.BridgeThreshold != nil || r.Archived != 0 {
 			t.Fatalf("sweep %d at %v, nothing faded: bridge threshold %v, %d archived; want none, 0", i+1, clock, fmtPtr(r.BridgeThreshold), r.Archived)
