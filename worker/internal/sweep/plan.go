@@ -256,11 +256,14 @@ func (s *sweep) keepEdgesBefore(ctx context.Context) error {
 		return err
 	}
 	var at edgesAt
-	if err := s.db.Querier().QueryRowContext(ctx, s.opt.sql().Stmts("edges_queued_delta")[0]).Scan(&at.mark, &at.edges); err != nil {
+	if s.mapped != nil {
+		// Not every row of an app's has a due row: only an empty queue
+		// tells, and its keys are not read.
+		if at.mark, err = s.db.Count(ctx, "SELECT coalesce(max(seq), 0) FROM main.mem_dirty_edges"); err != nil || at.mark != 0 {
+			return err
+		}
+	} else if err := s.db.Querier().QueryRowContext(ctx, s.opt.sql().Stmts("edges_queued_delta")[0]).Scan(&at.mark, &at.edges); err != nil {
 		return err
-	}
-	if s.mapped != nil && at.mark != 0 {
-		return nil
 	}
 	at.edges += kept
 	s.edgesKept = &at
